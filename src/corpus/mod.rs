@@ -1,1 +1,3 @@
-//! (being built)
+//! The corpus case-folder layout (see ../shared/corpus/README.md).
+
+pub mod paths;

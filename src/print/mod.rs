@@ -1,1 +1,1 @@
-//! (being built)
+//! IR -> `.visaasm` text (being built).

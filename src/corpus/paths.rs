@@ -1,0 +1,39 @@
+//! Where the reference corpus lives.
+
+use std::path::PathBuf;
+
+/// `$VISA_CORPUS` if set, else `../shared/corpus` next to the crate.
+pub fn default_corpus_dir() -> PathBuf {
+    if let Some(p) = std::env::var_os("VISA_CORPUS") {
+        return PathBuf::from(p);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+}
+
+/// Every compiled variant folder (`CASE/DEVICE-simdN`) under `root`, sorted.
+pub fn variant_dirs(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for case in std::fs::read_dir(root)? {
+        let case = case?.path();
+        if !case.is_dir() {
+            continue;
+        }
+        for v in std::fs::read_dir(&case)? {
+            let v = v?.path();
+            if v.join("kernel.visaasm").exists() || v.join("kernel.isa").exists() {
+                out.push(v);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// GRF size in bytes of a corpus device name (`pvc` has 64-byte GRFs).
+pub fn grf_bytes_of_device(device: &str) -> u32 {
+    if device.starts_with("pvc") {
+        64
+    } else {
+        32
+    }
+}
