@@ -1,3 +1,43 @@
 //! The wgpu driver of visa-emu. It runs WGSL compute programs that the translator
-//! (`visa_emu::translate`) generated, binds buffers, dispatches and reads back.
-//! It knows nothing of vISA: its inputs are plain WGSL text and byte buffers.
+//! (`visa_emu::translate`) generated: it picks an adapter, creates the device with the
+//! limits and features the adapter offers, caches pipelines by a caller-given key,
+//! uploads buffers, dispatches (splitting dispatches larger than the per-dimension
+//! workgroup-count limit), and reads back through `map_async`.
+//!
+//! It knows nothing of vISA: its inputs are WGSL text and byte buffers.
+
+mod context;
+mod job;
+
+pub use context::{AdapterSummary, BackendChoice, Capabilities, GpuContext, GpuOptions};
+pub use job::{BufferUse, ComputeJob, JobBuffer, JobResult, JobTimings};
+
+/// Errors of the driver. Every one says what was being done.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("no GPU adapter found for backend {backend}{hint}")]
+    NoAdapter { backend: String, hint: String },
+    #[error("adapter index {index} out of range: {count} adapter(s) found")]
+    AdapterIndex { index: usize, count: usize },
+    #[error("could not create the device on {adapter}: {source}")]
+    Device {
+        adapter: String,
+        source: wgpu::RequestDeviceError,
+    },
+    #[error("the WGSL program was rejected by wgpu/naga: {0}")]
+    Shader(String),
+    #[error("the device was lost: {0}")]
+    DeviceLost(String),
+    #[error("buffer {index} needs {bytes} bytes, over the adapter's limit of {limit} bytes")]
+    BufferTooLarge {
+        index: usize,
+        bytes: u64,
+        limit: u64,
+    },
+    #[error("the job binds {count} storage buffers; the adapter allows {limit}")]
+    TooManyBuffers { count: usize, limit: u32 },
+    #[error("reading back results failed: {0}")]
+    Readback(String),
+    #[error("dispatch of {requested:?} workgroups cannot be split: {why}")]
+    Dispatch { requested: [u32; 3], why: String },
+}

@@ -1,0 +1,346 @@
+//! One compute job: WGSL + buffers + a dispatch size, run to completion.
+
+use crate::context::GpuContext;
+use crate::HostError;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How the shader uses a buffer (binding `i` of group 0 is `buffers[i]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferUse {
+    /// `var<storage, read>`
+    ReadOnly,
+    /// `var<storage, read_write>`
+    ReadWrite,
+    /// `var<uniform>` (small parameters)
+    Uniform,
+}
+
+#[derive(Clone, Debug)]
+pub struct JobBuffer {
+    /// Initial contents; padded with zeros to `size` (and to a multiple of 4).
+    pub data: Vec<u8>,
+    pub size: u64,
+    pub usage: BufferUse,
+    /// Copy the final contents back into [`JobResult::outputs`].
+    pub readback: bool,
+}
+
+/// A compute program and how to run it.
+#[derive(Clone, Debug)]
+pub struct ComputeJob {
+    /// Pipeline cache key (e.g. a hash of the kernel and the translation options):
+    /// jobs with equal keys must carry equal WGSL.
+    pub key: u64,
+    pub wgsl: String,
+    pub entry_point: String,
+    pub buffers: Vec<JobBuffer>,
+    /// Total workgroups in x, y, z.
+    pub workgroups: [u32; 3],
+    /// If set, the shader declares `var<uniform>` at this binding holding a
+    /// `vec4<u32>` (x, y, z of the first workgroup of the current chunk): dispatches
+    /// larger than the per-dimension limit are then split into chunks. Without it a
+    /// too-large dispatch is an error.
+    pub chunk_base_binding: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct JobTimings {
+    /// Shader module + pipeline creation (0 when the pipeline came from the cache).
+    pub pipeline_ms: f64,
+    /// Upload, dispatch and readback, wall clock.
+    pub dispatch_ms: f64,
+    /// GPU time of the compute passes from timestamp queries, when the adapter has them.
+    pub gpu_ms: Option<f64>,
+    pub pipeline_cached: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct JobResult {
+    /// One entry per buffer; empty for buffers without `readback`.
+    pub outputs: Vec<Vec<u8>>,
+    pub timings: JobTimings,
+}
+
+const CHUNK_STRIDE: u64 = 256;
+
+fn padded(len: u64) -> u64 {
+    len.max(4).div_ceil(4) * 4
+}
+
+impl GpuContext {
+    fn pipeline(
+        &mut self,
+        job: &ComputeJob,
+    ) -> Result<(Arc<wgpu::ComputePipeline>, bool), HostError> {
+        if let Some(p) = self.pipelines.get(&job.key) {
+            return Ok((p.clone(), true));
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("visa-kernel"),
+                source: wgpu::ShaderSource::Wgsl(job.wgsl.as_str().into()),
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("visa-kernel"),
+                layout: None,
+                module: &module,
+                entry_point: Some(job.entry_point.as_str()),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(HostError::Shader(err.to_string()));
+        }
+        let p = Arc::new(pipeline);
+        self.pipelines.insert(job.key, p.clone());
+        Ok((p, false))
+    }
+
+    /// Split `wg` into chunks that each fit the per-dimension limit.
+    fn chunks(&self, job: &ComputeJob) -> Result<Vec<([u32; 3], [u32; 3])>, HostError> {
+        let lim = self.caps.max_workgroups_per_dimension.max(1);
+        let wg = job.workgroups;
+        if wg.iter().all(|&d| d <= lim) {
+            return Ok(vec![([0; 3], wg)]);
+        }
+        if job.chunk_base_binding.is_none() {
+            return Err(HostError::Dispatch {
+                requested: wg,
+                why: format!(
+                    "over the limit of {lim} per dimension and the shader takes no chunk base"
+                ),
+            });
+        }
+        let mut out = Vec::new();
+        for z in (0..wg[2]).step_by(lim as usize) {
+            for y in (0..wg[1]).step_by(lim as usize) {
+                for x in (0..wg[0]).step_by(lim as usize) {
+                    let size = [
+                        (wg[0] - x).min(lim),
+                        (wg[1] - y).min(lim),
+                        (wg[2] - z).min(lim),
+                    ];
+                    out.push(([x, y, z], size));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Run `job` to completion and read back the requested buffers.
+    pub fn run(&mut self, job: &ComputeJob) -> Result<JobResult, HostError> {
+        self.check_lost()?;
+        let t0 = Instant::now();
+        let (pipeline, cached) = self.pipeline(job)?;
+        let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
+        let t1 = Instant::now();
+
+        let storage_count = job
+            .buffers
+            .iter()
+            .filter(|b| b.usage != BufferUse::Uniform)
+            .count();
+        if storage_count > self.caps.max_storage_buffers_per_stage as usize {
+            return Err(HostError::TooManyBuffers {
+                count: storage_count,
+                limit: self.caps.max_storage_buffers_per_stage,
+            });
+        }
+        let mut gpu_buffers = Vec::with_capacity(job.buffers.len());
+        for (index, b) in job.buffers.iter().enumerate() {
+            let size = padded(b.size.max(b.data.len() as u64));
+            let limit = self.caps.max_storage_buffer_binding_size;
+            if size > limit {
+                return Err(HostError::BufferTooLarge {
+                    index,
+                    bytes: size,
+                    limit,
+                });
+            }
+            let usage = match b.usage {
+                BufferUse::Uniform => wgpu::BufferUsages::UNIFORM,
+                _ => wgpu::BufferUsages::STORAGE,
+            } | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC;
+            let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size,
+                usage,
+                mapped_at_creation: false,
+            });
+            if !b.data.is_empty() {
+                let mut data = b.data.clone();
+                data.resize(padded(data.len() as u64) as usize, 0);
+                self.queue.write_buffer(&buf, 0, &data);
+            }
+            gpu_buffers.push((buf, size));
+        }
+
+        let chunks = self.chunks(job)?;
+        let chunk_buf = job.chunk_base_binding.map(|_| {
+            let buf = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("chunk-base"),
+                size: CHUNK_STRIDE * chunks.len() as u64,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            for (i, (base, _)) in chunks.iter().enumerate() {
+                let words = [base[0], base[1], base[2], 0u32];
+                self.queue.write_buffer(
+                    &buf,
+                    i as u64 * CHUNK_STRIDE,
+                    bytemuck::cast_slice(&words),
+                );
+            }
+            buf
+        });
+
+        let layout = pipeline.get_bind_group_layout(0);
+        let bind_group_for = |chunk: usize| {
+            let mut entries: Vec<wgpu::BindGroupEntry> = gpu_buffers
+                .iter()
+                .enumerate()
+                .map(|(i, (buf, _))| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: buf.as_entire_binding(),
+                })
+                .collect();
+            if let (Some(binding), Some(cb)) = (job.chunk_base_binding, chunk_buf.as_ref()) {
+                entries.push(wgpu::BindGroupEntry {
+                    binding,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: cb,
+                        offset: chunk as u64 * CHUNK_STRIDE,
+                        size: wgpu::BufferSize::new(16),
+                    }),
+                });
+            }
+            self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: None,
+                layout: &layout,
+                entries: &entries,
+            })
+        };
+
+        let queries = self.caps.timestamps.then(|| {
+            let set = self.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: None,
+                ty: wgpu::QueryType::Timestamp,
+                count: 2,
+            });
+            let resolve = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            let read = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: 16,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            (set, resolve, read)
+        });
+
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("visa-kernel"),
+                timestamp_writes: queries.as_ref().map(|(set, _, _)| {
+                    wgpu::ComputePassTimestampWrites {
+                        query_set: set,
+                        beginning_of_pass_write_index: Some(0),
+                        end_of_pass_write_index: Some(1),
+                    }
+                }),
+            });
+            pass.set_pipeline(&pipeline);
+            for (i, (_, size)) in chunks.iter().enumerate() {
+                let bg = bind_group_for(i);
+                pass.set_bind_group(0, &bg, &[]);
+                pass.dispatch_workgroups(size[0], size[1], size[2]);
+            }
+        }
+        if let Some((set, resolve, read)) = queries.as_ref() {
+            enc.resolve_query_set(set, 0..2, resolve, 0);
+            enc.copy_buffer_to_buffer(resolve, 0, read, 0, 16);
+        }
+        let mut staging = Vec::new();
+        for (i, b) in job.buffers.iter().enumerate() {
+            if !b.readback {
+                continue;
+            }
+            let (src, size) = &gpu_buffers[i];
+            let dst = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: *size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(src, 0, &dst, 0, *size);
+            staging.push((i, dst));
+        }
+        self.queue.submit([enc.finish()]);
+        if let Some(err) = pollster::block_on(scope.pop()) {
+            return Err(HostError::Shader(err.to_string()));
+        }
+
+        let mut outputs = vec![Vec::new(); job.buffers.len()];
+        for (i, dst) in &staging {
+            outputs[*i] = self.read_buffer(
+                dst,
+                job.buffers[*i].size.max(job.buffers[*i].data.len() as u64),
+            )?;
+        }
+        let gpu_ms = match queries.as_ref() {
+            Some((_, _, read)) => {
+                let bytes = self.read_buffer(read, 16)?;
+                let t: &[u64] = bytemuck::cast_slice(&bytes);
+                let period = self.queue.get_timestamp_period() as f64;
+                Some(t[1].saturating_sub(t[0]) as f64 * period / 1e6)
+            }
+            None => None,
+        };
+        self.check_lost()?;
+        Ok(JobResult {
+            outputs,
+            timings: JobTimings {
+                pipeline_ms: if cached { 0.0 } else { pipeline_ms },
+                dispatch_ms: t1.elapsed().as_secs_f64() * 1e3,
+                gpu_ms,
+                pipeline_cached: cached,
+            },
+        })
+    }
+
+    fn read_buffer(&self, buf: &wgpu::Buffer, len: u64) -> Result<Vec<u8>, HostError> {
+        let slice = buf.slice(..);
+        let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+        slice.map_async(wgpu::MapMode::Read, move |r| {
+            tx.send(r).ok();
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| HostError::Readback(e.to_string()))?;
+        match pollster::block_on(rx.receive()) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(HostError::Readback(e.to_string())),
+            None => return Err(HostError::Readback("map callback dropped".into())),
+        }
+        let view = slice
+            .get_mapped_range()
+            .map_err(|e| HostError::Readback(e.to_string()))?;
+        let mut out = view.to_vec();
+        drop(view);
+        buf.unmap();
+        out.truncate(len as usize);
+        Ok(out)
+    }
+}
