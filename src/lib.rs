@@ -13,6 +13,7 @@
 //! - [`translate`]: IR -> WGSL (no wgpu either; `host/` runs what it emits).
 
 pub mod abi;
+pub mod backend;
 pub mod corpus;
 pub mod decode;
 pub mod interp;

@@ -1,0 +1,2 @@
+//! Execution backends behind one interface: the CPU reference interpreter and the GPU
+//! path (translator output run by the `host/` driver).
