@@ -14,6 +14,7 @@
 
 pub mod abi;
 pub mod backend;
+pub mod cli;
 pub mod corpus;
 pub mod decode;
 pub mod interp;
