@@ -2,12 +2,13 @@
 
 use std::path::PathBuf;
 
-/// `$VISA_CORPUS` if set, else `../shared/corpus` next to the crate.
+/// `$VISA_CORPUS` if set, else the copy vendored in `tests/corpus` (a byte-for-byte copy
+/// of `../shared/corpus`, so that a clean clone and CI have it).
 pub fn default_corpus_dir() -> PathBuf {
     if let Some(p) = std::env::var_os("VISA_CORPUS") {
         return PathBuf::from(p);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
 }
 
 /// Every compiled variant folder (`CASE/DEVICE-simdN`) under `root`, sorted.
