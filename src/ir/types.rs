@@ -200,10 +200,10 @@ impl Align {
             Align::Qword => "qword",
             Align::Oword => "oword",
             Align::Grf => "GRF",
-            Align::Grf2 => "2_GRF",
+            Align::Grf2 => "GRFx2",
             Align::Hword => "hword",
-            Align::Word32 => "32word",
-            Align::Word64 => "64word",
+            Align::Word32 => "wordx32",
+            Align::Word64 => "wordx64",
         }
     }
 

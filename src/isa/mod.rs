@@ -3,6 +3,9 @@
 //! printer and the validator.
 
 pub mod opcode;
+pub mod syntax;
 pub mod table;
+pub mod text_form;
+mod table_gen;
 
 pub use opcode::{Family, Opcode};

@@ -1,1 +1,123 @@
-//! (being built)
+//! The one declarative instruction table: for every opcode, its fields in the spec's
+//! binary Format order, each with the spec's name and a [`FieldKind`]. The rows are
+//! generated from the spec pages (`tools/gen_table.py` -> `table_gen.rs`); the binary
+//! decoder, the text parser, the printer and the validator all walk the same row.
+
+use super::Opcode;
+use std::sync::OnceLock;
+
+/// What a field holds and how it is encoded in the binary form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// The Exec_size byte.
+    ExecSize,
+    /// The predicate control word.
+    Pred,
+    /// A destination vector operand (incl. predicate destinations, carry/borrow).
+    Dst,
+    /// A source vector operand.
+    Src,
+    /// A scalar operand (a vector operand read as `<0;1,0>`, or an immediate).
+    Scalar,
+    /// A raw operand.
+    Raw,
+    /// A plain integer of this many bytes.
+    Int(u8),
+    /// A label id (uw).
+    Label,
+    /// A switchjmp label table (count in the preceding `Num_labels` field).
+    LabelList,
+    /// A surface variable index (ub).
+    Surface,
+    /// A sampler variable index (ub).
+    Sampler,
+}
+
+/// One field of an instruction's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldSpec {
+    pub name: &'static str,
+    pub kind: FieldKind,
+}
+
+/// Row constructor used by the generated table.
+pub const fn f(name: &'static str, kind: FieldKind) -> FieldSpec {
+    FieldSpec { name, kind }
+}
+
+/// Everything the table knows about one opcode.
+#[derive(Debug)]
+pub struct OpInfo {
+    pub op: Opcode,
+    pub fields: &'static [FieldSpec],
+}
+
+impl OpInfo {
+    /// Index of the field called `name`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.name == name)
+    }
+}
+
+fn all() -> &'static [OpInfo] {
+    static TABLE: OnceLock<Vec<OpInfo>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut v: Vec<OpInfo> = super::table_gen::FORMATS
+            .iter()
+            .map(|(op, fields)| OpInfo { op: *op, fields })
+            .collect();
+        v.sort_by_key(|i| i.op);
+        v
+    })
+}
+
+/// The table row of `op`.
+pub fn info(op: Opcode) -> &'static OpInfo {
+    let t = all();
+    match t.binary_search_by_key(&op, |i| i.op) {
+        Ok(i) => &t[i],
+        // Every opcode has a row (checked by a test); an empty row is never reached.
+        Err(_) => &EMPTY[0],
+    }
+}
+
+static EMPTY: [OpInfo; 1] = [OpInfo {
+    op: Opcode::Label,
+    fields: &[],
+}];
+
+/// The opcode for a binary (opcode byte, SVM sub-opcode) pair. 0x33 is CALL (FCCALL
+/// shares the byte in the spec but IGC 4.x writes CALL).
+pub fn by_byte(byte: u8, sub: Option<u8>) -> Option<Opcode> {
+    Opcode::ALL
+        .iter()
+        .copied()
+        .filter(|o| *o != Opcode::Fccall)
+        .find(|o| o.byte() == byte && (byte != 0x4e || o.sub_byte() == sub))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_opcode_has_a_row() {
+        for op in Opcode::ALL {
+            let i = info(*op);
+            assert_eq!(i.op, *op, "{op:?} has no table row");
+        }
+        assert_eq!(all().len(), Opcode::ALL.len());
+    }
+
+    #[test]
+    fn rows_follow_the_spec_format() {
+        let add = info(Opcode::Add);
+        let kinds: Vec<_> = add.fields.iter().map(|f| f.kind).collect();
+        use FieldKind::*;
+        assert_eq!(kinds, vec![ExecSize, Pred, Dst, Src, Src]);
+        assert_eq!(info(Opcode::Cmp).index_of("Rel_op"), Some(1));
+        assert_eq!(by_byte(0x4e, Some(5)), Some(Opcode::SvmAtomic));
+        assert_eq!(by_byte(0x33, None), Some(Opcode::Call));
+        assert_eq!(by_byte(0x04, None), None);
+    }
+}

@@ -1,0 +1,579 @@
+//! Instruction lines: the predicate, the mnemonic and its suffixes, the execution
+//! part, and the operands, placed into the table row of the opcode by field name.
+
+use super::decls::Symbols;
+use super::lex::{parse_int, tokens, Token};
+use super::operand::{self, At};
+use super::ParseError;
+use crate::ir::*;
+use crate::isa::syntax::{self, Names};
+use crate::isa::table::{info, FieldKind};
+use crate::isa::text_form::{self, ExecPart, Suffix};
+use crate::isa::Opcode;
+
+/// Fields of one instruction being filled by name.
+struct Builder {
+    op: Opcode,
+    fields: Vec<Option<Field>>,
+}
+
+impl Builder {
+    fn new(op: Opcode) -> Builder {
+        Builder {
+            op,
+            fields: vec![None; info(op).fields.len()],
+        }
+    }
+
+    fn set(&mut self, name: &str, f: Field, at: At) -> Result<(), ParseError> {
+        let i = info(self.op)
+            .index_of(name)
+            .ok_or_else(|| at.fail(&format!("a field of {}", self.op.spec_name()), name))?;
+        self.fields[i] = Some(f);
+        Ok(())
+    }
+
+    fn kind(&self, name: &str) -> Option<FieldKind> {
+        let i = info(self.op);
+        i.index_of(name).map(|k| i.fields[k].kind)
+    }
+
+    fn finish(self, at: At) -> Result<Instruction, ParseError> {
+        let row = info(self.op).fields;
+        let mut out = Vec::with_capacity(row.len());
+        for (spec, f) in row.iter().zip(self.fields) {
+            match f {
+                Some(f) => out.push(f),
+                None => match spec.kind {
+                    FieldKind::Pred => out.push(Field::Pred(None)),
+                    _ => {
+                        return Err(at.fail(
+                            &format!("the {} operand of {}", spec.name, self.op.spec_name()),
+                            "end of line",
+                        ))
+                    }
+                },
+            }
+        }
+        Ok(Instruction {
+            op: self.op,
+            fields: out,
+        })
+    }
+}
+
+/// `(M1, 16)` / `(M5_NM, 8)`.
+pub fn exec_size(tok: &str, at: At) -> Result<ExecSize, ParseError> {
+    let inner = tok
+        .strip_prefix('(')
+        .and_then(|s| s.strip_suffix(')'))
+        .ok_or_else(|| at.fail("an execution size `(M1, 16)`", tok))?;
+    let (m, n) = inner
+        .split_once(',')
+        .ok_or_else(|| at.fail("`(Mn, size)`", tok))?;
+    let m = m.trim();
+    let (mask, no_mask) = match m.strip_suffix("_NM") {
+        Some(x) => (x, true),
+        None => (m, false),
+    };
+    let group = mask
+        .strip_prefix('M')
+        .and_then(|g| g.parse::<u8>().ok())
+        .filter(|g| (1..=8).contains(g))
+        .ok_or_else(|| at.fail("a mask control M1..M8[_NM]", m))?
+        - 1;
+    let size = parse_int(n.trim())
+        .and_then(|v| u8::try_from(v).ok())
+        .filter(|v| [1, 2, 4, 8, 16, 32].contains(v))
+        .ok_or_else(|| at.fail("an execution size 1,2,4,8,16,32", n))?;
+    Ok(ExecSize {
+        size,
+        mask: MaskControl { group, no_mask },
+    })
+}
+
+fn name_code(names: &Names, s: &str, what: &str, at: At) -> Result<u64, ParseError> {
+    names.code(s).ok_or_else(|| at.fail(what, s))
+}
+
+fn channels(s: &str, at: At) -> Result<u64, ParseError> {
+    let mut m = 0u64;
+    for c in s.chars() {
+        let bit = syntax::CHANNELS
+            .iter()
+            .position(|x| *x == c)
+            .ok_or_else(|| at.fail("channel letters from RGBA", s))?;
+        m |= 1 << bit;
+    }
+    if m == 0 {
+        return Err(at.fail("at least one channel", s));
+    }
+    Ok(m)
+}
+
+/// Parse one instruction line.
+pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction, ParseError> {
+    let toks = tokens(text);
+    let mut it = toks.iter().peekable();
+    let first = it.next().ok_or_else(|| super::err(line, 1, "an instruction", "nothing"))?;
+    let (pred, head) = if first.text.starts_with('(') {
+        let p = operand::predicate_prefix(first.text, sym, At::of(line, first))?;
+        let h = it
+            .next()
+            .ok_or_else(|| At::of(line, first).fail("a mnemonic after the predicate", "end of line"))?;
+        (Some(p), h)
+    } else {
+        (None, first)
+    };
+    let rest: Vec<&Token> = it.collect();
+    let at = At::of(line, head);
+    let mut parts = head.text.split('.');
+    let base = parts.next().unwrap_or_default().to_ascii_lowercase();
+    let suffixes: Vec<&str> = parts.collect();
+    let cx = Cx { line, sym, pred };
+
+    if base.starts_with("lsc_") {
+        return cx.lsc(&base, &suffixes, &rest, at);
+    }
+    match base.as_str() {
+        "fence_global" | "fence_local" | "fence_sw" => return cx.fence(&base, &suffixes, &rest, at),
+        "barrier" => return Builder::new(Opcode::Barrier).finish(at),
+        "sbarrier" => {
+            let mut b = Builder::new(Opcode::Sbarrier);
+            let mode = match suffixes.first() {
+                Some(&"signal") => 1,
+                Some(&"wait") => 0,
+                _ => return Err(at.fail("sbarrier.wait or sbarrier.signal", head.text)),
+            };
+            b.set("Mode", Field::Int(mode), at)?;
+            return b.finish(at);
+        }
+        _ => {}
+    }
+    if let Some(form) = text_form::FORMS.iter().find(|f| f.mnemonic == base) {
+        return cx.form(form, &suffixes, &rest, at);
+    }
+    let op = match base.as_str() {
+        "min" | "max" => Opcode::MinMax,
+        _ => Opcode::ALL
+            .iter()
+            .copied()
+            .find(|o| text_form::alu_mnemonic(*o) == base && *o != Opcode::Fccall)
+            .ok_or_else(|| at.fail("a vISA mnemonic", &base))?,
+    };
+    cx.alu(op, &base, &suffixes, &rest, at)
+}
+
+struct Cx<'a> {
+    line: usize,
+    sym: &'a Symbols,
+    pred: Option<Predicate>,
+}
+
+impl Cx<'_> {
+    fn at(&self, t: &Token) -> At {
+        At::of(self.line, t)
+    }
+
+    fn set_pred(&self, b: &mut Builder, at: At) -> Result<(), ParseError> {
+        if b.kind("Pred").is_some() {
+            b.set("Pred", Field::Pred(self.pred), at)?;
+        } else if self.pred.is_some() {
+            return Err(at.fail(
+                &format!("no predicate ({} takes none)", b.op.spec_name()),
+                "a predicate",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The ALU form: `[(P)] name[.sfx][.sat] (exec) operands`.
+    fn alu(&self, op: Opcode, base: &str, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+        let mut b = Builder::new(op);
+        self.set_pred(&mut b, at)?;
+        let mut sat = false;
+        let mut int_suffixes: Vec<&str> = Vec::new();
+        for s in suffixes {
+            if *s == "sat" {
+                sat = true;
+            } else {
+                int_suffixes.push(s);
+            }
+        }
+        let mut operands = rest.iter();
+        let mut ints = int_suffixes.into_iter();
+        for spec in info(op).fields {
+            let f = match spec.kind {
+                FieldKind::ExecSize => {
+                    let t = operands.next().ok_or_else(|| at.fail("an execution size", "end of line"))?;
+                    Field::ExecSize(exec_size(t.text, self.at(t))?)
+                }
+                FieldKind::Pred => continue,
+                FieldKind::Dst | FieldKind::Src | FieldKind::Scalar => {
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail(&format!("operand {}", spec.name), "end of line"))?;
+                    let mut v = operand::vec_operand(t.text, spec.kind == FieldKind::Dst, self.sym, self.at(t))?;
+                    if sat && spec.name == "Dst" {
+                        set_sat(&mut v);
+                    }
+                    Field::Vec(v)
+                }
+                FieldKind::Raw => {
+                    let t = operands.next().ok_or_else(|| at.fail("a raw operand", "end of line"))?;
+                    Field::Raw(operand::raw(t.text, self.sym, self.at(t))?)
+                }
+                FieldKind::Label => {
+                    let t = operands.next().ok_or_else(|| at.fail("a label", "end of line"))?;
+                    Field::Label(label(t.text, self.sym, self.at(t))?)
+                }
+                FieldKind::Surface => {
+                    let t = operands.next().ok_or_else(|| at.fail("a surface", "end of line"))?;
+                    Field::Surface(operand::surface(t.text, self.sym, self.at(t))?)
+                }
+                FieldKind::Sampler => {
+                    let t = operands.next().ok_or_else(|| at.fail("a sampler", "end of line"))?;
+                    Field::Sampler(operand::sampler(t.text, self.sym, self.at(t))?)
+                }
+                FieldKind::LabelList => {
+                    let t = operands.next().ok_or_else(|| at.fail("a label list `(L0, L1)`", "end of line"))?;
+                    let inner = t
+                        .text
+                        .strip_prefix('(')
+                        .and_then(|s| s.strip_suffix(')'))
+                        .ok_or_else(|| self.at(t).fail("a label list `(L0, L1)`", t.text))?;
+                    let labels = inner
+                        .split(',')
+                        .map(|l| label(l.trim(), self.sym, self.at(t)))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    b.set("Num_labels", Field::Int(labels.len() as u64), at)?;
+                    Field::Labels(labels)
+                }
+                FieldKind::Int(_) => {
+                    let v = match (op, spec.name) {
+                        (Opcode::Cmp, "Rel_op") => {
+                            let s = ints.next().ok_or_else(|| at.fail("cmp.<relop>", base))?;
+                            name_code(&syntax::REL_OP, s, "a relational op (eq ne gt ge lt le)", at)?
+                        }
+                        (Opcode::MinMax, "Op") => u64::from(base == "max"),
+                        (Opcode::Bfn, "BooleanFuncCtrl") => {
+                            let s = ints.next().ok_or_else(|| at.fail("bfn.x<hex>", base))?;
+                            s.strip_prefix('x')
+                                .and_then(|h| u64::from_str_radix(h, 16).ok())
+                                .ok_or_else(|| at.fail("bfn.x<hex>", s))?
+                        }
+                        (Opcode::Switchjmp, "Num_labels") => continue,
+                        _ => {
+                            let s = ints
+                                .next()
+                                .ok_or_else(|| at.fail(&format!(".{} suffix", spec.name), base))?;
+                            parse_int(s)
+                                .and_then(|v| u64::try_from(v).ok())
+                                .ok_or_else(|| at.fail(&format!("a number for {}", spec.name), s))?
+                        }
+                    };
+                    Field::Int(v)
+                }
+            };
+            b.set(spec.name, f, at)?;
+        }
+        if let Some(t) = operands.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        if let Some(s) = ints.next() {
+            return Err(at.fail("no further suffix", s));
+        }
+        b.finish(at)
+    }
+
+    /// A table-described memory form.
+    fn form(&self, form: &text_form::TextForm, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+        let mut b = Builder::new(form.op);
+        self.set_pred(&mut b, at)?;
+        for (name, v) in form.defaults {
+            b.set(name, Field::Int(*v), at)?;
+        }
+        let mut sfx = suffixes.iter();
+        for (name, kind) in form.suffixes {
+            let s = sfx.next().ok_or_else(|| at.fail(&format!(".{name}"), "no suffix"))?;
+            let v = match kind {
+                Suffix::Channels => channels(s, at)?,
+                Suffix::AtomicOp => {
+                    let mut v = name_code(&syntax::ATOMIC_OP, s, "an atomic op", at)?;
+                    // `.16` / `.64` width suffix (bits 5-6).
+                    if let Some(w) = sfx.clone().next() {
+                        match *w {
+                            "16" => {
+                                v |= 1 << 5;
+                                sfx.next();
+                            }
+                            "64" => {
+                                v |= 2 << 5;
+                                sfx.next();
+                            }
+                            _ => {}
+                        }
+                    }
+                    v
+                }
+                Suffix::Log2Count => match *s {
+                    "1" => 0,
+                    "2" => 1,
+                    "4" => 2,
+                    "8" => 3,
+                    _ => return Err(at.fail("a block count 1, 2, 4 or 8", s)),
+                },
+                Suffix::Number => parse_int(s)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .ok_or_else(|| at.fail("a number", s))?,
+            };
+            b.set(name, Field::Int(v), at)?;
+        }
+        if let Some(s) = sfx.next() {
+            return Err(at.fail("no further suffix", s));
+        }
+        let mut ops = rest.iter();
+        match form.exec {
+            ExecPart::ExecSize => {
+                let t = ops.next().ok_or_else(|| at.fail("an execution size", "end of line"))?;
+                b.set("Exec_size", Field::ExecSize(exec_size(t.text, self.at(t))?), at)?;
+            }
+            ExecPart::Owords(field) => {
+                let t = ops.next().ok_or_else(|| at.fail("`(owords)`", "end of line"))?;
+                let n = t
+                    .text
+                    .strip_prefix('(')
+                    .and_then(|s| s.strip_suffix(')'))
+                    .and_then(parse_int)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .and_then(syntax::oword_code)
+                    .ok_or_else(|| self.at(t).fail("`(n)` owords: 1, 2, 4, 8 or 16", t.text))?;
+                b.set(field, Field::Int(n), at)?;
+            }
+            ExecPart::None => {}
+        }
+        for name in form.operands {
+            let t = ops
+                .next()
+                .ok_or_else(|| at.fail(&format!("operand {name}"), "end of line"))?;
+            let a = self.at(t);
+            let f = match b.kind(name) {
+                Some(FieldKind::Raw) => Field::Raw(operand::raw(t.text, self.sym, a)?),
+                Some(FieldKind::Surface) => Field::Surface(operand::surface(t.text, self.sym, a)?),
+                Some(FieldKind::Dst) => Field::Vec(operand::vec_operand(t.text, true, self.sym, a)?),
+                Some(FieldKind::Src) | Some(FieldKind::Scalar) => {
+                    Field::Vec(operand::vec_operand(t.text, false, self.sym, a)?)
+                }
+                _ => return Err(a.fail("an operand", name)),
+            };
+            b.set(name, f, at)?;
+        }
+        if let Some(t) = ops.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        b.finish(at)
+    }
+
+    fn fence(&self, base: &str, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+        if let Some(t) = rest.first() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        let mut mask: u64 = match base {
+            "fence_local" => 1 << 5,
+            "fence_sw" => 1 << 7,
+            _ => 0,
+        };
+        for s in suffixes {
+            let mut rest = *s;
+            while !rest.is_empty() {
+                let (name, bit) = syntax::FENCE_FLAGS
+                    .iter()
+                    .find(|(n, _)| rest.starts_with(n))
+                    .ok_or_else(|| at.fail("fence flags from E I S C R L1", s))?;
+                mask |= 1 << bit;
+                rest = &rest[name.len()..];
+            }
+        }
+        let mut b = Builder::new(Opcode::Fence);
+        b.set("Mask", Field::Int(mask), at)?;
+        b.finish(at)
+    }
+
+    /// `lsc_*` untyped messages and `lsc_fence`.
+    fn lsc(&self, base: &str, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+        if base == "lsc_fence" {
+            let [sfid, op, scope] = suffixes else {
+                return Err(at.fail("lsc_fence.<sfid>.<op>.<scope>", base));
+            };
+            let mut b = Builder::new(Opcode::LscFence);
+            self.set_pred(&mut b, at)?;
+            b.set(
+                "ExecSize",
+                Field::ExecSize(ExecSize {
+                    size: 1,
+                    mask: MaskControl {
+                        group: 0,
+                        no_mask: true,
+                    },
+                }),
+                at,
+            )?;
+            b.set("LscSFID", Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?), at)?;
+            b.set("LscFenceOp", Field::Int(name_code(&syntax::LSC_FENCE_OP, op, "a fence op", at)?), at)?;
+            b.set("LscScope", Field::Int(name_code(&syntax::LSC_SCOPE, scope, "a fence scope", at)?), at)?;
+            return b.finish(at);
+        }
+        let subop = name_code(&syntax::LSC_SUBOP, base, "an LSC operation", at)?;
+        if matches!(subop, 0x01..=0x03 | 0x05..=0x07 | 0x28 | 0x29) {
+            return Err(at.fail("an LSC operation this parser supports (strided/quad/block2d/apndctr are not yet)", base));
+        }
+        let mut b = Builder::new(Opcode::LscUntyped);
+        self.set_pred(&mut b, at)?;
+        b.set("LscSubOp", Field::Int(subop), at)?;
+        let sfid = suffixes.first().ok_or_else(|| at.fail("lsc_*.<sfid>", base))?;
+        b.set("LscSFID", Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?), at)?;
+        let l1 = suffixes.get(1).map_or(Ok(0), |s| name_code(&syntax::LSC_CACHE, s, "a cache option", at))?;
+        let l3 = suffixes.get(2).map_or(Ok(0), |s| name_code(&syntax::LSC_CACHE, s, "a cache option", at))?;
+        b.set("CachingL1", Field::Int(l1), at)?;
+        b.set("CachingL3", Field::Int(l3), at)?;
+        b.set("ChMask", Field::Int(0), at)?;
+        let mut ops = rest.iter();
+        let t = ops.next().ok_or_else(|| at.fail("an execution size", "end of line"))?;
+        b.set("Exec_size", Field::ExecSize(exec_size(t.text, self.at(t))?), at)?;
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let is_store = subop == 0x04 || subop == 0x1c;
+        let is_atomic = (0x08..=0x1a).contains(&subop);
+        if is_store {
+            let a = next("an LSC address")?;
+            self.lsc_address(&mut b, a)?;
+            let d = next("LSC store data")?;
+            let data = self.lsc_data(&mut b, d)?;
+            b.set("Src1Data", Field::Raw(data), at)?;
+            b.set("DstData", Field::Raw(null), at)?;
+            b.set("Src2Data", Field::Raw(null), at)?;
+        } else {
+            let d = next("LSC destination data")?;
+            let data = self.lsc_data(&mut b, d)?;
+            b.set("DstData", Field::Raw(data), at)?;
+            let a = next("an LSC address")?;
+            self.lsc_address(&mut b, a)?;
+            let (s1, s2) = if is_atomic {
+                let s1 = next("atomic source 1")?;
+                let s2 = next("atomic source 2")?;
+                (
+                    operand::raw(s1.text, self.sym, self.at(s1))?,
+                    operand::raw(s2.text, self.sym, self.at(s2))?,
+                )
+            } else {
+                (null, null)
+            };
+            b.set("Src1Data", Field::Raw(s1), at)?;
+            b.set("Src2Data", Field::Raw(s2), at)?;
+        }
+        if let Some(t) = ops.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        b.finish(at)
+    }
+
+    /// `V:d32x4t` -> the raw operand; DataSize, DataElemsPerAddr and DataOrder fields.
+    fn lsc_data(&self, b: &mut Builder, t: &Token) -> Result<RawOperand, ParseError> {
+        let a = self.at(t);
+        let (v, spec) = t
+            .text
+            .rsplit_once(':')
+            .ok_or_else(|| a.fail("LSC data `V:d32[xN][t]`", t.text))?;
+        let (spec, order) = match spec.strip_suffix('t') {
+            Some(s) => (s, syntax::LSC_ORDER_TRANSPOSE),
+            None => (spec, syntax::LSC_ORDER_NONTRANSPOSE),
+        };
+        let (size, vec) = match spec.split_once('x') {
+            Some((s, n)) => (s, n),
+            None => (spec, "1"),
+        };
+        let ds = name_code(&syntax::LSC_DATA_SIZE, size, "an LSC data size (d8 d16 d32 d64 d8c32 d16c32)", a)?;
+        let vs = name_code(&syntax::LSC_VECTOR, vec, "an LSC vector size 1,2,3,4,8,16,32,64", a)?;
+        b.set("DataSize", Field::Int(ds), a)?;
+        b.set("DataElemsPerAddr", Field::Int(vs), a)?;
+        b.set("DataOrder", Field::Int(order), a)?;
+        operand::raw(v, self.sym, a)
+    }
+
+    /// `flat[S*V+off]:a64`, `bti(0x3)[V]:a32`, `bss(V)[V]:a32`.
+    fn lsc_address(&self, b: &mut Builder, t: &Token) -> Result<(), ParseError> {
+        let a = self.at(t);
+        let s = t.text;
+        let (body, size) = s.rsplit_once(':').ok_or_else(|| a.fail("an LSC address `model[...]:aNN`", s))?;
+        let size = name_code(&syntax::LSC_ADDR_SIZE, size, "an address size a16 a32 a64", a)?;
+        let open = body.find('[').ok_or_else(|| a.fail("`[` in an LSC address", s))?;
+        let (model, rest) = body.split_at(open);
+        let inner = rest
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(|| a.fail("`[...]` in an LSC address", s))?;
+        let (mname, surface) = match model.split_once('(') {
+            Some((m, sarg)) => {
+                let sarg = sarg.strip_suffix(')').ok_or_else(|| a.fail("`)` after the surface", model))?;
+                let v = if sarg.starts_with(|c: char| c.is_ascii_digit()) {
+                    VecOperand::Immediate {
+                        ty: DataType::UD,
+                        bits: parse_int(sarg)
+                            .and_then(|v| u64::try_from(v).ok())
+                            .ok_or_else(|| a.fail("a surface index", sarg))?,
+                    }
+                } else {
+                    operand::vec_operand(sarg, false, self.sym, a)?
+                };
+                (m, v)
+            }
+            None => (
+                model,
+                VecOperand::Immediate {
+                    ty: DataType::UD,
+                    bits: 0,
+                },
+            ),
+        };
+        let ty = name_code(&syntax::LSC_ADDR_TYPE, mname, "an address model flat bss ss bti arg", a)?;
+        // [scale*]V[+off|-off]
+        let (scale, rest) = match inner.split_once('*') {
+            Some((sc, r)) => (
+                parse_int(sc)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .ok_or_else(|| a.fail("an address scale", sc))?,
+                r,
+            ),
+            None => (1, inner),
+        };
+        let split = rest.find(['+', '-']);
+        let (var, off) = match split {
+            Some(i) => (&rest[..i], parse_int(&rest[i..]).ok_or_else(|| a.fail("an immediate offset", &rest[i..]))?),
+            None => (rest, 0),
+        };
+        let off = i32::try_from(off).map_err(|_| a.fail("a 32-bit immediate offset", rest))?;
+        b.set("AddrType", Field::Int(ty), a)?;
+        b.set("AddrSize", Field::Int(size), a)?;
+        b.set("AddrScale", Field::Int(scale), a)?;
+        b.set("AddrImmOffset", Field::Int(off as u32 as u64), a)?;
+        b.set("Surface", Field::Vec(surface), a)?;
+        b.set("Src0Addrs", Field::Raw(operand::raw(var, self.sym, a)?), a)?;
+        Ok(())
+    }
+}
+
+fn set_sat(v: &mut VecOperand) {
+    if let VecOperand::General { modifier, .. } | VecOperand::Indirect { modifier, .. } = v {
+        *modifier = Modifier::Sat;
+    }
+}
+
+fn label(name: &str, sym: &Symbols, at: At) -> Result<LabelId, ParseError> {
+    sym.labels
+        .get(name)
+        .copied()
+        .ok_or_else(|| at.fail("a label defined in this kernel", name))
+}

@@ -1,0 +1,240 @@
+//! How each opcode is written in `.visaasm`, in terms of the table's field names: which
+//! fields become mnemonic suffixes, what the parenthesized execution part is, and the
+//! order of the operands. Parser and printer both read this; an opcode without an
+//! entry uses the ALU form (`[(P)] name[.sat] (exec) operands-in-table-order`), with any
+//! remaining integer field written as a numeric suffix.
+
+use super::Opcode;
+
+/// How a suffix field is spelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suffix {
+    /// RGBA channel letters of a channel mask (`.R`, `.RGBA`).
+    Channels,
+    /// An atomic op name (`.add`, `.cmpxchg`), bits 0-4; bit 5/6 width as `.16`/`.64`.
+    AtomicOp,
+    /// A block count 1/2/4 (or 8) stored as its log2.
+    Log2Count,
+    /// The plain number.
+    Number,
+}
+
+/// The parenthesized part after the mnemonic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecPart {
+    /// `(M1, 16)` from the Exec_size field.
+    ExecSize,
+    /// `(n)` where the field holds log2 of n owords (OWORD_* Size).
+    Owords(&'static str),
+    /// No parenthesized part.
+    None,
+}
+
+#[derive(Debug)]
+pub struct TextForm {
+    pub op: Opcode,
+    /// The mnemonic (lower case).
+    pub mnemonic: &'static str,
+    pub suffixes: &'static [(&'static str, Suffix)],
+    pub exec: ExecPart,
+    /// Operand fields in text order.
+    pub operands: &'static [&'static str],
+    /// Fields not written in text, with the value the parser gives them.
+    pub defaults: &'static [(&'static str, u64)],
+}
+
+const fn form(
+    op: Opcode,
+    mnemonic: &'static str,
+    suffixes: &'static [(&'static str, Suffix)],
+    exec: ExecPart,
+    operands: &'static [&'static str],
+    defaults: &'static [(&'static str, u64)],
+) -> TextForm {
+    TextForm {
+        op,
+        mnemonic,
+        suffixes,
+        exec,
+        operands,
+        defaults,
+    }
+}
+
+use ExecPart::*;
+use Suffix::*;
+
+/// The memory-message forms (spec "Text" sections; IGC's printer where they differ).
+pub static FORMS: &[TextForm] = &[
+    form(
+        Opcode::Gather4Scaled,
+        "gather4_scaled",
+        &[("Channels", Channels)],
+        ExecSize,
+        &["Surface", "Offset", "Element_offset", "Dst"],
+        &[("Scale", 0)],
+    ),
+    form(
+        Opcode::Scatter4Scaled,
+        "scatter4_scaled",
+        &[("Channels", Channels)],
+        ExecSize,
+        &["Surface", "Offset", "Element_offset", "Src"],
+        &[("Scale", 0)],
+    ),
+    form(
+        Opcode::GatherScaled,
+        "gather_scaled",
+        &[("Num_blocks", Log2Count)],
+        ExecSize,
+        &["Surface", "Offset", "Element_offset", "Dst"],
+        &[("Block_size", 0), ("Scale", 0)],
+    ),
+    form(
+        Opcode::ScatterScaled,
+        "scatter_scaled",
+        &[("Num_blocks", Log2Count)],
+        ExecSize,
+        &["Surface", "Offset", "Element_offset", "Src"],
+        &[("Block_size", 0), ("Scale", 0)],
+    ),
+    form(
+        Opcode::OwordLd,
+        "oword_ld",
+        &[],
+        Owords("Size"),
+        &["Surface", "Offset", "Dst"],
+        &[("Is_modified", 0)],
+    ),
+    form(
+        Opcode::OwordLdUnaligned,
+        "oword_ld_unaligned",
+        &[],
+        Owords("Size"),
+        &["Surface", "Offset", "Dst"],
+        &[("Is_modified", 0)],
+    ),
+    form(
+        Opcode::OwordSt,
+        "oword_st",
+        &[],
+        Owords("Size"),
+        &["Surface", "Offset", "Src"],
+        &[],
+    ),
+    form(
+        Opcode::DwordAtomic,
+        "dword_atomic",
+        &[("Op", AtomicOp)],
+        ExecSize,
+        &["Surface", "Element_offset", "Src0", "Src1", "Dst"],
+        &[],
+    ),
+    form(
+        Opcode::SvmAtomic,
+        "svm_atomic",
+        &[("Op", AtomicOp)],
+        ExecSize,
+        &["Addresses", "Dst", "Src0", "Src1"],
+        &[],
+    ),
+    form(
+        Opcode::TypedAtomic,
+        "typed_atomic",
+        &[("Op", AtomicOp)],
+        ExecSize,
+        &["Surface", "U", "V", "R", "LOD", "Src0", "Src1", "Dst"],
+        &[],
+    ),
+    form(
+        Opcode::Gather4Typed,
+        "gather4_typed",
+        &[("Channels", Channels)],
+        ExecSize,
+        &["Surface", "U", "V", "R", "LOD", "Dst"],
+        &[],
+    ),
+    form(
+        Opcode::Scatter4Typed,
+        "scatter4_typed",
+        &[("Channels", Channels)],
+        ExecSize,
+        &["Surface", "U", "V", "R", "LOD", "Src"],
+        &[],
+    ),
+    form(
+        Opcode::SvmGather,
+        "svm_gather",
+        &[("Block_size", Number), ("Num_blocks", Log2Count)],
+        ExecSize,
+        &["Addresses", "Dst"],
+        &[],
+    ),
+    form(
+        Opcode::SvmScatter,
+        "svm_scatter",
+        &[("Block_size", Number), ("Num_blocks", Log2Count)],
+        ExecSize,
+        &["Addresses", "Src"],
+        &[],
+    ),
+    form(
+        Opcode::SvmGather4Scaled,
+        "svm_gather4_scaled",
+        &[("Channels", Channels)],
+        ExecSize,
+        &["Address", "Element_offset", "Dst"],
+        &[("Scale", 0)],
+    ),
+    form(
+        Opcode::SvmScatter4Scaled,
+        "svm_scatter4_scaled",
+        &[("Channels", Channels)],
+        ExecSize,
+        &["Address", "Element_offset", "Src"],
+        &[("Scale", 0)],
+    ),
+    form(
+        Opcode::QwGather,
+        "qw_gather",
+        &[("Num_blocks", Log2Count)],
+        ExecSize,
+        &["Surface", "Offset", "Dst"],
+        &[],
+    ),
+    form(
+        Opcode::QwScatter,
+        "qw_scatter",
+        &[("Num_blocks", Log2Count)],
+        ExecSize,
+        &["Surface", "Offset", "Src"],
+        &[],
+    ),
+    form(
+        Opcode::Gather,
+        "gather",
+        &[("Elt_size", Number), ("Num_elts", Number)],
+        None,
+        &["Surface", "Global_offset", "Element_offset", "Dst"],
+        &[("Is_modified", 0)],
+    ),
+    form(
+        Opcode::Scatter,
+        "scatter",
+        &[("Elt_size", Number), ("Num_elts", Number)],
+        None,
+        &["Surface", "Global_offset", "Element_offset", "Src"],
+        &[],
+    ),
+];
+
+/// The text form of `op`, if it is not the ALU form.
+pub fn form_of(op: Opcode) -> Option<&'static TextForm> {
+    FORMS.iter().find(|f| f.op == op)
+}
+
+/// The lower-case mnemonic of an opcode in the ALU form (`MIN_MAX` is written
+/// `min`/`max` and `LSC_*` by sub-op; callers handle those).
+pub fn alu_mnemonic(op: Opcode) -> String {
+    op.spec_name().to_ascii_lowercase()
+}
