@@ -16,5 +16,10 @@ fn every_corpus_visaasm_parses() {
             failures.push(format!("{}: {e}", d.display()));
         }
     }
-    assert!(failures.is_empty(), "{} failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -5,7 +5,7 @@
 pub mod opcode;
 pub mod syntax;
 pub mod table;
-pub mod text_form;
 mod table_gen;
+pub mod text_form;
 
 pub use opcode::{Family, Opcode};

@@ -101,7 +101,8 @@ pub const LSC_CACHE: Names = Names(&[
 ]);
 
 /// LSC address model.
-pub const LSC_ADDR_TYPE: Names = Names(&[("flat", 1), ("bss", 2), ("ss", 3), ("bti", 4), ("arg", 5)]);
+pub const LSC_ADDR_TYPE: Names =
+    Names(&[("flat", 1), ("bss", 2), ("ss", 3), ("bti", 4), ("arg", 5)]);
 
 /// LSC address size.
 pub const LSC_ADDR_SIZE: Names = Names(&[("a16", 1), ("a32", 2), ("a64", 3)]);
@@ -158,14 +159,8 @@ pub const LSC_ORDER_NONTRANSPOSE: u64 = 1;
 pub const LSC_ORDER_TRANSPOSE: u64 = 2;
 
 /// Letters of the FENCE mask bits 0..4 and 6 (bit 5 selects local vs global).
-pub const FENCE_FLAGS: &[(&str, u8)] = &[
-    ("E", 0),
-    ("I", 1),
-    ("S", 2),
-    ("C", 3),
-    ("R", 4),
-    ("L1", 6),
-];
+pub const FENCE_FLAGS: &[(&str, u8)] =
+    &[("E", 0), ("I", 1), ("S", 2), ("C", 3), ("R", 4), ("L1", 6)];
 
 /// RGBA channel-mask letters (bit 0 = R).
 pub const CHANNELS: &[char] = &['R', 'G', 'B', 'A'];
@@ -185,7 +180,9 @@ mod tests {
 
     #[test]
     fn names_are_bijective_per_code_where_it_matters() {
-        for t in [&REL_OP, &ATOMIC_OP, &LSC_SUBOP, &LSC_SFID, &LSC_CACHE, &LSC_SCOPE] {
+        for t in [
+            &REL_OP, &ATOMIC_OP, &LSC_SUBOP, &LSC_SFID, &LSC_CACHE, &LSC_SCOPE,
+        ] {
             for (n, c) in t.0 {
                 assert_eq!(t.code(n), Some(*c));
                 assert_eq!(t.code(t.name(*c).unwrap()), Some(*c));

@@ -184,7 +184,12 @@ pub fn decl(
             };
             let num_elements = num(1)?;
             if num_elements == 0 || num_elements > 4096 {
-                return Err(err(line, 1, "num_elts in 1..=4096", &num_elements.to_string()));
+                return Err(err(
+                    line,
+                    1,
+                    "num_elts in 1..=4096",
+                    &num_elements.to_string(),
+                ));
             }
             let id = VarId(k.vars.len() as u32);
             if let Some(a) = get("alias") {
@@ -263,7 +268,12 @@ pub fn decl(
     Ok(())
 }
 
-fn insert<T>(map: &mut HashMap<String, T>, name: &str, id: T, line: usize) -> Result<(), ParseError> {
+fn insert<T>(
+    map: &mut HashMap<String, T>,
+    name: &str,
+    id: T,
+    line: usize,
+) -> Result<(), ParseError> {
     if map.contains_key(name) {
         return Err(err(line, 1, "a name not declared before", name));
     }
@@ -272,7 +282,13 @@ fn insert<T>(map: &mut HashMap<String, T>, name: &str, id: T, line: usize) -> Re
 }
 
 /// Parse `.input NAME offset=N size=N` (and `.implicit_*` with a provenance).
-pub fn input(k: &mut Kernel, sym: &Symbols, rest: &str, line: usize, provenance: u8) -> Result<(), ParseError> {
+pub fn input(
+    k: &mut Kernel,
+    sym: &Symbols,
+    rest: &str,
+    line: usize,
+    provenance: u8,
+) -> Result<(), ParseError> {
     let rest = rest.trim();
     let (name, tail) = rest
         .split_once(char::is_whitespace)
@@ -288,7 +304,12 @@ pub fn input(k: &mut Kernel, sym: &Symbols, rest: &str, line: usize, provenance:
     } else if let Some(s) = sym.samplers.get(name) {
         (InputClass::Sampler, s.0 as u32)
     } else {
-        return Err(err(line, 1, "a declared general, surface or sampler variable", name));
+        return Err(err(
+            line,
+            1,
+            "a declared general, surface or sampler variable",
+            name,
+        ));
     };
     k.inputs.push(Input {
         class,
@@ -301,7 +322,11 @@ pub fn input(k: &mut Kernel, sym: &Symbols, rest: &str, line: usize, provenance:
 }
 
 /// Resolve pending aliases once every variable is declared.
-pub fn resolve_aliases(k: &mut Kernel, sym: &Symbols, aliases: Vec<PendingAlias>) -> Result<(), ParseError> {
+pub fn resolve_aliases(
+    k: &mut Kernel,
+    sym: &Symbols,
+    aliases: Vec<PendingAlias>,
+) -> Result<(), ParseError> {
     for a in aliases {
         let base = *sym
             .vars

@@ -115,12 +115,14 @@ fn channels(s: &str, at: At) -> Result<u64, ParseError> {
 pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction, ParseError> {
     let toks = tokens(text);
     let mut it = toks.iter().peekable();
-    let first = it.next().ok_or_else(|| super::err(line, 1, "an instruction", "nothing"))?;
+    let first = it
+        .next()
+        .ok_or_else(|| super::err(line, 1, "an instruction", "nothing"))?;
     let (pred, head) = if first.text.starts_with('(') {
         let p = operand::predicate_prefix(first.text, sym, At::of(line, first))?;
-        let h = it
-            .next()
-            .ok_or_else(|| At::of(line, first).fail("a mnemonic after the predicate", "end of line"))?;
+        let h = it.next().ok_or_else(|| {
+            At::of(line, first).fail("a mnemonic after the predicate", "end of line")
+        })?;
         (Some(p), h)
     } else {
         (None, first)
@@ -136,7 +138,9 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
         return cx.lsc(&base, &suffixes, &rest, at);
     }
     match base.as_str() {
-        "fence_global" | "fence_local" | "fence_sw" => return cx.fence(&base, &suffixes, &rest, at),
+        "fence_global" | "fence_local" | "fence_sw" => {
+            return cx.fence(&base, &suffixes, &rest, at)
+        }
         "barrier" => return Builder::new(Opcode::Barrier).finish(at),
         "sbarrier" => {
             let mut b = Builder::new(Opcode::Sbarrier);
@@ -188,7 +192,14 @@ impl Cx<'_> {
     }
 
     /// The ALU form: `[(P)] name[.sfx][.sat] (exec) operands`.
-    fn alu(&self, op: Opcode, base: &str, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+    fn alu(
+        &self,
+        op: Opcode,
+        base: &str,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
         let mut b = Builder::new(op);
         self.set_pred(&mut b, at)?;
         let mut sat = false;
@@ -205,7 +216,9 @@ impl Cx<'_> {
         for spec in info(op).fields {
             let f = match spec.kind {
                 FieldKind::ExecSize => {
-                    let t = operands.next().ok_or_else(|| at.fail("an execution size", "end of line"))?;
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail("an execution size", "end of line"))?;
                     Field::ExecSize(exec_size(t.text, self.at(t))?)
                 }
                 FieldKind::Pred => continue,
@@ -213,30 +226,45 @@ impl Cx<'_> {
                     let t = operands
                         .next()
                         .ok_or_else(|| at.fail(&format!("operand {}", spec.name), "end of line"))?;
-                    let mut v = operand::vec_operand(t.text, spec.kind == FieldKind::Dst, self.sym, self.at(t))?;
+                    let mut v = operand::vec_operand(
+                        t.text,
+                        spec.kind == FieldKind::Dst,
+                        self.sym,
+                        self.at(t),
+                    )?;
                     if sat && spec.name == "Dst" {
                         set_sat(&mut v);
                     }
                     Field::Vec(v)
                 }
                 FieldKind::Raw => {
-                    let t = operands.next().ok_or_else(|| at.fail("a raw operand", "end of line"))?;
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail("a raw operand", "end of line"))?;
                     Field::Raw(operand::raw(t.text, self.sym, self.at(t))?)
                 }
                 FieldKind::Label => {
-                    let t = operands.next().ok_or_else(|| at.fail("a label", "end of line"))?;
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail("a label", "end of line"))?;
                     Field::Label(label(t.text, self.sym, self.at(t))?)
                 }
                 FieldKind::Surface => {
-                    let t = operands.next().ok_or_else(|| at.fail("a surface", "end of line"))?;
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail("a surface", "end of line"))?;
                     Field::Surface(operand::surface(t.text, self.sym, self.at(t))?)
                 }
                 FieldKind::Sampler => {
-                    let t = operands.next().ok_or_else(|| at.fail("a sampler", "end of line"))?;
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail("a sampler", "end of line"))?;
                     Field::Sampler(operand::sampler(t.text, self.sym, self.at(t))?)
                 }
                 FieldKind::LabelList => {
-                    let t = operands.next().ok_or_else(|| at.fail("a label list `(L0, L1)`", "end of line"))?;
+                    let t = operands
+                        .next()
+                        .ok_or_else(|| at.fail("a label list `(L0, L1)`", "end of line"))?;
                     let inner = t
                         .text
                         .strip_prefix('(')
@@ -253,7 +281,12 @@ impl Cx<'_> {
                     let v = match (op, spec.name) {
                         (Opcode::Cmp, "Rel_op") => {
                             let s = ints.next().ok_or_else(|| at.fail("cmp.<relop>", base))?;
-                            name_code(&syntax::REL_OP, s, "a relational op (eq ne gt ge lt le)", at)?
+                            name_code(
+                                &syntax::REL_OP,
+                                s,
+                                "a relational op (eq ne gt ge lt le)",
+                                at,
+                            )?
                         }
                         (Opcode::MinMax, "Op") => u64::from(base == "max"),
                         (Opcode::Bfn, "BooleanFuncCtrl") => {
@@ -287,7 +320,13 @@ impl Cx<'_> {
     }
 
     /// A table-described memory form.
-    fn form(&self, form: &text_form::TextForm, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+    fn form(
+        &self,
+        form: &text_form::TextForm,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
         let mut b = Builder::new(form.op);
         self.set_pred(&mut b, at)?;
         for (name, v) in form.defaults {
@@ -295,7 +334,9 @@ impl Cx<'_> {
         }
         let mut sfx = suffixes.iter();
         for (name, kind) in form.suffixes {
-            let s = sfx.next().ok_or_else(|| at.fail(&format!(".{name}"), "no suffix"))?;
+            let s = sfx
+                .next()
+                .ok_or_else(|| at.fail(&format!(".{name}"), "no suffix"))?;
             let v = match kind {
                 Suffix::Channels => channels(s, at)?,
                 Suffix::AtomicOp => {
@@ -335,11 +376,19 @@ impl Cx<'_> {
         let mut ops = rest.iter();
         match form.exec {
             ExecPart::ExecSize => {
-                let t = ops.next().ok_or_else(|| at.fail("an execution size", "end of line"))?;
-                b.set("Exec_size", Field::ExecSize(exec_size(t.text, self.at(t))?), at)?;
+                let t = ops
+                    .next()
+                    .ok_or_else(|| at.fail("an execution size", "end of line"))?;
+                b.set(
+                    "Exec_size",
+                    Field::ExecSize(exec_size(t.text, self.at(t))?),
+                    at,
+                )?;
             }
             ExecPart::Owords(field) => {
-                let t = ops.next().ok_or_else(|| at.fail("`(owords)`", "end of line"))?;
+                let t = ops
+                    .next()
+                    .ok_or_else(|| at.fail("`(owords)`", "end of line"))?;
                 let n = t
                     .text
                     .strip_prefix('(')
@@ -360,7 +409,9 @@ impl Cx<'_> {
             let f = match b.kind(name) {
                 Some(FieldKind::Raw) => Field::Raw(operand::raw(t.text, self.sym, a)?),
                 Some(FieldKind::Surface) => Field::Surface(operand::surface(t.text, self.sym, a)?),
-                Some(FieldKind::Dst) => Field::Vec(operand::vec_operand(t.text, true, self.sym, a)?),
+                Some(FieldKind::Dst) => {
+                    Field::Vec(operand::vec_operand(t.text, true, self.sym, a)?)
+                }
                 Some(FieldKind::Src) | Some(FieldKind::Scalar) => {
                     Field::Vec(operand::vec_operand(t.text, false, self.sym, a)?)
                 }
@@ -374,7 +425,13 @@ impl Cx<'_> {
         b.finish(at)
     }
 
-    fn fence(&self, base: &str, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+    fn fence(
+        &self,
+        base: &str,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
         if let Some(t) = rest.first() {
             return Err(self.at(t).fail("end of instruction", t.text));
         }
@@ -400,7 +457,13 @@ impl Cx<'_> {
     }
 
     /// `lsc_*` untyped messages and `lsc_fence`.
-    fn lsc(&self, base: &str, suffixes: &[&str], rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+    fn lsc(
+        &self,
+        base: &str,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
         if base == "lsc_fence" {
             let [sfid, op, scope] = suffixes else {
                 return Err(at.fail("lsc_fence.<sfid>.<op>.<scope>", base));
@@ -418,28 +481,59 @@ impl Cx<'_> {
                 }),
                 at,
             )?;
-            b.set("LscSFID", Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?), at)?;
-            b.set("LscFenceOp", Field::Int(name_code(&syntax::LSC_FENCE_OP, op, "a fence op", at)?), at)?;
-            b.set("LscScope", Field::Int(name_code(&syntax::LSC_SCOPE, scope, "a fence scope", at)?), at)?;
+            b.set(
+                "LscSFID",
+                Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?),
+                at,
+            )?;
+            b.set(
+                "LscFenceOp",
+                Field::Int(name_code(&syntax::LSC_FENCE_OP, op, "a fence op", at)?),
+                at,
+            )?;
+            b.set(
+                "LscScope",
+                Field::Int(name_code(&syntax::LSC_SCOPE, scope, "a fence scope", at)?),
+                at,
+            )?;
             return b.finish(at);
         }
         let subop = name_code(&syntax::LSC_SUBOP, base, "an LSC operation", at)?;
         if matches!(subop, 0x01..=0x03 | 0x05..=0x07 | 0x28 | 0x29) {
-            return Err(at.fail("an LSC operation this parser supports (strided/quad/block2d/apndctr are not yet)", base));
+            return Err(at.fail(
+                "an LSC operation this parser supports (strided/quad/block2d/apndctr are not yet)",
+                base,
+            ));
         }
         let mut b = Builder::new(Opcode::LscUntyped);
         self.set_pred(&mut b, at)?;
         b.set("LscSubOp", Field::Int(subop), at)?;
-        let sfid = suffixes.first().ok_or_else(|| at.fail("lsc_*.<sfid>", base))?;
-        b.set("LscSFID", Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?), at)?;
-        let l1 = suffixes.get(1).map_or(Ok(0), |s| name_code(&syntax::LSC_CACHE, s, "a cache option", at))?;
-        let l3 = suffixes.get(2).map_or(Ok(0), |s| name_code(&syntax::LSC_CACHE, s, "a cache option", at))?;
+        let sfid = suffixes
+            .first()
+            .ok_or_else(|| at.fail("lsc_*.<sfid>", base))?;
+        b.set(
+            "LscSFID",
+            Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?),
+            at,
+        )?;
+        let l1 = suffixes.get(1).map_or(Ok(0), |s| {
+            name_code(&syntax::LSC_CACHE, s, "a cache option", at)
+        })?;
+        let l3 = suffixes.get(2).map_or(Ok(0), |s| {
+            name_code(&syntax::LSC_CACHE, s, "a cache option", at)
+        })?;
         b.set("CachingL1", Field::Int(l1), at)?;
         b.set("CachingL3", Field::Int(l3), at)?;
         b.set("ChMask", Field::Int(0), at)?;
         let mut ops = rest.iter();
-        let t = ops.next().ok_or_else(|| at.fail("an execution size", "end of line"))?;
-        b.set("Exec_size", Field::ExecSize(exec_size(t.text, self.at(t))?), at)?;
+        let t = ops
+            .next()
+            .ok_or_else(|| at.fail("an execution size", "end of line"))?;
+        b.set(
+            "Exec_size",
+            Field::ExecSize(exec_size(t.text, self.at(t))?),
+            at,
+        )?;
         let null = RawOperand {
             var: VarId(0),
             offset: 0,
@@ -495,8 +589,18 @@ impl Cx<'_> {
             Some((s, n)) => (s, n),
             None => (spec, "1"),
         };
-        let ds = name_code(&syntax::LSC_DATA_SIZE, size, "an LSC data size (d8 d16 d32 d64 d8c32 d16c32)", a)?;
-        let vs = name_code(&syntax::LSC_VECTOR, vec, "an LSC vector size 1,2,3,4,8,16,32,64", a)?;
+        let ds = name_code(
+            &syntax::LSC_DATA_SIZE,
+            size,
+            "an LSC data size (d8 d16 d32 d64 d8c32 d16c32)",
+            a,
+        )?;
+        let vs = name_code(
+            &syntax::LSC_VECTOR,
+            vec,
+            "an LSC vector size 1,2,3,4,8,16,32,64",
+            a,
+        )?;
         b.set("DataSize", Field::Int(ds), a)?;
         b.set("DataElemsPerAddr", Field::Int(vs), a)?;
         b.set("DataOrder", Field::Int(order), a)?;
@@ -507,9 +611,18 @@ impl Cx<'_> {
     fn lsc_address(&self, b: &mut Builder, t: &Token) -> Result<(), ParseError> {
         let a = self.at(t);
         let s = t.text;
-        let (body, size) = s.rsplit_once(':').ok_or_else(|| a.fail("an LSC address `model[...]:aNN`", s))?;
-        let size = name_code(&syntax::LSC_ADDR_SIZE, size, "an address size a16 a32 a64", a)?;
-        let open = body.find('[').ok_or_else(|| a.fail("`[` in an LSC address", s))?;
+        let (body, size) = s
+            .rsplit_once(':')
+            .ok_or_else(|| a.fail("an LSC address `model[...]:aNN`", s))?;
+        let size = name_code(
+            &syntax::LSC_ADDR_SIZE,
+            size,
+            "an address size a16 a32 a64",
+            a,
+        )?;
+        let open = body
+            .find('[')
+            .ok_or_else(|| a.fail("`[` in an LSC address", s))?;
         let (model, rest) = body.split_at(open);
         let inner = rest
             .strip_prefix('[')
@@ -517,7 +630,9 @@ impl Cx<'_> {
             .ok_or_else(|| a.fail("`[...]` in an LSC address", s))?;
         let (mname, surface) = match model.split_once('(') {
             Some((m, sarg)) => {
-                let sarg = sarg.strip_suffix(')').ok_or_else(|| a.fail("`)` after the surface", model))?;
+                let sarg = sarg
+                    .strip_suffix(')')
+                    .ok_or_else(|| a.fail("`)` after the surface", model))?;
                 let v = if sarg.starts_with(|c: char| c.is_ascii_digit()) {
                     VecOperand::Immediate {
                         ty: DataType::UD,
@@ -538,7 +653,12 @@ impl Cx<'_> {
                 },
             ),
         };
-        let ty = name_code(&syntax::LSC_ADDR_TYPE, mname, "an address model flat bss ss bti arg", a)?;
+        let ty = name_code(
+            &syntax::LSC_ADDR_TYPE,
+            mname,
+            "an address model flat bss ss bti arg",
+            a,
+        )?;
         // [scale*]V[+off|-off]
         let (scale, rest) = match inner.split_once('*') {
             Some((sc, r)) => (
@@ -551,7 +671,10 @@ impl Cx<'_> {
         };
         let split = rest.find(['+', '-']);
         let (var, off) = match split {
-            Some(i) => (&rest[..i], parse_int(&rest[i..]).ok_or_else(|| a.fail("an immediate offset", &rest[i..]))?),
+            Some(i) => (
+                &rest[..i],
+                parse_int(&rest[i..]).ok_or_else(|| a.fail("an immediate offset", &rest[i..]))?,
+            ),
             None => (rest, 0),
         };
         let off = i32::try_from(off).map_err(|_| a.fail("a 32-bit immediate offset", rest))?;

@@ -76,8 +76,14 @@ mod tests {
 
     #[test]
     fn comments_and_tokens() {
-        assert_eq!(strip_comment("mov (M1, 8) a b  /// $3"), "mov (M1, 8) a b  ");
-        assert_eq!(strip_comment(".kernel_attr X=\"a//b\" // c"), ".kernel_attr X=\"a//b\" ");
+        assert_eq!(
+            strip_comment("mov (M1, 8) a b  /// $3"),
+            "mov (M1, 8) a b  "
+        );
+        assert_eq!(
+            strip_comment(".kernel_attr X=\"a//b\" // c"),
+            ".kernel_attr X=\"a//b\" "
+        );
         let t = tokens("  (!P1) goto (M1, 16) _0_004");
         let texts: Vec<_> = t.iter().map(|t| t.text).collect();
         assert_eq!(texts, vec!["(!P1)", "goto", "(M1, 16)", "_0_004"]);

@@ -9,7 +9,9 @@ mod inst;
 pub mod lex;
 mod operand;
 
-pub use decls::{predefined_surfaces, predefined_vars, FIRST_USER_SURFACE, FIRST_USER_VAR, PREDEFINED_SURFACES};
+pub use decls::{
+    predefined_surfaces, predefined_vars, FIRST_USER_SURFACE, FIRST_USER_VAR, PREDEFINED_SURFACES,
+};
 
 use crate::ir::*;
 use crate::isa::Opcode;
@@ -75,7 +77,12 @@ fn quoted(s: &str, line: usize, what: &str) -> Result<String, ParseError> {
 /// Parse `.visaasm` text. `grf_bytes` is the target's GRF size (32, or 64 on PVC).
 pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> {
     if grf_bytes != 32 && grf_bytes != 64 {
-        return Err(err(0, 0, "a GRF size of 32 or 64 bytes", &grf_bytes.to_string()));
+        return Err(err(
+            0,
+            0,
+            "a GRF size of 32 or 64 bytes",
+            &grf_bytes.to_string(),
+        ));
     }
     let mut version = None;
     let mut kernels: Vec<KernelText> = Vec::new();
@@ -92,7 +99,11 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
                 .trim()
                 .split_once('.')
                 .ok_or_else(|| err(line, 10, "`.version MAJOR.MINOR`", rest))?;
-            let p = |x: &str| x.trim().parse::<u8>().map_err(|_| err(line, 10, "a version number", x));
+            let p = |x: &str| {
+                x.trim()
+                    .parse::<u8>()
+                    .map_err(|_| err(line, 10, "a version number", x))
+            };
             let v = (p(ma)?, p(mi)?);
             if v != (4, 1) && v != (4, 2) {
                 return Err(err(line, 10, "vISA version 4.1 or 4.2", rest.trim()));
@@ -101,7 +112,10 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
             continue;
         }
         if word == ".kernel" {
-            kernels.push(new_kernel(quoted(rest, line, "a quoted kernel name")?, line));
+            kernels.push(new_kernel(
+                quoted(rest, line, "a quoted kernel name")?,
+                line,
+            ));
             continue;
         }
         let Some(k) = kernels.last_mut() else {
@@ -114,7 +128,8 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
             ".function" => {
                 let name = quoted(rest, line, "a quoted function name")?;
                 pending_function = Some(name.clone());
-                k.body.push(BodyLine::Label(line, name, LabelKind::Subroutine));
+                k.body
+                    .push(BodyLine::Label(line, name, LabelKind::Subroutine));
             }
             w if w.starts_with(".implicit_") => {
                 let prov = match &w[".implicit_".len()..] {
@@ -130,12 +145,16 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
             }
             w if w.starts_with('.') => return Err(err(line, 1, "a known directive", w)),
             _ => {
-                if let Some(name) = l.strip_suffix(':').filter(|n| !n.contains(char::is_whitespace)) {
+                if let Some(name) = l
+                    .strip_suffix(':')
+                    .filter(|n| !n.contains(char::is_whitespace))
+                {
                     // The label line that follows `.function "X"` names the same subroutine.
                     if pending_function.take().as_deref() == Some(name) {
                         continue;
                     }
-                    k.body.push(BodyLine::Label(line, name.to_string(), LabelKind::Block));
+                    k.body
+                        .push(BodyLine::Label(line, name.to_string(), LabelKind::Block));
                 } else {
                     pending_function = None;
                     k.body.push(BodyLine::Inst(line, l));
@@ -202,7 +221,8 @@ fn build_kernel(t: KernelText) -> Result<Kernel, ParseError> {
             if sym.labels.contains_key(name) {
                 return Err(err(*line, 1, "a label defined once", name));
             }
-            sym.labels.insert(name.clone(), LabelId(k.labels.len() as u16));
+            sym.labels
+                .insert(name.clone(), LabelId(k.labels.len() as u16));
             k.labels.push(Label {
                 name: name.clone(),
                 kind: *kind,

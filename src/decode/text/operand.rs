@@ -62,12 +62,18 @@ fn region_param(x: &str, at: At) -> Result<u8, ParseError> {
 
 /// `<vs;w,hs>`, `<w,hs>` (multi-address: Null vstride) or `<hs>`.
 fn region(s: &str, at: At) -> Result<(Region, &str), ParseError> {
-    let body = s.strip_prefix('<').ok_or_else(|| at.fail("a region `<...>`", s))?;
-    let close = body.find('>').ok_or_else(|| at.fail("`>` closing the region", s))?;
+    let body = s
+        .strip_prefix('<')
+        .ok_or_else(|| at.fail("a region `<...>`", s))?;
+    let close = body
+        .find('>')
+        .ok_or_else(|| at.fail("`>` closing the region", s))?;
     let (inner, rest) = body.split_at(close);
     let rest = &rest[1..];
     let r = if let Some((vs, wh)) = inner.split_once(';') {
-        let (w, hs) = wh.split_once(',').ok_or_else(|| at.fail("`<vs;w,hs>`", s))?;
+        let (w, hs) = wh
+            .split_once(',')
+            .ok_or_else(|| at.fail("`<vs;w,hs>`", s))?;
         Region {
             vstride: if vs.trim().is_empty() {
                 None
@@ -116,7 +122,11 @@ pub fn immediate(s: &str, at: At) -> Result<VecOperand, ParseError> {
     let ty = DataType::from_text(t).ok_or_else(|| at.fail("an immediate type", t))?;
     let bits = if let Some(i) = parse_int(v) {
         if i < 0 {
-            let mask = if ty.size() >= 8 { u64::MAX } else { (1u64 << (8 * ty.size().max(4))) - 1 };
+            let mask = if ty.size() >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * ty.size().max(4))) - 1
+            };
             (i as i64 as u64) & mask
         } else {
             u64::try_from(i).map_err(|_| at.fail("an immediate that fits 64 bits", v))?
@@ -147,7 +157,10 @@ pub fn vec_operand(tok: &str, dst: bool, sym: &Symbols, at: At) -> Result<VecOpe
     if let Some(name) = s.strip_prefix('&') {
         // addr_add's "address of V": a general operand whose value is V's address.
         let (n, rest) = ident(name);
-        let var = *sym.vars.get(n).ok_or_else(|| at.fail("a declared variable after `&`", n))?;
+        let var = *sym
+            .vars
+            .get(n)
+            .ok_or_else(|| at.fail("a declared variable after `&`", n))?;
         let ((row, col), _) = row_col(rest, at)?;
         return Ok(VecOperand::General {
             var,
@@ -195,7 +208,10 @@ pub fn vec_operand(tok: &str, dst: bool, sym: &Symbols, at: At) -> Result<VecOpe
         let ((_, offset), _) = row_col(rest, at)?;
         return Ok(VecOperand::State { class, id, offset });
     }
-    Err(at.fail("a declared variable, predicate, address, surface or immediate", tok))
+    Err(at.fail(
+        "a declared variable, predicate, address, surface or immediate",
+        tok,
+    ))
 }
 
 /// `P1`, `!P1`, `P1.any` as a predicate value.
@@ -258,8 +274,16 @@ pub fn sampler(tok: &str, sym: &Symbols, at: At) -> Result<StateId, ParseError> 
 }
 
 /// `r[A0(0),8]<...>:type`.
-fn indirect(body: &str, dst: bool, modifier: Modifier, sym: &Symbols, at: At) -> Result<VecOperand, ParseError> {
-    let close = body.find(']').ok_or_else(|| at.fail("`]` closing `r[`", body))?;
+fn indirect(
+    body: &str,
+    dst: bool,
+    modifier: Modifier,
+    sym: &Symbols,
+    at: At,
+) -> Result<VecOperand, ParseError> {
+    let close = body
+        .find(']')
+        .ok_or_else(|| at.fail("`]` closing `r[`", body))?;
     let (inside, rest) = body.split_at(close);
     let rest = &rest[1..];
     let (a, off) = inside.split_once(',').unwrap_or((inside, "0"));
@@ -280,7 +304,9 @@ fn indirect(body: &str, dst: bool, modifier: Modifier, sym: &Symbols, at: At) ->
             hstride: region.hstride,
         };
     }
-    let t = rest.strip_prefix(':').ok_or_else(|| at.fail("`:type` after an indirect operand", rest))?;
+    let t = rest
+        .strip_prefix(':')
+        .ok_or_else(|| at.fail("`:type` after an indirect operand", rest))?;
     let ty = DataType::from_text(t).ok_or_else(|| at.fail("a type", t))?;
     Ok(VecOperand::Indirect {
         addr,

@@ -1,0 +1,38 @@
+//! Round trips over every corpus kernel: `parse(print(parse(t))) == parse(t)`.
+
+use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
+use visa_emu::decode::text::parse_visaasm;
+use visa_emu::print::print_program;
+
+#[test]
+fn print_then_parse_gives_the_same_kernel() {
+    let dirs = variant_dirs(&default_corpus_dir()).unwrap();
+    let mut failures = Vec::new();
+    for d in &dirs {
+        let grf = grf_bytes_of_device(&d.file_name().unwrap().to_string_lossy());
+        let text = std::fs::read_to_string(d.join("kernel.visaasm")).unwrap();
+        let p = parse_visaasm(&text, grf).unwrap();
+        let printed = print_program(&p);
+        match parse_visaasm(&printed, grf) {
+            Ok(q) if q == p => {}
+            Ok(q) => {
+                let (a, b) = (&p.kernels[0], &q.kernels[0]);
+                let first = a
+                    .body
+                    .iter()
+                    .zip(&b.body)
+                    .position(|(x, y)| x != y)
+                    .map(|i| format!("instruction {i}: {:?} vs {:?}", a.body[i], b.body[i]))
+                    .unwrap_or_else(|| "declarations differ".into());
+                failures.push(format!("{}: {first}", d.display()));
+            }
+            Err(e) => failures.push(format!("{}: reparse failed: {e}", d.display())),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
