@@ -31,16 +31,71 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
+    /// Run every case folder (corpus layout) and compare with the expected outputs.
+    Conformance {
+        /// Case folders, variant folders, or folders of cases.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Execution backend.
+        #[arg(long, default_value = "cpu")]
+        backend: String,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+}
+
+/// Why a command failed (already printed lines aside).
+#[derive(Debug)]
+struct Failed(String);
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn conformance(paths: &[PathBuf], backend: &str, jobs: Option<usize>) -> Result<(), Failed> {
+    use visa_emu::cli::conformance as c;
+    if backend != "cpu" {
+        return Err(Failed(format!(
+            "backend `{backend}` is not available yet; use --backend cpu"
+        )));
+    }
+    let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
+    if variants.is_empty() {
+        return Err(Failed("no case folders found".into()));
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let opts = visa_emu::interp::RunOptions::default();
+    let outcomes = c::run_parallel(
+        &variants,
+        jobs,
+        |v| visa_emu::backend::cpu::check_variant(v, &opts),
+        |o| println!("{}", c::line(o)),
+    );
+    let summary = c::summary(&outcomes);
+    println!("{summary}");
+    if outcomes.iter().any(|o| o.result.is_err()) {
+        return Err(Failed(summary));
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Info { file, grf_bytes } => {
-            cli::load_file(&file, grf_bytes).map(|p| print!("{}", cli::info::render(&p)))
-        }
+        Command::Info { file, grf_bytes } => cli::load_file(&file, grf_bytes)
+            .map(|p| print!("{}", cli::info::render(&p)))
+            .map_err(|e| Failed(e.to_string())),
         Command::Disasm { file, grf_bytes } => cli::load_file(&file, grf_bytes)
-            .map(|p| print!("{}", visa_emu::print::print_program(&p))),
+            .map(|p| print!("{}", visa_emu::print::print_program(&p)))
+            .map_err(|e| Failed(e.to_string())),
+        Command::Conformance {
+            paths,
+            backend,
+            jobs,
+        } => conformance(&paths, &backend, jobs),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

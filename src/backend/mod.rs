@@ -1,2 +1,4 @@
 //! Execution backends behind one interface: the CPU reference interpreter and the GPU
 //! path (translator output run by the `host/` driver).
+
+pub mod cpu;

@@ -1,3 +1,4 @@
 //! The corpus case-folder layout (see ../shared/corpus/README.md).
 
+pub mod case;
 pub mod paths;

@@ -1,0 +1,66 @@
+//! Run a corpus variant on the CPU reference interpreter and check its outputs.
+
+use crate::abi::{launch, KernelAbi};
+use crate::corpus::case::{compare, Case};
+use crate::corpus::paths::grf_bytes_of_device;
+use crate::interp::{self, RunOptions, RunStats};
+use std::path::Path;
+
+/// What one variant run produced.
+pub struct VariantRun {
+    /// (argument name, final bytes) of every buffer argument.
+    pub buffers: Vec<(String, Vec<u8>)>,
+    pub stats: RunStats,
+}
+
+/// Decode, lay out and run one compiled variant folder on the interpreter.
+pub fn run_variant(dir: &Path, opts: &RunOptions) -> Result<(Case, VariantRun), String> {
+    let case_dir = dir.parent().ok_or("variant folder has no case folder")?;
+    let case = Case::load(case_dir).map_err(|e| e.to_string())?;
+    let abi = KernelAbi::load(dir).map_err(|e| e.to_string())?;
+    let device = dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let grf = grf_bytes_of_device(&device);
+    let text_path = dir.join("kernel.visaasm");
+    let program = crate::cli::load_file(&text_path, grf).map_err(|e| e.to_string())?;
+    let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
+    let mut lp = launch::prepare(&abi, &case, dir).map_err(|e| e.to_string())?;
+    let mut memory = std::mem::take(&mut lp.memory);
+    let stats = interp::run(
+        &prepared,
+        &lp.launch,
+        &mut memory,
+        &|g, t| lp.payload(g, t),
+        opts,
+    )
+    .map_err(|e| e.to_string())?;
+    let buffers = lp
+        .buffers
+        .iter()
+        .map(|(n, id)| (n.clone(), memory.get(*id).to_vec()))
+        .collect();
+    Ok((case, VariantRun { buffers, stats }))
+}
+
+/// Run and compare every output; `Ok` carries a short summary.
+pub fn check_variant(dir: &Path, opts: &RunOptions) -> Result<String, String> {
+    let (case, run) = run_variant(dir, opts)?;
+    for o in &case.outputs {
+        let got = run
+            .buffers
+            .iter()
+            .find(|(n, _)| *n == o.arg)
+            .map(|(_, b)| b.as_slice())
+            .ok_or_else(|| format!("output {} is not a buffer argument", o.arg))?;
+        let want = case.expected(o).map_err(|e| e.to_string())?;
+        compare(&o.dtype, &o.tolerance, got, &want).map_err(|m| {
+            format!(
+                "output {} element {}: got {} expected {} ({} tolerance)",
+                o.arg, m.index, m.got, m.expected, o.tolerance.kind
+            )
+        })?;
+    }
+    Ok(format!("{} instructions", run.stats.instructions))
+}

@@ -1,0 +1,312 @@
+//! The memory a kernel sees: allocations at 64-bit base addresses (buffers, private
+//! memory, constant surfaces), a binding table (BTI -> allocation), and per-group SLM.
+//! Out-of-bounds reads return zero and writes are dropped (the pages' rule); each is
+//! counted so the run can report it. No access ever touches another allocation.
+
+use std::collections::HashMap;
+
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    pub base: u64,
+    pub data: Vec<u8>,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    allocs: Vec<Allocation>,
+    bti: HashMap<u32, usize>,
+    /// Reads and writes that hit no allocation.
+    pub oob_reads: u64,
+    pub oob_writes: u64,
+}
+
+/// Where an access lands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// A 64-bit flat (stateless, SVM) address.
+    Flat,
+    /// Byte offset into the surface bound at this BTI.
+    Bti(u32),
+    /// Byte offset into the group's shared local memory.
+    Slm,
+}
+
+/// A handle to an allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocId(pub usize);
+
+impl Memory {
+    pub fn new() -> Memory {
+        Memory::default()
+    }
+
+    /// Add an allocation. Its range must not overlap another one.
+    pub fn add(&mut self, name: &str, base: u64, data: Vec<u8>) -> AllocId {
+        self.allocs.push(Allocation {
+            base,
+            data,
+            name: name.to_string(),
+        });
+        AllocId(self.allocs.len() - 1)
+    }
+
+    pub fn bind(&mut self, bti: u32, a: AllocId) {
+        self.bti.insert(bti, a.0);
+    }
+
+    pub fn get(&self, a: AllocId) -> &[u8] {
+        &self.allocs[a.0].data
+    }
+
+    pub fn allocations(&self) -> &[Allocation] {
+        &self.allocs
+    }
+
+    fn locate(&self, space: Space, addr: u64, len: usize) -> Option<(usize, usize)> {
+        match space {
+            Space::Flat => {
+                let i = self
+                    .allocs
+                    .iter()
+                    .position(|a| addr >= a.base && addr - a.base < a.data.len() as u64)?;
+                let off = (addr - self.allocs[i].base) as usize;
+                (off + len <= self.allocs[i].data.len()).then_some((i, off))
+            }
+            Space::Bti(b) => {
+                let i = *self.bti.get(&b)?;
+                let off = usize::try_from(addr).ok()?;
+                (off.checked_add(len)? <= self.allocs[i].data.len()).then_some((i, off))
+            }
+            Space::Slm => None,
+        }
+    }
+
+    /// Read `len` (<= 8) bytes little-endian; zero when out of bounds.
+    pub fn read(&mut self, space: Space, slm: &[u8], addr: u64, len: usize) -> u64 {
+        let bytes = if space == Space::Slm {
+            usize::try_from(addr)
+                .ok()
+                .and_then(|a| slm.get(a..a.checked_add(len)?))
+        } else {
+            self.locate(space, addr, len)
+                .map(|(i, off)| &self.allocs[i].data[off..off + len])
+        };
+        match bytes {
+            Some(b) => {
+                let mut v = [0u8; 8];
+                v[..len].copy_from_slice(b);
+                u64::from_le_bytes(v)
+            }
+            None => {
+                self.oob_reads += 1;
+                0
+            }
+        }
+    }
+
+    /// Write the low `len` bytes of `value`; dropped when out of bounds.
+    pub fn write(&mut self, space: Space, slm: &mut [u8], addr: u64, len: usize, value: u64) {
+        let bytes = value.to_le_bytes();
+        let target = if space == Space::Slm {
+            usize::try_from(addr)
+                .ok()
+                .and_then(|a| slm.get_mut(a..a.checked_add(len)?))
+        } else {
+            match self.locate(space, addr, len) {
+                Some((i, off)) => Some(&mut self.allocs[i].data[off..off + len]),
+                None => None,
+            }
+        };
+        match target {
+            Some(t) => t.copy_from_slice(&bytes[..len]),
+            None => self.oob_writes += 1,
+        }
+    }
+}
+
+/// The atomic operations shared by DWORD_ATOMIC, SVM_ATOMIC, TYPED_ATOMIC and the LSC
+/// atomics, on an element of `bits` bits. Returns the new value, or `None` when the
+/// op leaves memory unchanged (a failed compare-exchange).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    Inc,
+    Dec,
+    UMin,
+    UMax,
+    Xchg,
+    CmpXchg,
+    And,
+    Or,
+    Xor,
+    IMin,
+    IMax,
+    PreDec,
+    FMax,
+    FMin,
+    FCmpWr,
+    FAdd,
+    FSub,
+    Load,
+    Store,
+}
+
+impl AtomicOp {
+    /// The legacy encoding (DWORD/SVM/TYPED_ATOMIC Op bits 0-4).
+    pub fn from_legacy(code: u64) -> Option<AtomicOp> {
+        use AtomicOp::*;
+        Some(match code & 0x1f {
+            0 => Add,
+            1 => Sub,
+            2 => Inc,
+            3 => Dec,
+            4 => UMin,
+            5 => UMax,
+            6 => Xchg,
+            7 => CmpXchg,
+            8 => And,
+            9 => Or,
+            10 => Xor,
+            11 => IMin,
+            12 => IMax,
+            13 => PreDec,
+            16 => FMax,
+            17 => FMin,
+            18 => FCmpWr,
+            _ => return None,
+        })
+    }
+
+    /// The LSC sub-op encoding (0x08..0x1a).
+    pub fn from_lsc(subop: u64) -> Option<AtomicOp> {
+        use AtomicOp::*;
+        Some(match subop {
+            0x08 => Inc,
+            0x09 => Dec,
+            0x0a => Load,
+            0x0b => Store,
+            0x0c => Add,
+            0x0d => Sub,
+            0x0e => IMin,
+            0x0f => IMax,
+            0x10 => UMin,
+            0x11 => UMax,
+            0x12 => CmpXchg,
+            0x13 => FAdd,
+            0x14 => FSub,
+            0x15 => FMin,
+            0x16 => FMax,
+            0x17 => FCmpWr,
+            0x18 => And,
+            0x19 => Or,
+            0x1a => Xor,
+            _ => return None,
+        })
+    }
+
+    /// New memory value from the old one and the sources (`s0` the operand, `s1` the
+    /// compare-exchange's new value). `bits` is 16, 32 or 64.
+    pub fn apply(self, old: u64, s0: u64, s1: u64, bits: u32) -> Option<u64> {
+        use AtomicOp::*;
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let sx = |v: u64| -> i64 { ((v << (64 - bits)) as i64) >> (64 - bits) };
+        let fl = |v: u64| -> f64 {
+            match bits {
+                64 => f64::from_bits(v),
+                16 => half::f16::from_bits(v as u16).to_f64(),
+                _ => f32::from_bits(v as u32) as f64,
+            }
+        };
+        let tf = |f: f64| -> u64 {
+            match bits {
+                64 => f.to_bits(),
+                16 => half::f16::from_f64(f).to_bits() as u64,
+                _ => (f as f32).to_bits() as u64,
+            }
+        };
+        let (old, s0, s1) = (old & mask, s0 & mask, s1 & mask);
+        let new = match self {
+            Add => old.wrapping_add(s0),
+            Sub => old.wrapping_sub(s0),
+            Inc => old.wrapping_add(1),
+            Dec | PreDec => old.wrapping_sub(1),
+            UMin => old.min(s0),
+            UMax => old.max(s0),
+            IMin => sx(old).min(sx(s0)) as u64,
+            IMax => sx(old).max(sx(s0)) as u64,
+            Xchg | Store => s0,
+            Load => return None,
+            // Legacy CMPXCHG: src0 is the compare value, src1 the new value.
+            CmpXchg => {
+                if old == s0 {
+                    s1
+                } else {
+                    return None;
+                }
+            }
+            FCmpWr => {
+                if fl(old) == fl(s0) {
+                    s1
+                } else {
+                    return None;
+                }
+            }
+            And => old & s0,
+            Or => old | s0,
+            Xor => old ^ s0,
+            FMax => tf(super::alu::fmin_max(fl(old), fl(s0), true)),
+            FMin => tf(super::alu::fmin_max(fl(old), fl(s0), false)),
+            FAdd => tf(fl(old) + fl(s0)),
+            FSub => tf(fl(old) - fl(s0)),
+        };
+        Some(new & mask)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_bounds_reads_zero_and_drops_writes() {
+        let mut m = Memory::new();
+        let a = m.add("a", 0x1000, vec![1, 2, 3, 4]);
+        m.add("b", 0x1004, vec![9; 4]);
+        m.bind(3, a);
+        let mut slm = vec![0u8; 8];
+        assert_eq!(m.read(Space::Flat, &slm, 0x1000, 4), 0x04030201);
+        // Straddles a and b: out of bounds, not a mix of both.
+        assert_eq!(m.read(Space::Flat, &slm, 0x1002, 4), 0);
+        assert_eq!(m.oob_reads, 1);
+        m.write(Space::Bti(3), &mut slm, 2, 4, 0xffff_ffff);
+        assert_eq!(m.get(a), &[1, 2, 3, 4]);
+        assert_eq!(m.oob_writes, 1);
+        m.write(Space::Slm, &mut slm, 4, 4, 0xaabbccdd);
+        assert_eq!(m.read(Space::Slm, &slm, 4, 4), 0xaabbccdd);
+        assert_eq!(m.read(Space::Slm, &slm, 6, 4), 0);
+    }
+
+    #[test]
+    fn atomics() {
+        use AtomicOp::*;
+        assert_eq!(Add.apply(0xffff_ffff, 1, 0, 32), Some(0));
+        assert_eq!(
+            IMin.apply(5, (-3i32) as u32 as u64, 0, 32),
+            Some((-3i32) as u32 as u64)
+        );
+        assert_eq!(UMin.apply(5, (-3i32) as u32 as u64, 0, 32), Some(5));
+        assert_eq!(CmpXchg.apply(7, 7, 9, 32), Some(9));
+        assert_eq!(CmpXchg.apply(7, 8, 9, 32), None);
+        assert_eq!(Add.apply(u64::MAX, 2, 0, 64), Some(1));
+        assert_eq!(
+            FAdd.apply(1.5f32.to_bits() as u64, 2.0f32.to_bits() as u64, 0, 32),
+            Some(3.5f32.to_bits() as u64)
+        );
+    }
+}

@@ -1,0 +1,413 @@
+//! Pre-resolution: a kernel becomes a flat list of instructions whose operands are GRF
+//! byte offsets, types and regions, and whose labels are instruction indices, so the
+//! hot loop has no maps or strings.
+
+use super::layout::{Layout, LayoutError};
+use super::ExecError;
+use crate::ir::*;
+use crate::isa::table::{info, FieldKind};
+use crate::isa::Opcode;
+
+/// A resolved source operand.
+#[derive(Clone, Debug)]
+pub enum Src {
+    Direct {
+        off: u32,
+        ty: DataType,
+        vs: u32,
+        w: u32,
+        hs: u32,
+        m: Modifier,
+    },
+    /// `r[A(k), imm]`: `vs == None` is multi-address (one address per element).
+    Indirect {
+        addr: u32,
+        imm: i32,
+        ty: DataType,
+        vs: Option<u32>,
+        w: u32,
+        hs: u32,
+        m: Modifier,
+    },
+    Imm {
+        ty: DataType,
+        bits: u64,
+    },
+    Pred(Predicate),
+    /// Elements of an address register (index into the thread's address array).
+    Addr {
+        base: u32,
+        width: u32,
+    },
+    /// The address of a general variable (addr_add's `&V`).
+    AddrOf {
+        off: u32,
+    },
+    State {
+        class: StateClass,
+        id: u16,
+    },
+}
+
+/// A resolved destination.
+#[derive(Clone, Debug)]
+pub enum Dst {
+    Direct {
+        off: u32,
+        ty: DataType,
+        hs: u32,
+        sat: bool,
+    },
+    Indirect {
+        addr: u32,
+        imm: i32,
+        ty: DataType,
+        hs: u32,
+        sat: bool,
+    },
+    Pred(PredId),
+    Addr {
+        base: u32,
+    },
+    State {
+        id: u16,
+    },
+    Null,
+}
+
+impl Dst {
+    pub fn ty(&self) -> DataType {
+        match self {
+            Dst::Direct { ty, .. } | Dst::Indirect { ty, .. } => *ty,
+            Dst::Addr { .. } => DataType::UW,
+            _ => DataType::UD,
+        }
+    }
+
+    pub fn sat(&self) -> bool {
+        matches!(
+            self,
+            Dst::Direct { sat: true, .. } | Dst::Indirect { sat: true, .. }
+        )
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum PField {
+    Src(Src),
+    Dst(Dst),
+    /// GRF byte offset of a raw operand; `None` for %null.
+    Raw(Option<u32>),
+    Int(u64),
+    Target(u32),
+    Targets(Vec<u32>),
+    Surface(u16),
+    Sampler(u16),
+    None,
+}
+
+#[derive(Clone, Debug)]
+pub struct PInst {
+    pub op: Opcode,
+    pub exec: ExecSize,
+    pub pred: Option<Predicate>,
+    pub fields: Vec<PField>,
+    /// Index in the original body (for error messages and traces).
+    pub index: usize,
+}
+
+/// A kernel ready to run.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    pub kernel: Kernel,
+    pub layout: Layout,
+    pub simd: u32,
+    pub grf_bytes: u32,
+    pub insts: Vec<PInst>,
+    /// Start of each address variable in the flat address-register array.
+    pub addr_base: Vec<u32>,
+    pub addr_total: u32,
+    /// (GRF offset, payload offset, size) for every general input.
+    pub inputs: Vec<(u32, u32, u32)>,
+    pub pre: PredefinedOffsets,
+}
+
+/// GRF offsets of the pre-defined variables the runtime initializes.
+#[derive(Clone, Debug, Default)]
+pub struct PredefinedOffsets {
+    pub r0: u32,
+    pub cr0: u32,
+    pub sr0: u32,
+    pub group_id: [u32; 3],
+    pub thread_xy: [u32; 2],
+    pub null: u32,
+}
+
+fn region_param(p: Option<u8>) -> u32 {
+    p.unwrap_or(0) as u32
+}
+
+pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
+    let k = program
+        .kernels
+        .iter()
+        .find(|k| k.name == kernel)
+        .ok_or_else(|| ExecError::NoKernel(kernel.to_string()))?
+        .clone();
+    let grf = program.grf_bytes;
+    let layout = Layout::new(&k, grf).map_err(|e: LayoutError| ExecError::Layout(e.to_string()))?;
+    let simd = k.simd_size().unwrap_or(16);
+    if ![1, 8, 16, 32].contains(&simd) {
+        return Err(ExecError::Unsupported {
+            index: 0,
+            what: format!("SIMD size {simd}"),
+        });
+    }
+    let mut addr_base = Vec::new();
+    let mut addr_total = 0u32;
+    for a in &k.addrs {
+        addr_base.push(addr_total);
+        addr_total += a.num_elements.max(1) as u32;
+    }
+    // Label id -> instruction index.
+    let mut label_pc = vec![u32::MAX; k.labels.len()];
+    for (i, inst) in k.body.iter().enumerate() {
+        if matches!(inst.op, Opcode::Label | Opcode::Subroutine) {
+            if let Some(Field::Label(l)) = inst.fields.first() {
+                if let Some(slot) = label_pc.get_mut(l.0 as usize) {
+                    *slot = i as u32;
+                }
+            }
+        }
+    }
+    let var_off = |v: VarId| layout.offset(v);
+    let var_ty = |v: VarId| k.vars.get(v.0 as usize).map_or(DataType::UD, |v| v.ty);
+    let mut insts = Vec::with_capacity(k.body.len());
+    for (index, inst) in k.body.iter().enumerate() {
+        let row = info(inst.op).fields;
+        let mut fields = Vec::with_capacity(row.len());
+        let mut exec = ExecSize {
+            size: 1,
+            mask: MaskControl {
+                group: 0,
+                no_mask: true,
+            },
+        };
+        let mut pred = None;
+        for (spec, f) in row.iter().zip(&inst.fields) {
+            let pf = match (spec.kind, f) {
+                (FieldKind::ExecSize, Field::ExecSize(e)) => {
+                    exec = *e;
+                    PField::None
+                }
+                (FieldKind::Pred, Field::Pred(p)) => {
+                    pred = *p;
+                    PField::None
+                }
+                (FieldKind::Dst, Field::Vec(v)) => {
+                    PField::Dst(resolve_dst(v, &var_off, &var_ty, &addr_base, grf))
+                }
+                (FieldKind::Src | FieldKind::Scalar, Field::Vec(v)) => {
+                    let addr_of = inst.op == Opcode::AddrAdd && spec.name == "Src0";
+                    PField::Src(resolve_src(v, addr_of, &var_off, &var_ty, &addr_base, grf))
+                }
+                (FieldKind::Raw, Field::Raw(r)) => {
+                    if r.var.0 == 0 {
+                        PField::Raw(None)
+                    } else {
+                        PField::Raw(Some(var_off(r.var) + r.offset as u32))
+                    }
+                }
+                (FieldKind::Int(_), Field::Int(v)) => PField::Int(*v),
+                (FieldKind::Label, Field::Label(l)) => {
+                    let pc = label_pc.get(l.0 as usize).copied().unwrap_or(u32::MAX);
+                    if pc == u32::MAX {
+                        return Err(ExecError::BadLabel { index, label: l.0 });
+                    }
+                    PField::Target(pc)
+                }
+                (FieldKind::LabelList, Field::Labels(ls)) => {
+                    let mut t = Vec::new();
+                    for l in ls {
+                        let pc = label_pc.get(l.0 as usize).copied().unwrap_or(u32::MAX);
+                        if pc == u32::MAX {
+                            return Err(ExecError::BadLabel { index, label: l.0 });
+                        }
+                        t.push(pc);
+                    }
+                    PField::Targets(t)
+                }
+                (FieldKind::Surface, Field::Surface(s)) => PField::Surface(s.0),
+                (FieldKind::Sampler, Field::Sampler(s)) => PField::Sampler(s.0),
+                _ => {
+                    return Err(ExecError::Malformed {
+                        index,
+                        what: format!(
+                            "field {} of {} has the wrong kind",
+                            spec.name,
+                            inst.op.spec_name()
+                        ),
+                    })
+                }
+            };
+            fields.push(pf);
+        }
+        insts.push(PInst {
+            op: inst.op,
+            exec,
+            pred,
+            fields,
+            index,
+        });
+    }
+    let mut inputs = Vec::new();
+    for i in &k.inputs {
+        if i.class == InputClass::General {
+            inputs.push((layout.offset(VarId(i.id)), i.offset, i.size));
+        }
+    }
+    let find = |p: PredefinedVar| {
+        k.vars
+            .iter()
+            .position(|v| v.predefined == Some(p))
+            .map_or(0, |i| layout.offsets[i])
+    };
+    let pre = PredefinedOffsets {
+        r0: find(PredefinedVar::R0),
+        cr0: find(PredefinedVar::Cr0),
+        sr0: find(PredefinedVar::Sr0),
+        group_id: [
+            find(PredefinedVar::GroupIdX),
+            find(PredefinedVar::GroupIdY),
+            find(PredefinedVar::GroupIdZ),
+        ],
+        thread_xy: [find(PredefinedVar::ThreadX), find(PredefinedVar::ThreadY)],
+        null: find(PredefinedVar::Null),
+    };
+    Ok(Prepared {
+        kernel: k,
+        layout,
+        simd,
+        grf_bytes: grf,
+        insts,
+        addr_base,
+        addr_total,
+        inputs,
+        pre,
+    })
+}
+
+fn resolve_src(
+    v: &VecOperand,
+    addr_of: bool,
+    var_off: &dyn Fn(VarId) -> u32,
+    var_ty: &dyn Fn(VarId) -> DataType,
+    addr_base: &[u32],
+    grf: u32,
+) -> Src {
+    match v {
+        VecOperand::General {
+            var,
+            row,
+            col,
+            region,
+            modifier,
+        } => {
+            let ty = var_ty(*var);
+            let off = var_off(*var) + *row as u32 * grf + *col as u32 * ty.size();
+            if addr_of {
+                return Src::AddrOf { off };
+            }
+            Src::Direct {
+                off,
+                ty,
+                vs: region_param(region.vstride),
+                w: region_param(region.width).max(1),
+                hs: region_param(region.hstride),
+                m: *modifier,
+            }
+        }
+        VecOperand::Indirect {
+            addr,
+            addr_offset,
+            imm_offset,
+            ty,
+            region,
+            modifier,
+        } => Src::Indirect {
+            addr: addr_base.get(addr.0 as usize).copied().unwrap_or(0) + *addr_offset as u32,
+            imm: *imm_offset as i32,
+            ty: *ty,
+            vs: region.vstride.map(|v| v as u32),
+            w: region_param(region.width).max(1),
+            hs: region_param(region.hstride),
+            m: *modifier,
+        },
+        VecOperand::Immediate { ty, bits } => Src::Imm {
+            ty: *ty,
+            bits: *bits,
+        },
+        VecOperand::Predicate(p) => Src::Pred(*p),
+        VecOperand::Address {
+            addr,
+            offset,
+            width,
+        } => Src::Addr {
+            base: addr_base.get(addr.0 as usize).copied().unwrap_or(0) + *offset as u32,
+            width: (*width as u32).max(1),
+        },
+        VecOperand::State { class, id, .. } => Src::State {
+            class: *class,
+            id: id.0,
+        },
+    }
+}
+
+fn resolve_dst(
+    v: &VecOperand,
+    var_off: &dyn Fn(VarId) -> u32,
+    var_ty: &dyn Fn(VarId) -> DataType,
+    addr_base: &[u32],
+    grf: u32,
+) -> Dst {
+    match v {
+        VecOperand::General {
+            var,
+            row,
+            col,
+            region,
+            modifier,
+        } => {
+            if var.0 == 0 {
+                return Dst::Null;
+            }
+            let ty = var_ty(*var);
+            Dst::Direct {
+                off: var_off(*var) + *row as u32 * grf + *col as u32 * ty.size(),
+                ty,
+                hs: region.hstride.unwrap_or(1).max(1) as u32,
+                sat: *modifier == Modifier::Sat,
+            }
+        }
+        VecOperand::Indirect {
+            addr,
+            addr_offset,
+            imm_offset,
+            ty,
+            region,
+            modifier,
+        } => Dst::Indirect {
+            addr: addr_base.get(addr.0 as usize).copied().unwrap_or(0) + *addr_offset as u32,
+            imm: *imm_offset as i32,
+            ty: *ty,
+            hs: region.hstride.unwrap_or(1).max(1) as u32,
+            sat: *modifier == Modifier::Sat,
+        },
+        VecOperand::Predicate(p) => Dst::Pred(p.id),
+        VecOperand::Address { addr, offset, .. } => Dst::Addr {
+            base: addr_base.get(addr.0 as usize).copied().unwrap_or(0) + *offset as u32,
+        },
+        VecOperand::State { id, .. } => Dst::State { id: id.0 },
+        VecOperand::Immediate { .. } => Dst::Null,
+    }
+}

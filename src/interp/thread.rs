@@ -1,0 +1,1267 @@
+//! One SIMD thread: its GRF, address registers, predicates, surface values and the
+//! per-channel program counters that implement divergent control flow.
+//!
+//! Reconvergence is min-PC: every live channel has its own PC; the thread executes the
+//! instruction at the smallest one with the channels that sit there as its execution
+//! mask. A forward goto parks the taken channels at the target (they rejoin when the
+//! others get there), a backward goto sends them back while the rest wait after the
+//! goto — exactly the behaviour 3_execution_model describes. Calls push a frame so
+//! that a subroutine runs once with the calling channels, NoMask instructions included.
+
+use super::alu::{self, FpEnv, Num, Val};
+use super::memory::{AtomicOp, Memory, Space};
+use super::prepare::{Dst, PField, PInst, Prepared, Src};
+use super::ExecError;
+use crate::ir::*;
+use crate::isa::Opcode;
+
+/// A channel that is not running (finished, not dispatched, or outside this frame).
+pub const IDLE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Surf {
+    Bti(u32),
+    Slm,
+    Stateless,
+}
+
+struct Frame {
+    /// Channel PCs of the caller, restored when every callee channel has returned.
+    saved: [u32; 32],
+}
+
+pub struct Thread {
+    pub grf: Vec<u8>,
+    pub addrs: Vec<u16>,
+    pub preds: Vec<u32>,
+    pub surfaces: Vec<Option<Surf>>,
+    pub pcs: [u32; 32],
+    frames: Vec<Frame>,
+    pub at_barrier: bool,
+    pub steps: u64,
+}
+
+/// Outcome of running a thread for a while.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Yield {
+    Done,
+    Barrier,
+}
+
+/// Everything a message needs besides the thread.
+pub struct Ctx<'a> {
+    pub mem: &'a mut Memory,
+    pub slm: &'a mut Vec<u8>,
+    pub step_limit: u64,
+    pub grf_bytes: u32,
+}
+
+fn read_le(b: &[u8], off: usize, len: usize) -> u64 {
+    let mut v = [0u8; 8];
+    if let Some(s) = b.get(off..off + len) {
+        v[..len].copy_from_slice(s);
+    }
+    u64::from_le_bytes(v)
+}
+
+fn write_le(b: &mut [u8], off: usize, len: usize, value: u64) {
+    if let Some(s) = b.get_mut(off..off + len) {
+        s.copy_from_slice(&value.to_le_bytes()[..len]);
+    }
+}
+
+impl Thread {
+    pub fn new(p: &Prepared, payload: &[u8], lanes: u32, group: [u32; 3]) -> Thread {
+        let mut grf = vec![0u8; p.layout.total as usize];
+        for &(goff, poff, size) in &p.inputs {
+            for b in 0..size as usize {
+                let v = payload.get(poff as usize + b).copied().unwrap_or(0);
+                if let Some(d) = grf.get_mut(goff as usize + b) {
+                    *d = v;
+                }
+            }
+        }
+        let r0 = p.pre.r0 as usize;
+        for b in 0..p.grf_bytes as usize {
+            if let Some(d) = grf.get_mut(r0 + b) {
+                *d = payload.get(b).copied().unwrap_or(0);
+            }
+        }
+        for (d, g) in group.iter().enumerate() {
+            write_le(&mut grf, p.pre.group_id[d] as usize, 4, *g as u64);
+        }
+        let dmask: u64 = if lanes >= 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << lanes) - 1
+        };
+        write_le(&mut grf, p.pre.sr0 as usize + 8, 4, dmask);
+        let mut pcs = [IDLE; 32];
+        for (i, pc) in pcs.iter_mut().enumerate().take(lanes.min(p.simd) as usize) {
+            let _ = i;
+            *pc = 0;
+        }
+        Thread {
+            grf,
+            addrs: vec![0; p.addr_total as usize],
+            preds: vec![0; p.kernel.preds.len()],
+            surfaces: vec![None; p.kernel.surfaces.len().max(8)],
+            pcs,
+            frames: Vec::new(),
+            at_barrier: false,
+            steps: 0,
+        }
+    }
+
+    fn env(&self, p: &Prepared) -> FpEnv {
+        FpEnv::from_cr0(read_le(&self.grf, p.pre.cr0 as usize, 4) as u32)
+    }
+
+    /// The channel enables of 5_operands' EvaluateChEn.
+    fn chen(&self, inst: &PInst, em: u32) -> u32 {
+        let n = inst.exec.size as u32;
+        let off = inst.exec.mask.channel_offset();
+        let full = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let mut ch = if inst.exec.mask.no_mask {
+            full
+        } else {
+            (em >> off) & full
+        };
+        if let Some(p) = inst.pred {
+            let bits = self.preds.get(p.id.0 as usize).copied().unwrap_or(0);
+            let mut pm = (bits >> off) & full;
+            match p.combine {
+                PredCombine::Sequential => {}
+                PredCombine::Any => pm = if pm != 0 { full } else { 0 },
+                PredCombine::All => pm = if pm == full { full } else { 0 },
+            }
+            if p.inverse {
+                pm = !pm & full;
+            }
+            ch &= pm;
+        }
+        ch
+    }
+
+    // ---- operands ----
+
+    fn src_elem(&self, s: &Src, i: u32) -> (Val, Modifier) {
+        match s {
+            Src::Direct {
+                off,
+                ty,
+                vs,
+                w,
+                hs,
+                m,
+            } => {
+                let e = ty.size();
+                let o = off + ((i / w) * vs + (i % w) * hs) * e;
+                (
+                    Val {
+                        ty: *ty,
+                        bits: read_le(&self.grf, o as usize, e as usize),
+                    },
+                    *m,
+                )
+            }
+            Src::Indirect {
+                addr,
+                imm,
+                ty,
+                vs,
+                w,
+                hs,
+                m,
+            } => {
+                let e = ty.size();
+                let o = match vs {
+                    None => {
+                        // Multi-address: one address register element per `w` elements.
+                        let a = self
+                            .addrs
+                            .get((*addr + i / w) as usize)
+                            .copied()
+                            .unwrap_or(0) as i64;
+                        a + *imm as i64 + ((i % w) * hs * e) as i64
+                    }
+                    Some(vs) => {
+                        let a = self.addrs.get(*addr as usize).copied().unwrap_or(0) as i64;
+                        a + *imm as i64 + (((i / w) * vs + (i % w) * hs) * e) as i64
+                    }
+                };
+                (
+                    Val {
+                        ty: *ty,
+                        bits: read_le(&self.grf, o.max(0) as usize, e as usize),
+                    },
+                    *m,
+                )
+            }
+            Src::Imm { ty, bits } => {
+                if ty.is_packed() {
+                    (alu::unpack(*ty, *bits, i), Modifier::None)
+                } else {
+                    (
+                        Val {
+                            ty: *ty,
+                            bits: *bits,
+                        },
+                        Modifier::None,
+                    )
+                }
+            }
+            Src::Pred(p) => {
+                let b = self.preds.get(p.id.0 as usize).copied().unwrap_or(0);
+                (
+                    Val {
+                        ty: DataType::UD,
+                        bits: ((b >> i) & 1) as u64,
+                    },
+                    Modifier::None,
+                )
+            }
+            Src::Addr { base, width } => {
+                let a = self
+                    .addrs
+                    .get((base + i % width) as usize)
+                    .copied()
+                    .unwrap_or(0);
+                (
+                    Val {
+                        ty: DataType::UW,
+                        bits: a as u64,
+                    },
+                    Modifier::None,
+                )
+            }
+            Src::AddrOf { off } => (
+                Val {
+                    ty: DataType::UW,
+                    bits: *off as u64,
+                },
+                Modifier::None,
+            ),
+            Src::State { id, .. } => {
+                let v = match self.surfaces.get(*id as usize).copied().flatten() {
+                    Some(Surf::Bti(b)) => b as u64,
+                    _ => 0,
+                };
+                (
+                    Val {
+                        ty: DataType::UD,
+                        bits: v,
+                    },
+                    Modifier::None,
+                )
+            }
+        }
+    }
+
+    fn src_num(&self, s: &Src, i: u32) -> (Num, DataType) {
+        let (v, m) = self.src_elem(s, i);
+        (alu::modify(v, m), v.ty)
+    }
+
+    fn write_dst(&mut self, d: &Dst, i: u32, bits: u64) {
+        match d {
+            Dst::Direct { off, ty, hs, .. } => {
+                let e = ty.size();
+                write_le(&mut self.grf, (off + i * hs * e) as usize, e as usize, bits);
+            }
+            Dst::Indirect {
+                addr, imm, ty, hs, ..
+            } => {
+                let e = ty.size();
+                let a = self.addrs.get(*addr as usize).copied().unwrap_or(0) as i64;
+                let o = a + *imm as i64 + (i * hs * e) as i64;
+                write_le(&mut self.grf, o.max(0) as usize, e as usize, bits);
+            }
+            Dst::Pred(p) => {
+                if let Some(w) = self.preds.get_mut(p.0 as usize) {
+                    if bits & 1 != 0 {
+                        *w |= 1 << i;
+                    } else {
+                        *w &= !(1 << i);
+                    }
+                }
+            }
+            Dst::Addr { base } => {
+                if let Some(a) = self.addrs.get_mut((base + i) as usize) {
+                    *a = bits as u16;
+                }
+            }
+            Dst::State { id } => {
+                if let Some(s) = self.surfaces.get_mut(*id as usize) {
+                    *s = Some(Surf::Bti(bits as u32));
+                }
+            }
+            Dst::Null => {}
+        }
+    }
+
+    fn raw_read(&self, off: Option<u32>, byte: u32, len: usize) -> u64 {
+        match off {
+            Some(o) => read_le(&self.grf, (o + byte) as usize, len),
+            None => 0,
+        }
+    }
+
+    fn raw_write(&mut self, off: Option<u32>, byte: u32, len: usize, v: u64) {
+        if let Some(o) = off {
+            write_le(&mut self.grf, (o + byte) as usize, len, v);
+        }
+    }
+
+    fn surface_of(&self, id: u16) -> Surf {
+        match id {
+            0 => Surf::Slm,
+            1..=5 => Surf::Stateless,
+            _ => self
+                .surfaces
+                .get(id as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(Surf::Bti(id as u32)),
+        }
+    }
+
+    // ---- the run loop ----
+
+    /// Run until the thread ends or reaches a barrier.
+    pub fn run(&mut self, p: &Prepared, cx: &mut Ctx) -> Result<Yield, ExecError> {
+        if self.at_barrier {
+            self.at_barrier = false;
+        }
+        loop {
+            let pc = self.pcs.iter().copied().min().unwrap_or(IDLE);
+            if pc == IDLE {
+                if let Some(f) = self.frames.pop() {
+                    self.pcs = f.saved;
+                    continue;
+                }
+                return Ok(Yield::Done);
+            }
+            let Some(inst) = p.insts.get(pc as usize) else {
+                // Falling off the end ends those channels.
+                for c in self.pcs.iter_mut() {
+                    if *c == pc {
+                        *c = IDLE;
+                    }
+                }
+                continue;
+            };
+            let mut em = 0u32;
+            for (c, &cpc) in self.pcs.iter().enumerate() {
+                if cpc == pc {
+                    em |= 1 << c;
+                }
+            }
+            self.steps += 1;
+            if self.steps > cx.step_limit {
+                return Err(ExecError::StepLimit {
+                    index: inst.index,
+                    op: inst.op.spec_name(),
+                    limit: cx.step_limit,
+                });
+            }
+            // Default: the running channels move on.
+            let next = pc + 1;
+            match self.exec(p, inst, em, pc, cx)? {
+                Flow::Next => self.advance(em, next),
+                Flow::Barrier => {
+                    self.advance(em, next);
+                    self.at_barrier = true;
+                    return Ok(Yield::Barrier);
+                }
+                Flow::Done => {}
+            }
+        }
+    }
+
+    fn advance(&mut self, em: u32, next: u32) {
+        for c in 0..32 {
+            if em & (1 << c) != 0 {
+                self.pcs[c] = next;
+            }
+        }
+    }
+
+    fn exec(
+        &mut self,
+        p: &Prepared,
+        inst: &PInst,
+        em: u32,
+        pc: u32,
+        cx: &mut Ctx,
+    ) -> Result<Flow, ExecError> {
+        use Opcode::*;
+        let unsupported = |what: &str| ExecError::Unsupported {
+            index: inst.index,
+            what: format!("{} ({what})", inst.op.spec_name()),
+        };
+        match inst.op {
+            Label | Subroutine | Loc | File | Lifetime | Fence | LscFence | Wait | Yield
+            | CacheFlush => Ok(Flow::Next),
+            Barrier | Sbarrier | Nbarrier => Ok(Flow::Barrier),
+            Goto | Jmp => {
+                let target = target(inst);
+                // Exec size 1 without a predicate: every running channel branches.
+                let taken = if inst.exec.size == 1 {
+                    let ch = self.chen(inst, 1);
+                    if inst.pred.is_none() || ch & 1 != 0 {
+                        em
+                    } else {
+                        0
+                    }
+                } else {
+                    (self.chen(
+                        inst,
+                        em >> inst.exec.mask.channel_offset() << inst.exec.mask.channel_offset(),
+                    ) << inst.exec.mask.channel_offset())
+                        & em
+                };
+                for c in 0..32 {
+                    if em & (1 << c) != 0 {
+                        self.pcs[c] = if taken & (1 << c) != 0 {
+                            target
+                        } else {
+                            pc + 1
+                        };
+                    }
+                }
+                Ok(Flow::Done)
+            }
+            Call => {
+                let ch = self.chen(inst, em) << inst.exec.mask.channel_offset() & em;
+                let callees = if inst.exec.size == 1 && inst.pred.is_none() {
+                    em
+                } else {
+                    ch
+                };
+                let mut saved = self.pcs;
+                for c in 0..32 {
+                    if em & (1 << c) != 0 {
+                        saved[c] = pc + 1;
+                    }
+                }
+                self.frames.push(Frame { saved });
+                let t = target(inst);
+                for c in 0..32 {
+                    self.pcs[c] = if callees & (1 << c) != 0 { t } else { IDLE };
+                }
+                Ok(Flow::Done)
+            }
+            Ret | Fret => {
+                let ch = self.chen(inst, em) << inst.exec.mask.channel_offset() & em;
+                let leaving = if inst.exec.size == 1 && inst.pred.is_none() {
+                    em
+                } else {
+                    ch
+                };
+                for c in 0..32 {
+                    if em & (1 << c) != 0 {
+                        self.pcs[c] = if leaving & (1 << c) != 0 {
+                            IDLE
+                        } else {
+                            pc + 1
+                        };
+                    }
+                }
+                Ok(Flow::Done)
+            }
+            Switchjmp => {
+                let idx = match inst.fields.get(2) {
+                    Some(PField::Src(s)) => self.src_num(s, 0).0.as_int(),
+                    _ => 0,
+                };
+                let targets = match inst.fields.get(3) {
+                    Some(PField::Targets(t)) => t.clone(),
+                    _ => Vec::new(),
+                };
+                let t = targets
+                    .get(usize::try_from(idx).unwrap_or(usize::MAX))
+                    .copied()
+                    .ok_or_else(|| unsupported("switchjmp index out of range"))?;
+                for c in 0..32 {
+                    if em & (1 << c) != 0 {
+                        self.pcs[c] = t;
+                    }
+                }
+                Ok(Flow::Done)
+            }
+            Fcall | Ifcall | Fccall | Faddr => {
+                Err(unsupported("stack function calls are not supported yet"))
+            }
+            Gather4Scaled | Scatter4Scaled | GatherScaled | ScatterScaled | OwordLd
+            | OwordLdUnaligned | OwordSt | DwordAtomic | SvmAtomic | SvmGather4Scaled
+            | SvmScatter4Scaled | SvmBlockLd | SvmBlockSt | SvmGather | SvmScatter | LscUntyped => {
+                self.message(p, inst, em, cx)?;
+                Ok(Flow::Next)
+            }
+            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Load
+            | D3Sample4 | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas
+            | Dpasw => Err(unsupported("Intel fixed-function hardware; not emulated")),
+            _ => {
+                self.alu(p, inst, em)?;
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    // ---- ALU ----
+
+    fn alu(&mut self, p: &Prepared, inst: &PInst, em: u32) -> Result<(), ExecError> {
+        use Opcode::*;
+        let env = self.env(p);
+        let n = inst.exec.size as u32;
+        let moff = inst.exec.mask.channel_offset();
+        let chen = self.chen(inst, em);
+        let mut dsts: Vec<&Dst> = Vec::new();
+        let mut srcs: Vec<&Src> = Vec::new();
+        let mut ints: Vec<u64> = Vec::new();
+        for f in &inst.fields {
+            match f {
+                PField::Dst(d) => dsts.push(d),
+                PField::Src(s) => srcs.push(s),
+                PField::Int(v) => ints.push(*v),
+                _ => {}
+            }
+        }
+        let Some(&dst) = dsts.first() else {
+            return Err(ExecError::Malformed {
+                index: inst.index,
+                what: "no destination".into(),
+            });
+        };
+        let dty = dst.ty();
+        let sat = dst.sat();
+        // Compute every enabled element first (dst may overlap a source).
+        let mut out: Vec<(u32, u64, Option<u64>)> = Vec::with_capacity(n as usize);
+        match inst.op {
+            Setp => {
+                let scalar = matches!(srcs.first(), Some(Src::Imm { .. }))
+                    || matches!(
+                        srcs.first(),
+                        Some(Src::Direct {
+                            vs: 0,
+                            w: 1,
+                            hs: 0,
+                            ..
+                        })
+                    );
+                for i in 0..n {
+                    if scalar {
+                        let v = self.src_elem(srcs[0], 0).0.bits;
+                        out.push((i, (v >> i) & 1, None));
+                    } else if chen & (1 << i) != 0 {
+                        out.push((i, self.src_elem(srcs[0], i).0.bits & 1, None));
+                    }
+                }
+            }
+            Sel => {
+                // The predicate selects; only EM enables.
+                let full = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+                let en = if inst.exec.mask.no_mask {
+                    full
+                } else {
+                    (em >> moff) & full
+                };
+                let pbits = inst.pred.map(|pr| {
+                    let b = (self.preds.get(pr.id.0 as usize).copied().unwrap_or(0) >> moff) & full;
+                    if pr.inverse {
+                        !b & full
+                    } else {
+                        b
+                    }
+                });
+                for i in 0..n {
+                    if en & (1 << i) == 0 {
+                        continue;
+                    }
+                    let pick = pbits.map_or(true, |b| b & (1 << i) != 0);
+                    let s = if pick { srcs[0] } else { srcs[1] };
+                    let (a, _) = self.src_num(s, i);
+                    out.push((i, alu::to_bits(a, dty, sat, &env), None));
+                }
+            }
+            Movs => {
+                if let (Dst::State { id }, Some(s)) = (dst, srcs.first()) {
+                    let v = match s {
+                        Src::State { id: sid, .. } => self.surface_of(*sid),
+                        _ => Surf::Bti(self.src_elem(s, 0).0.bits as u32),
+                    };
+                    if let Some(slot) = self.surfaces.get_mut(*id as usize) {
+                        *slot = Some(v);
+                    }
+                    return Ok(());
+                }
+                for i in 0..n {
+                    if chen & (1 << i) != 0 {
+                        out.push((i, self.src_elem(srcs[0], i).0.bits, None));
+                    }
+                }
+            }
+            _ => {
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let vals: Vec<(Num, DataType)> =
+                        srcs.iter().map(|s| self.src_num(s, i)).collect();
+                    let raw: Vec<Val> = srcs.iter().map(|s| self.src_elem(s, i).0).collect();
+                    let (r, extra) =
+                        element(inst, dty, &vals, &raw, &ints, sat, &env).map_err(|what| {
+                            ExecError::Unsupported {
+                                index: inst.index,
+                                what: format!("{}: {what}", inst.op.spec_name()),
+                            }
+                        })?;
+                    out.push((i, r, extra));
+                }
+            }
+        }
+        if inst.op == Cmp {
+            // A predicate destination gets a bit for every channel in exec size: the
+            // disabled ones keep their value.
+            if matches!(dst, Dst::Pred(_)) {
+                for (i, v, _) in &out {
+                    self.write_dst(dst, *i + moff, *v & 1);
+                }
+            } else {
+                // General destination: all ones for true.
+                let ones = if dty.size() >= 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * dty.size())) - 1
+                };
+                for (i, v, _) in &out {
+                    self.write_dst(dst, *i, if *v & 1 != 0 { ones } else { 0 });
+                }
+            }
+            return Ok(());
+        }
+        let pred_dst_shift = matches!(dst, Dst::Pred(_));
+        for (i, v, extra) in &out {
+            let lane = if pred_dst_shift { *i + moff } else { *i };
+            self.write_dst(dst, lane, *v);
+            if let (Some(e), Some(d2)) = (extra, dsts.get(1)) {
+                self.write_dst(d2, *i, *e);
+            }
+            if let (Some(e), Madw) = (extra, inst.op) {
+                // High halves follow the low halves, starting on the next GRF.
+                if let Dst::Direct { off, ty, hs, sat } = dst {
+                    let lo_bytes = n * ty.size() * hs;
+                    let hi = Dst::Direct {
+                        off: off + lo_bytes.div_ceil(p.grf_bytes) * p.grf_bytes,
+                        ty: *ty,
+                        hs: *hs,
+                        sat: *sat,
+                    };
+                    self.write_dst(&hi, *i, *e);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+enum Flow {
+    Next,
+    Barrier,
+    /// The instruction set the channel PCs itself.
+    Done,
+}
+
+fn target(inst: &PInst) -> u32 {
+    inst.fields
+        .iter()
+        .find_map(|f| match f {
+            PField::Target(t) => Some(*t),
+            _ => None,
+        })
+        .unwrap_or(IDLE)
+}
+
+fn int_bits(t: DataType) -> u32 {
+    8 * t.size()
+}
+
+/// One element of an ALU instruction: (dst bits, extra result).
+fn element(
+    inst: &PInst,
+    dty: DataType,
+    v: &[(Num, DataType)],
+    raw: &[Val],
+    ints: &[u64],
+    sat: bool,
+    env: &FpEnv,
+) -> Result<(u64, Option<u64>), String> {
+    use Opcode::*;
+    let a = v.first().map(|x| x.0).unwrap_or(Num::Int(0));
+    let b = v.get(1).map(|x| x.0).unwrap_or(Num::Int(0));
+    let c = v.get(2).map(|x| x.0).unwrap_or(Num::Int(0));
+    let fexec = alu::float_exec_type(dty, raw);
+    let out = |n: Num| alu::to_bits(n, dty, sat, env);
+    // Float arithmetic in the execution type.
+    let fop = |f: &dyn Fn(f64, f64, f64) -> f64, f32op: &dyn Fn(f32, f32, f32) -> f32| -> Num {
+        match fexec {
+            Some(DataType::F) => {
+                Num::Float(f32op(a.as_f64() as f32, b.as_f64() as f32, c.as_f64() as f32) as f64)
+            }
+            Some(t) => Num::Float(alu::round_exec(f(a.as_f64(), b.as_f64(), c.as_f64()), t)),
+            None => Num::Float(f(a.as_f64(), b.as_f64(), c.as_f64())),
+        }
+    };
+    let r = match inst.op {
+        Mov | Fcvt => out(a),
+        Add => match fexec {
+            Some(_) => out(fop(&|x, y, _| x + y, &|x, y, _| x + y)),
+            None => out(Num::Int(a.as_int() + b.as_int())),
+        },
+        Mul => match fexec {
+            Some(_) => out(fop(&|x, y, _| x * y, &|x, y, _| x * y)),
+            None => out(Num::Int(a.as_int().wrapping_mul(b.as_int()))),
+        },
+        Mad => match fexec {
+            Some(_) => out(fop(&|x, y, z| x.mul_add(y, z), &|x, y, z| x.mul_add(y, z))),
+            None => out(Num::Int(a.as_int().wrapping_mul(b.as_int()) + c.as_int())),
+        },
+        Add3 => out(Num::Int(a.as_int() + b.as_int() + c.as_int())),
+        Avg => out(Num::Int((a.as_int() + b.as_int() + 1) >> 1)),
+        Div => match fexec {
+            Some(_) => out(fop(&|x, y, _| x / y, &|x, y, _| x / y)),
+            None => {
+                let (x, y) = (a.as_int(), b.as_int());
+                if y == 0 {
+                    return Ok((out(Num::Int(-1)), None));
+                }
+                out(Num::Int(x / y))
+            }
+        },
+        Mod => {
+            let (x, y) = (a.as_int(), b.as_int());
+            if y == 0 {
+                return Ok((out(Num::Int(x)), None));
+            }
+            out(Num::Int(x % y))
+        }
+        Divm => out(fop(&|x, y, _| x / y, &|x, y, _| x / y)),
+        Mulh => {
+            let p = a.as_int().wrapping_mul(b.as_int());
+            let bits = int_bits(raw[0].ty).max(int_bits(raw.get(1).map_or(raw[0].ty, |x| x.ty)));
+            out(Num::Int(p >> bits))
+        }
+        Madw => {
+            let r = a.as_int().wrapping_mul(b.as_int()) + c.as_int();
+            let lo = alu::to_bits(Num::Int(r), dty, false, env);
+            let hi = alu::to_bits(Num::Int(r >> 32), dty, false, env);
+            return Ok((lo, Some(hi)));
+        }
+        Addc => {
+            let r = (a.as_int() as u32 as u64) + (b.as_int() as u32 as u64);
+            return Ok((r & 0xffff_ffff, Some(r >> 32)));
+        }
+        Subb => {
+            let (x, y) = (a.as_int() as u32, b.as_int() as u32);
+            return Ok((x.wrapping_sub(y) as u64, Some((x < y) as u64)));
+        }
+        And | Or | Xor | Not => {
+            let (x, y) = (a.as_int(), b.as_int());
+            let r = match inst.op {
+                And => x & y,
+                Or => x | y,
+                Xor => x ^ y,
+                _ => !x,
+            };
+            out(Num::Int(r))
+        }
+        Shl | Shr | Asr => {
+            let wide = int_bits(raw[0].ty) == 64 || int_bits(dty) == 64;
+            let count = (b.as_int() as u64 & if wide { 63 } else { 31 }) as u32;
+            let sbits = int_bits(raw[0].ty);
+            let x = raw[0].bits
+                & if sbits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << sbits) - 1
+                };
+            let r: i128 = match inst.op {
+                Shl => (a.as_int() as u128).wrapping_shl(count) as i128,
+                Shr => (x >> count) as i128,
+                _ => a.as_int() >> count,
+            };
+            out(Num::Int(r))
+        }
+        Rol | Ror => {
+            let bits = int_bits(dty).max(16);
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let x = raw[0].bits & mask;
+            let n = (b.as_int() as u32) % bits;
+            let r = if n == 0 {
+                x
+            } else if inst.op == Rol {
+                ((x << n) | (x >> (bits - n))) & mask
+            } else {
+                ((x >> n) | (x << (bits - n))) & mask
+            };
+            r
+        }
+        Cbit => out(Num::Int(raw[0].bits.count_ones() as i128 & 0xff)),
+        Fbl => {
+            let x = raw[0].bits as u32;
+            out(Num::Int(if x == 0 {
+                0xffff_ffff
+            } else {
+                x.trailing_zeros() as i128
+            }))
+        }
+        Fbh => {
+            let x = raw[0].bits as u32;
+            let r = if raw[0].ty.is_signed_int() {
+                let y = if (x as i32) < 0 { !x } else { x };
+                if x == 0 || x == u32::MAX {
+                    0xffff_ffff
+                } else {
+                    y.leading_zeros() as i128
+                }
+            } else if x == 0 {
+                0xffff_ffff
+            } else {
+                x.leading_zeros() as i128
+            };
+            out(Num::Int(r))
+        }
+        Lzd => out(Num::Int((raw[0].bits as u32).leading_zeros() as i128)),
+        Bfrev => out(Num::Int((raw[0].bits as u32).reverse_bits() as i128)),
+        Bfe => {
+            let w = (a.as_int() as u32) & 0x1f;
+            let off = (b.as_int() as u32) & 0x1f;
+            let x = raw[2].bits as u32;
+            let mask = if w == 0 { 0 } else { (1u64 << w) - 1 } as u32;
+            out(Num::Int(((x >> off) & mask) as i128))
+        }
+        Bfi => {
+            let w = (a.as_int() as u32) & 0x1f;
+            let off = (b.as_int() as u32) & 0x1f;
+            let mask = (if w == 0 { 0 } else { ((1u64 << w) - 1) as u32 }) << off;
+            let ins = (raw[2].bits as u32) << off;
+            let base = raw.get(3).map_or(0, |x| x.bits as u32);
+            out(Num::Int(((ins & mask) | (base & !mask)) as i128))
+        }
+        Bfn => {
+            let ctrl = ints.first().copied().unwrap_or(0);
+            let (x, y, z) = (raw[0].bits, raw[1].bits, raw[2].bits);
+            let mut r = 0u64;
+            for bit in 0..64 {
+                let idx = (((x >> bit) & 1) << 2) | (((y >> bit) & 1) << 1) | ((z >> bit) & 1);
+                r |= ((ctrl >> idx) & 1) << bit;
+            }
+            out(Num::Int(r as i128))
+        }
+        Cmp => {
+            let rel = ints.first().copied().unwrap_or(0);
+            return Ok((alu::compare(rel, a, b) as u64, None));
+        }
+        MinMax => {
+            let max = ints.first().copied().unwrap_or(0) == 1;
+            match fexec {
+                Some(t) => out(Num::Float(alu::round_exec(
+                    alu::fmin_max(a.as_f64(), b.as_f64(), max),
+                    t,
+                ))),
+                None => out(Num::Int(if max {
+                    a.as_int().max(b.as_int())
+                } else {
+                    a.as_int().min(b.as_int())
+                })),
+            }
+        }
+        Frc => out(Num::Float(a.as_f64() - a.as_f64().floor())),
+        Rndd => out(Num::Float(a.as_f64().floor())),
+        Rndu => out(Num::Float(a.as_f64().ceil())),
+        Rndz => out(Num::Float(a.as_f64().trunc())),
+        Rnde => out(Num::Float(a.as_f64().round_ties_even())),
+        Inv | Invm => out(fop(&|x, _, _| 1.0 / x, &|x, _, _| 1.0 / x)),
+        Sqrt | Sqrtm => out(fop(&|x, _, _| x.sqrt(), &|x, _, _| x.sqrt())),
+        Rsqrt | Rsqtm => out(fop(&|x, _, _| 1.0 / x.sqrt(), &|x, _, _| {
+            (1.0 / (x as f64).sqrt()) as f32
+        })),
+        Exp => out(fop(&|x, _, _| x.exp2(), &|x, _, _| {
+            (x as f64).exp2() as f32
+        })),
+        Log => out(fop(&|x, _, _| x.log2(), &|x, _, _| {
+            (x as f64).log2() as f32
+        })),
+        Sin => out(fop(&|x, _, _| x.sin(), &|x, _, _| (x as f64).sin() as f32)),
+        Cos => out(fop(&|x, _, _| x.cos(), &|x, _, _| (x as f64).cos() as f32)),
+        Pow => out(fop(&|x, y, _| x.powf(y), &|x, y, _| {
+            (x as f64).powf(y as f64) as f32
+        })),
+        Lrp => out(fop(&|x, y, z| x * y + (1.0 - x) * z, &|x, y, z| {
+            x * y + (1.0 - x) * z
+        })),
+        Dp4a => {
+            let s = |v: Val, k: u32| -> i128 {
+                let byte = (v.bits >> (8 * k)) & 0xff;
+                if v.ty.is_signed_int() {
+                    byte as u8 as i8 as i128
+                } else {
+                    byte as i128
+                }
+            };
+            let mut acc = a.as_int();
+            for k in 0..4 {
+                acc += s(raw[1], k) * s(raw[2], k);
+            }
+            out(Num::Int(acc))
+        }
+        other => {
+            return Err(format!(
+                "{} is not an ALU instruction this interpreter knows",
+                other.spec_name()
+            ))
+        }
+    };
+    Ok((r, None))
+}
+
+// ---- memory messages ----
+
+impl Thread {
+    fn message(
+        &mut self,
+        _p: &Prepared,
+        inst: &PInst,
+        em: u32,
+        cx: &mut Ctx,
+    ) -> Result<(), ExecError> {
+        use Opcode::*;
+        let n = inst.exec.size as u32;
+        let chen = self.chen(inst, em);
+        let int = |name: &str| fint(inst, name);
+        let fld = |name: &str| ffld(inst, name);
+        let raw = |name: &str| fraw(inst, name);
+        let scalar = |t: &Thread, name: &str| -> u64 {
+            match fld(name) {
+                Some(PField::Src(s)) => t.src_elem(s, 0).0.bits,
+                _ => 0,
+            }
+        };
+        let space_of = |t: &Thread, name: &str| -> Space {
+            match fld(name) {
+                Some(PField::Surface(id)) => match t.surface_of(*id) {
+                    Surf::Slm => Space::Slm,
+                    Surf::Stateless => Space::Flat,
+                    Surf::Bti(b) => Space::Bti(b),
+                },
+                _ => Space::Flat,
+            }
+        };
+        // gather4: each enabled channel's data starts max(exec_size, GRF/4) dwords on.
+        let dw_slots = |_: &Thread| -> u32 { n.max(cx.grf_bytes / 4) };
+        match inst.op {
+            Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled => {
+                let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
+                let space = if svm {
+                    Space::Flat
+                } else {
+                    space_of(self, "Surface")
+                };
+                let base = if svm {
+                    scalar(self, "Address")
+                } else {
+                    scalar(self, "Offset")
+                };
+                let mask = int("Channels");
+                let offs = raw("Element_offset");
+                let data = if matches!(inst.op, Gather4Scaled | SvmGather4Scaled) {
+                    raw("Dst")
+                } else {
+                    raw("Src")
+                };
+                let load = matches!(inst.op, Gather4Scaled | SvmGather4Scaled);
+                let slots = dw_slots(self);
+                let mut pos = 0;
+                for ch in 0..4 {
+                    if mask & (1 << ch) == 0 {
+                        continue;
+                    }
+                    for i in 0..n {
+                        if chen & (1 << i) == 0 {
+                            continue;
+                        }
+                        let eoff = if svm {
+                            self.raw_read(offs, 8 * i, 8)
+                        } else {
+                            self.raw_read(offs, 4 * i, 4)
+                        };
+                        let addr = base.wrapping_add(eoff).wrapping_add(4 * ch);
+                        let slot = 4 * (pos * slots + i);
+                        if load {
+                            let v = cx.mem.read(space, cx.slm, addr, 4);
+                            self.raw_write(data, slot, 4, v);
+                        } else {
+                            let v = self.raw_read(data, slot, 4);
+                            cx.mem.write(space, cx.slm, addr, 4, v);
+                        }
+                    }
+                    pos += 1;
+                }
+            }
+            GatherScaled | ScatterScaled => {
+                let space = space_of(self, "Surface");
+                let base = scalar(self, "Offset");
+                let bytes = 1usize << (int("Num_blocks") & 3);
+                let offs = raw("Element_offset");
+                let load = inst.op == GatherScaled;
+                let data = if load { raw("Dst") } else { raw("Src") };
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let addr = base.wrapping_add(self.raw_read(offs, 4 * i, 4));
+                    if load {
+                        let v = cx.mem.read(space, cx.slm, addr, bytes);
+                        self.raw_write(data, 4 * i, 4, v);
+                    } else {
+                        let v = self.raw_read(data, 4 * i, bytes);
+                        cx.mem.write(space, cx.slm, addr, bytes, v);
+                    }
+                }
+            }
+            OwordLd | OwordLdUnaligned | OwordSt => {
+                let space = space_of(self, "Surface");
+                let owords = 1u64 << (int("Size") & 7);
+                let off = scalar(self, "Offset");
+                let addr = if inst.op == OwordLdUnaligned {
+                    off
+                } else {
+                    off * 16
+                };
+                let data = if inst.op == OwordSt {
+                    raw("Src")
+                } else {
+                    raw("Dst")
+                };
+                for b in (0..owords * 16).step_by(4) {
+                    if inst.op == OwordSt {
+                        let v = self.raw_read(data, b as u32, 4);
+                        cx.mem.write(space, cx.slm, addr + b, 4, v);
+                    } else {
+                        let v = cx.mem.read(space, cx.slm, addr + b, 4);
+                        self.raw_write(data, b as u32, 4, v);
+                    }
+                }
+            }
+            DwordAtomic | SvmAtomic => {
+                let svm = inst.op == SvmAtomic;
+                let code = int("Op");
+                let op = AtomicOp::from_legacy(code).ok_or_else(|| ExecError::Unsupported {
+                    index: inst.index,
+                    what: format!("atomic op code {code}"),
+                })?;
+                let width = if svm {
+                    [32, 16, 64, 32][((code >> 5) & 3) as usize]
+                } else if code & 0x20 != 0 {
+                    16
+                } else {
+                    32
+                };
+                let bytes = (width / 8) as usize;
+                let slot = if width == 64 { 8 } else { 4 };
+                let space = if svm {
+                    Space::Flat
+                } else {
+                    space_of(self, "Surface")
+                };
+                let addrs = if svm {
+                    raw("Addresses")
+                } else {
+                    raw("Element_offset")
+                };
+                let (s0, s1, d) = (raw("Src0"), raw("Src1"), raw("Dst"));
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let addr = if svm {
+                        self.raw_read(addrs, 8 * i, 8)
+                    } else {
+                        self.raw_read(addrs, 4 * i, 4)
+                    };
+                    let old = cx.mem.read(space, cx.slm, addr, bytes);
+                    let a0 = self.raw_read(s0, slot * i, slot as usize);
+                    let a1 = self.raw_read(s1, slot * i, slot as usize);
+                    // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
+                    let (x, y) = if op == AtomicOp::CmpXchg {
+                        (a1, a0)
+                    } else {
+                        (a0, a1)
+                    };
+                    if let Some(new) = op.apply(old, x, y, width) {
+                        cx.mem.write(space, cx.slm, addr, bytes, new);
+                    }
+                    self.raw_write(d, slot * i, slot as usize, old);
+                }
+            }
+            LscUntyped => self.lsc(inst, chen, cx)?,
+            _ => {
+                return Err(ExecError::Unsupported {
+                    index: inst.index,
+                    what: format!("{} is not emulated yet", inst.op.spec_name()),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    fn lsc(&mut self, inst: &PInst, chen: u32, cx: &mut Ctx) -> Result<(), ExecError> {
+        let int = |name: &str| fint(inst, name);
+        let fld = |name: &str| ffld(inst, name);
+        let raw = |name: &str| fraw(inst, name);
+        let n = inst.exec.size as u32;
+        let subop = int("LscSubOp");
+        let sfid = int("LscSFID");
+        let ty = int("AddrType");
+        let asize = match int("AddrSize") {
+            1 => 2,
+            3 => 8,
+            _ => 4,
+        };
+        let (mem_bytes, slot) = match int("DataSize") {
+            1 => (1, 1),
+            2 => (2, 2),
+            4 => (8, 8),
+            5 => (1, 4),
+            6 | 7 => (2, 4),
+            _ => (4, 4),
+        };
+        let vec = [0, 1, 2, 3, 4, 8, 16, 32, 64][(int("DataElemsPerAddr") as usize).min(8)];
+        let transpose = int("DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
+        let scale = int("AddrScale").max(1);
+        let imm = int("AddrImmOffset") as u32 as i32 as i64;
+        let surf = match fld("Surface") {
+            Some(PField::Src(s)) => self.src_elem(s, 0).0.bits,
+            _ => 0,
+        };
+        let space = if sfid == 3 {
+            Space::Slm
+        } else if ty == 4 {
+            Space::Bti(surf as u32)
+        } else {
+            Space::Flat
+        };
+        let addrs = raw("Src0Addrs");
+        let addr_of = |t: &Thread, i: u32| -> u64 {
+            let a = t.raw_read(addrs, asize * i, asize as usize);
+            let base = if matches!(ty, 2 | 3) { surf } else { 0 };
+            (a.wrapping_mul(scale) as i64).wrapping_add(imm) as u64 + base
+        };
+        // Each vector element of a SIMT message starts on a GRF boundary.
+        let pitch = |grfb: u32| (n * slot).div_ceil(grfb) * grfb;
+        let gb = cx.grf_bytes;
+        let dst = raw("DstData");
+        let src1 = raw("Src1Data");
+        let src2 = raw("Src2Data");
+        let mask_slot = |v: u64| -> u64 {
+            if mem_bytes < slot {
+                v & ((1u64 << (8 * mem_bytes)) - 1)
+            } else {
+                v
+            }
+        };
+        match subop {
+            0x00 | 0x04 => {
+                let load = subop == 0x00;
+                if transpose {
+                    let addr = addr_of(self, 0);
+                    for v in 0..vec {
+                        let a = addr + (v * mem_bytes) as u64;
+                        if load {
+                            let x = cx.mem.read(space, cx.slm, a, mem_bytes as usize);
+                            self.raw_write(dst, v * slot, slot as usize, x);
+                        } else {
+                            let x = self.raw_read(src1, v * slot, mem_bytes as usize);
+                            cx.mem.write(space, cx.slm, a, mem_bytes as usize, x);
+                        }
+                    }
+                    return Ok(());
+                }
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let addr = addr_of(self, i);
+                    for v in 0..vec {
+                        let a = addr + (v * mem_bytes) as u64;
+                        let r = v * pitch(gb) + i * slot;
+                        if load {
+                            let x = cx.mem.read(space, cx.slm, a, mem_bytes as usize);
+                            self.raw_write(dst, r, slot as usize, x);
+                        } else {
+                            let x = mask_slot(self.raw_read(src1, r, slot as usize));
+                            cx.mem.write(space, cx.slm, a, mem_bytes as usize, x);
+                        }
+                    }
+                }
+            }
+            0x08..=0x1a => {
+                let op = AtomicOp::from_lsc(subop).ok_or_else(|| ExecError::Unsupported {
+                    index: inst.index,
+                    what: format!("LSC atomic sub-op {subop:#x}"),
+                })?;
+                let width = 8 * mem_bytes;
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let addr = addr_of(self, i);
+                    let old = cx.mem.read(space, cx.slm, addr, mem_bytes as usize);
+                    let a1 = self.raw_read(src1, i * slot, slot as usize);
+                    let a2 = self.raw_read(src2, i * slot, slot as usize);
+                    if let Some(new) = op.apply(old, a1, a2, width) {
+                        cx.mem.write(space, cx.slm, addr, mem_bytes as usize, new);
+                    }
+                    self.raw_write(dst, i * slot, slot as usize, old);
+                }
+            }
+            _ => {
+                return Err(ExecError::Unsupported {
+                    index: inst.index,
+                    what: format!(
+                        "{} is not emulated yet",
+                        crate::isa::syntax::LSC_SUBOP
+                            .name(subop)
+                            .unwrap_or("lsc sub-op")
+                    ),
+                })
+            }
+        }
+        Ok(())
+    }
+}
+
+fn ffld<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {
+    crate::isa::table::info(inst.op)
+        .index_of(name)
+        .and_then(|i| inst.fields.get(i))
+}
+
+fn fint(inst: &PInst, name: &str) -> u64 {
+    match ffld(inst, name) {
+        Some(PField::Int(v)) => *v,
+        _ => 0,
+    }
+}
+
+fn fraw(inst: &PInst, name: &str) -> Option<u32> {
+    match ffld(inst, name) {
+        Some(PField::Raw(r)) => *r,
+        _ => None,
+    }
+}
