@@ -39,6 +39,10 @@ pub struct Thread {
     frames: Vec<Frame>,
     pub at_barrier: bool,
     pub steps: u64,
+    /// Predicate-operand view of the instruction being executed: the first predicate
+    /// bit its element 0 reads (its mask offset), or `None` for the whole word (a
+    /// scalar `mov dst P`).
+    pred_view: Option<u32>,
 }
 
 /// Outcome of running a thread for a while.
@@ -110,6 +114,7 @@ impl Thread {
             frames: Vec::new(),
             at_barrier: false,
             steps: 0,
+            pred_view: Some(0),
         }
     }
 
@@ -536,6 +541,7 @@ impl Thread {
         };
         let dty = dst.ty();
         let sat = dst.sat();
+        self.pred_view = if n == 1 && !matches!(dst, Dst::Pred(_)) { None } else { Some(moff) };
         // Compute every enabled element first (dst may overlap a source).
         let mut out: Vec<(u32, u64, Option<u64>)> = Vec::with_capacity(n as usize);
         match inst.op {
@@ -728,6 +734,7 @@ fn element(
             None => out(Num::Int(a.as_int().wrapping_mul(b.as_int()) + c.as_int())),
         },
         Add3 => out(Num::Int(a.as_int() + b.as_int() + c.as_int())),
+        AddrAdd => out(Num::Int(a.as_int() + b.as_int())),
         Avg => out(Num::Int((a.as_int() + b.as_int() + 1) >> 1)),
         Div => match fexec {
             Some(_) => out(fop(&|x, y, _| x / y, &|x, y, _| x / y)),
@@ -858,7 +865,8 @@ fn element(
             let (x, y, z) = (raw[0].bits, raw[1].bits, raw[2].bits);
             let mut r = 0u64;
             for bit in 0..64 {
-                let idx = (((x >> bit) & 1) << 2) | (((y >> bit) & 1) << 1) | ((z >> bit) & 1);
+                // Spec: index = src0 + (src1 << 1) + (src2 << 2).
+                let idx = ((x >> bit) & 1) | (((y >> bit) & 1) << 1) | (((z >> bit) & 1) << 2);
                 r |= ((ctrl >> idx) & 1) << bit;
             }
             out(Num::Int(r as i128))
