@@ -62,12 +62,15 @@ pub struct Launch {
 pub struct RunOptions {
     /// Instructions one thread may execute before it is stopped.
     pub step_limit: u64,
+    /// Print each executed instruction (index, opcode, execution mask) to stderr.
+    pub trace: bool,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
             step_limit: 50_000_000,
+            trace: std::env::var_os("VISA_TRACE").is_some(),
         }
     }
 }
@@ -109,6 +112,7 @@ pub fn run(
                     slm: &mut slm,
                     step_limit: opts.step_limit,
                     grf_bytes: p.grf_bytes,
+                    trace: opts.trace,
                 };
                 loop {
                     let mut waiting = 0;

@@ -58,6 +58,8 @@ pub struct Ctx<'a> {
     pub slm: &'a mut Vec<u8>,
     pub step_limit: u64,
     pub grf_bytes: u32,
+    /// Print every executed instruction to stderr.
+    pub trace: bool,
 }
 
 fn read_le(b: &[u8], off: usize, len: usize) -> u64 {
@@ -218,10 +220,15 @@ impl Thread {
             }
             Src::Pred(p) => {
                 let b = self.preds.get(p.id.0 as usize).copied().unwrap_or(0);
+                let b = if p.inverse { !b } else { b };
+                let bits = match self.pred_view {
+                    Some(off) => ((b >> (i + off)) & 1) as u64,
+                    None => b as u64,
+                };
                 (
                     Val {
                         ty: DataType::UD,
-                        bits: ((b >> i) & 1) as u64,
+                        bits,
                     },
                     Modifier::None,
                 )
@@ -369,6 +376,9 @@ impl Thread {
                     op: inst.op.spec_name(),
                     limit: cx.step_limit,
                 });
+            }
+            if cx.trace {
+                eprintln!("[{:>5}] {:<14} em={em:08x}", inst.index, inst.op.spec_name());
             }
             // Default: the running channels move on.
             let next = pc + 1;
