@@ -147,7 +147,7 @@ fn flush(f: f64, ty: DataType, env: &FpEnv) -> f64 {
 }
 
 /// Round an f64 to f32 with the given mode (0 RNE, 1 RU, 2 RD, 3 RZ).
-fn f64_to_f32(f: f64, mode: u8) -> f32 {
+pub fn f64_to_f32(f: f64, mode: u8) -> f32 {
     let r = f as f32;
     if mode == 0 || f.is_nan() || r as f64 == f {
         return r;

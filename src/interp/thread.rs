@@ -657,6 +657,11 @@ impl Thread {
             }
             return Ok(());
         }
+        if std::env::var_os("VISA_TRACE_VALUES").is_some() {
+            if let Some((i, v, _)) = out.first() {
+                eprintln!("    [{}] lane {i} <- {v:#x}", inst.index);
+            }
+        }
         let pred_dst_shift = matches!(dst, Dst::Pred(_));
         for (i, v, extra) in &out {
             let lane = if pred_dst_shift { *i + moff } else { *i };
@@ -722,8 +727,15 @@ fn element(
     // Float arithmetic in the execution type.
     let fop = |f: &dyn Fn(f64, f64, f64) -> f64, f32op: &dyn Fn(f32, f32, f32) -> f32| -> Num {
         match fexec {
-            Some(DataType::F) => {
+            // Round-to-nearest: the native f32 operation. Directed modes (cr0, e.g. the
+            // RZ that IGC's integer division sequence sets): the f64 result (exact for
+            // add/mul of f32 values) rounded once in that mode.
+            Some(DataType::F) if env.rounding == 0 => {
                 Num::Float(f32op(a.as_f64() as f32, b.as_f64() as f32, c.as_f64() as f32) as f64)
+            }
+            Some(DataType::F) => {
+                let (x, y, z) = (a.as_f64() as f32 as f64, b.as_f64() as f32 as f64, c.as_f64() as f32 as f64);
+                Num::Float(alu::f64_to_f32(f(x, y, z), env.rounding) as f64)
             }
             Some(t) => Num::Float(alu::round_exec(f(a.as_f64(), b.as_f64(), c.as_f64()), t)),
             None => Num::Float(f(a.as_f64(), b.as_f64(), c.as_f64())),
