@@ -32,6 +32,17 @@ pub enum Space {
     Slm,
 }
 
+/// IGC tags shared-local addresses with bit 28 (the corpus' kernels address their
+/// own `__local` variables at 0x10000000 through `%slm`/`.slm` messages); the data
+/// port decodes only the offset bits below it, so SLM offsets are taken modulo 2^28.
+fn slm_offset(space: Space, addr: u64) -> u64 {
+    if space == Space::Slm {
+        addr & 0x0fff_ffff
+    } else {
+        addr
+    }
+}
+
 /// A handle to an allocation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AllocId(pub usize);
@@ -84,6 +95,7 @@ impl Memory {
 
     /// Read `len` (<= 8) bytes little-endian; zero when out of bounds.
     pub fn read(&mut self, space: Space, slm: &[u8], addr: u64, len: usize) -> u64 {
+        let addr = slm_offset(space, addr);
         let bytes = if space == Space::Slm {
             usize::try_from(addr)
                 .ok()
@@ -107,6 +119,7 @@ impl Memory {
 
     /// Write the low `len` bytes of `value`; dropped when out of bounds.
     pub fn write(&mut self, space: Space, slm: &mut [u8], addr: u64, len: usize, value: u64) {
+        let addr = slm_offset(space, addr);
         let bytes = value.to_le_bytes();
         let target = if space == Space::Slm {
             usize::try_from(addr)
