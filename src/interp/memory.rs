@@ -30,6 +30,8 @@ pub enum Space {
     Bti(u32),
     /// Byte offset into the group's shared local memory.
     Slm,
+    /// Byte offset into the thread's scratch space (`%scratch`, T5).
+    Scratch,
 }
 
 /// IGC tags shared-local addresses with bit 28 (the corpus' kernels address their
@@ -89,14 +91,14 @@ impl Memory {
                 let off = usize::try_from(addr).ok()?;
                 (off.checked_add(len)? <= self.allocs[i].data.len()).then_some((i, off))
             }
-            Space::Slm => None,
+            Space::Slm | Space::Scratch => None,
         }
     }
 
     /// Read `len` (<= 8) bytes little-endian; zero when out of bounds.
     pub fn read(&mut self, space: Space, slm: &[u8], addr: u64, len: usize) -> u64 {
         let addr = slm_offset(space, addr);
-        let bytes = if space == Space::Slm {
+        let bytes = if matches!(space, Space::Slm | Space::Scratch) {
             usize::try_from(addr)
                 .ok()
                 .and_then(|a| slm.get(a..a.checked_add(len)?))
@@ -121,7 +123,7 @@ impl Memory {
     pub fn write(&mut self, space: Space, slm: &mut [u8], addr: u64, len: usize, value: u64) {
         let addr = slm_offset(space, addr);
         let bytes = value.to_le_bytes();
-        let target = if space == Space::Slm {
+        let target = if matches!(space, Space::Slm | Space::Scratch) {
             usize::try_from(addr)
                 .ok()
                 .and_then(|a| slm.get_mut(a..a.checked_add(len)?))

@@ -56,6 +56,8 @@ pub struct Launch {
     pub threads_per_group: u32,
     /// Bytes of SLM per group.
     pub slm_bytes: u32,
+    /// Bytes of `%scratch` per SIMD thread.
+    pub scratch_bytes: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -103,7 +105,7 @@ pub fn run(
                 let mut threads: Vec<Thread> = (0..launch.threads_per_group)
                     .map(|t| {
                         let pl = payload(group, t);
-                        Thread::new(p, &pl.bytes, pl.lanes, group)
+                        Thread::new(p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
                     })
                     .collect();
                 let mut done = vec![false; threads.len()];

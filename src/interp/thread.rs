@@ -23,6 +23,7 @@ pub enum Surf {
     Bti(u32),
     Slm,
     Stateless,
+    Scratch,
 }
 
 struct Frame {
@@ -39,6 +40,8 @@ pub struct Thread {
     frames: Vec<Frame>,
     pub at_barrier: bool,
     pub steps: u64,
+    /// This thread's `%scratch` space.
+    pub scratch: Vec<u8>,
     /// Predicate-operand view of the instruction being executed: the first predicate
     /// bit its element 0 reads (its mask offset), or `None` for the whole word (a
     /// scalar `mov dst P`).
@@ -77,7 +80,7 @@ fn write_le(b: &mut [u8], off: usize, len: usize, value: u64) {
 }
 
 impl Thread {
-    pub fn new(p: &Prepared, payload: &[u8], lanes: u32, group: [u32; 3]) -> Thread {
+    pub fn new(p: &Prepared, payload: &[u8], lanes: u32, group: [u32; 3], scratch_bytes: u32) -> Thread {
         let mut grf = vec![0u8; p.layout.total as usize];
         for &(goff, poff, size) in &p.inputs {
             for b in 0..size as usize {
@@ -116,6 +119,7 @@ impl Thread {
             frames: Vec::new(),
             at_barrier: false,
             steps: 0,
+            scratch: vec![0; scratch_bytes as usize],
             pred_view: Some(0),
         }
     }
@@ -328,7 +332,8 @@ impl Thread {
     fn surface_of(&self, id: u16) -> Surf {
         match id {
             0 => Surf::Slm,
-            1..=5 => Surf::Stateless,
+            5 => Surf::Scratch,
+            1..=4 => Surf::Stateless,
             _ => self
                 .surfaces
                 .get(id as usize)
@@ -987,6 +992,7 @@ impl Thread {
                 Some(PField::Surface(id)) => match t.surface_of(*id) {
                     Surf::Slm => Space::Slm,
                     Surf::Stateless => Space::Flat,
+                    Surf::Scratch => Space::Scratch,
                     Surf::Bti(b) => Space::Bti(b),
                 },
                 _ => Space::Flat,
@@ -1033,11 +1039,11 @@ impl Thread {
                         let addr = base.wrapping_add(eoff).wrapping_add(4 * ch);
                         let slot = 4 * (pos * slots + i);
                         if load {
-                            let v = cx.mem.read(space, cx.slm, addr, 4);
+                            let v = mread(cx, &self.scratch, space, addr, 4);
                             self.raw_write(data, slot, 4, v);
                         } else {
                             let v = self.raw_read(data, slot, 4);
-                            cx.mem.write(space, cx.slm, addr, 4, v);
+                            mwrite(cx, &mut self.scratch, space, addr, 4, v);
                         }
                     }
                     pos += 1;
@@ -1056,11 +1062,11 @@ impl Thread {
                     }
                     let addr = base.wrapping_add(self.raw_read(offs, 4 * i, 4));
                     if load {
-                        let v = cx.mem.read(space, cx.slm, addr, bytes);
+                        let v = mread(cx, &self.scratch, space, addr, bytes);
                         self.raw_write(data, 4 * i, 4, v);
                     } else {
                         let v = self.raw_read(data, 4 * i, bytes);
-                        cx.mem.write(space, cx.slm, addr, bytes, v);
+                        mwrite(cx, &mut self.scratch, space, addr, bytes, v);
                     }
                 }
             }
@@ -1081,9 +1087,9 @@ impl Thread {
                 for b in (0..owords * 16).step_by(4) {
                     if inst.op == OwordSt {
                         let v = self.raw_read(data, b as u32, 4);
-                        cx.mem.write(space, cx.slm, addr + b, 4, v);
+                        mwrite(cx, &mut self.scratch, space, addr + b, 4, v);
                     } else {
-                        let v = cx.mem.read(space, cx.slm, addr + b, 4);
+                        let v = mread(cx, &self.scratch, space, addr + b, 4);
                         self.raw_write(data, b as u32, 4, v);
                     }
                 }
@@ -1124,7 +1130,7 @@ impl Thread {
                     } else {
                         self.raw_read(addrs, 4 * i, 4)
                     };
-                    let old = cx.mem.read(space, cx.slm, addr, bytes);
+                    let old = mread(cx, &self.scratch, space, addr, bytes);
                     let a0 = self.raw_read(s0, slot * i, slot as usize);
                     let a1 = self.raw_read(s1, slot * i, slot as usize);
                     // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
@@ -1134,7 +1140,7 @@ impl Thread {
                         (a0, a1)
                     };
                     if let Some(new) = op.apply(old, x, y, width) {
-                        cx.mem.write(space, cx.slm, addr, bytes, new);
+                        mwrite(cx, &mut self.scratch, space, addr, bytes, new);
                     }
                     self.raw_write(d, slot * i, slot as usize, old);
                 }
@@ -1213,11 +1219,11 @@ impl Thread {
                     for v in 0..vec {
                         let a = addr + (v * mem_bytes) as u64;
                         if load {
-                            let x = cx.mem.read(space, cx.slm, a, mem_bytes as usize);
+                            let x = mread(cx, &self.scratch, space, a, mem_bytes as usize);
                             self.raw_write(dst, v * slot, slot as usize, x);
                         } else {
                             let x = self.raw_read(src1, v * slot, mem_bytes as usize);
-                            cx.mem.write(space, cx.slm, a, mem_bytes as usize, x);
+                            mwrite(cx, &mut self.scratch, space, a, mem_bytes as usize, x);
                         }
                     }
                     return Ok(());
@@ -1231,11 +1237,11 @@ impl Thread {
                         let a = addr + (v * mem_bytes) as u64;
                         let r = v * pitch(gb) + i * slot;
                         if load {
-                            let x = cx.mem.read(space, cx.slm, a, mem_bytes as usize);
+                            let x = mread(cx, &self.scratch, space, a, mem_bytes as usize);
                             self.raw_write(dst, r, slot as usize, x);
                         } else {
                             let x = mask_slot(self.raw_read(src1, r, slot as usize));
-                            cx.mem.write(space, cx.slm, a, mem_bytes as usize, x);
+                            mwrite(cx, &mut self.scratch, space, a, mem_bytes as usize, x);
                         }
                     }
                 }
@@ -1251,11 +1257,11 @@ impl Thread {
                         continue;
                     }
                     let addr = addr_of(self, i);
-                    let old = cx.mem.read(space, cx.slm, addr, mem_bytes as usize);
+                    let old = mread(cx, &self.scratch, space, addr, mem_bytes as usize);
                     let a1 = self.raw_read(src1, i * slot, slot as usize);
                     let a2 = self.raw_read(src2, i * slot, slot as usize);
                     if let Some(new) = op.apply(old, a1, a2, width) {
-                        cx.mem.write(space, cx.slm, addr, mem_bytes as usize, new);
+                        mwrite(cx, &mut self.scratch, space, addr, mem_bytes as usize, new);
                     }
                     self.raw_write(dst, i * slot, slot as usize, old);
                 }
@@ -1293,5 +1299,20 @@ fn fraw(inst: &PInst, name: &str) -> Option<u32> {
     match ffld(inst, name) {
         Some(PField::Raw(r)) => *r,
         _ => None,
+    }
+}
+
+/// A memory read through the shared memory, the group's SLM or the thread's scratch.
+fn mread(cx: &mut Ctx, scratch: &[u8], space: Space, addr: u64, len: usize) -> u64 {
+    match space {
+        Space::Scratch => cx.mem.read(space, scratch, addr, len),
+        _ => cx.mem.read(space, cx.slm, addr, len),
+    }
+}
+
+fn mwrite(cx: &mut Ctx, scratch: &mut [u8], space: Space, addr: u64, len: usize, value: u64) {
+    match space {
+        Space::Scratch => cx.mem.write(space, scratch, addr, len, value),
+        _ => cx.mem.write(space, cx.slm, addr, len, value),
     }
 }
