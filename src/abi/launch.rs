@@ -44,6 +44,10 @@ impl Prepared {
         put(&mut bytes, 4, &group[0].to_le_bytes());
         put(&mut bytes, 24, &group[1].to_le_bytes());
         put(&mut bytes, 28, &group[2].to_le_bytes());
+        // r0.2 bits 7:0: the thread's index within its group. IGC for Xe-HPG reads
+        // get_sub_group_id() from r0 byte 8 (corpus subgroup_reduce_scan_simd16,
+        // acm-g10: `mov V0097 V0098(0,8)` with V0098 a byte view of r0).
+        put(&mut bytes, 8, &[t as u8]);
         let items = p.local[0] * p.local[1] * p.local[2];
         let first = t * p.simd;
         let lanes = items.saturating_sub(first).min(p.simd);
