@@ -262,7 +262,10 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             groups,
             threads_per_group,
             slm_bytes: slm_cursor.max(64 * 1024),
-            scratch_bytes: abi.scratch.as_ref().map_or(0, |s| s.per_thread_scratch_bytes),
+            scratch_bytes: abi
+                .scratch
+                .as_ref()
+                .map_or(0, |s| s.per_thread_scratch_bytes),
         },
         buffers,
         payload: PayloadPlan {

@@ -128,7 +128,9 @@ pub fn python_json(s: &str) -> String {
         if c == '"' {
             in_str = true;
         }
-        let token = ["-Infinity", "Infinity", "NaN"].into_iter().find(|t| rest.starts_with(t));
+        let token = ["-Infinity", "Infinity", "NaN"]
+            .into_iter()
+            .find(|t| rest.starts_with(t));
         match token {
             Some(t) => {
                 out.push_str("null");

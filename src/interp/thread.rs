@@ -80,7 +80,13 @@ fn write_le(b: &mut [u8], off: usize, len: usize, value: u64) {
 }
 
 impl Thread {
-    pub fn new(p: &Prepared, payload: &[u8], lanes: u32, group: [u32; 3], scratch_bytes: u32) -> Thread {
+    pub fn new(
+        p: &Prepared,
+        payload: &[u8],
+        lanes: u32,
+        group: [u32; 3],
+        scratch_bytes: u32,
+    ) -> Thread {
         let mut grf = vec![0u8; p.layout.total as usize];
         for &(goff, poff, size) in &p.inputs {
             for b in 0..size as usize {
@@ -383,7 +389,11 @@ impl Thread {
                 });
             }
             if cx.trace {
-                eprintln!("[{:>5}] {:<14} em={em:08x}", inst.index, inst.op.spec_name());
+                eprintln!(
+                    "[{:>5}] {:<14} em={em:08x}",
+                    inst.index,
+                    inst.op.spec_name()
+                );
             }
             // Default: the running channels move on.
             let next = pc + 1;
@@ -556,7 +566,11 @@ impl Thread {
         };
         let dty = dst.ty();
         let sat = dst.sat();
-        self.pred_view = if n == 1 && !matches!(dst, Dst::Pred(_)) { None } else { Some(moff) };
+        self.pred_view = if n == 1 && !matches!(dst, Dst::Pred(_)) {
+            None
+        } else {
+            Some(moff)
+        };
         // Compute every enabled element first (dst may overlap a source).
         let mut out: Vec<(u32, u64, Option<u64>)> = Vec::with_capacity(n as usize);
         match inst.op {
@@ -739,7 +753,11 @@ fn element(
                 Num::Float(f32op(a.as_f64() as f32, b.as_f64() as f32, c.as_f64() as f32) as f64)
             }
             Some(DataType::F) => {
-                let (x, y, z) = (a.as_f64() as f32 as f64, b.as_f64() as f32 as f64, c.as_f64() as f32 as f64);
+                let (x, y, z) = (
+                    a.as_f64() as f32 as f64,
+                    b.as_f64() as f32 as f64,
+                    c.as_f64() as f32 as f64,
+                );
                 Num::Float(alu::f64_to_f32(f(x, y, z), env.rounding) as f64)
             }
             Some(t) => Num::Float(alu::round_exec(f(a.as_f64(), b.as_f64(), c.as_f64()), t)),

@@ -1,0 +1,64 @@
+//! The command line: `disasm` output reads back through `info` with the same
+//! instruction count; errors are clear and exit non-zero.
+
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_visa-emu"))
+}
+
+fn count(info: &str) -> usize {
+    info.lines()
+        .find_map(|l| l.split("instructions ").nth(1))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("info prints an instruction count")
+}
+
+#[test]
+fn disasm_reads_back_with_the_same_instruction_count() {
+    let dir = std::env::temp_dir().join(format!("visa-emu-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for case in [
+        "saxpy/tgllp-simd32",
+        "noinline_calls/acm-g10-simd16",
+        "slm_reduce/tgllp-simd8",
+    ] {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus")
+            .join(case)
+            .join("kernel.visaasm");
+        let info1 = bin().arg("info").arg(&src).output().unwrap();
+        assert!(info1.status.success());
+        let dis = bin().arg("disasm").arg(&src).output().unwrap();
+        assert!(dis.status.success());
+        let out = dir.join("k.visaasm");
+        std::fs::write(&out, &dis.stdout).unwrap();
+        let info2 = bin().arg("info").arg(&out).output().unwrap();
+        assert!(
+            info2.status.success(),
+            "{}",
+            String::from_utf8_lossy(&info2.stderr)
+        );
+        assert_eq!(
+            count(&String::from_utf8_lossy(&info1.stdout)),
+            count(&String::from_utf8_lossy(&info2.stdout)),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let dir = std::env::temp_dir().join(format!("visa-emu-cli-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.visaasm");
+    std::fs::write(
+        &f,
+        ".version 4.1\n.kernel \"k\"\n    frobnicate (M1, 8) V1 V2\n",
+    )
+    .unwrap();
+    let o = bin().arg("info").arg(&f).output().unwrap();
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("line 3") && e.contains("mnemonic"), "{e}");
+}

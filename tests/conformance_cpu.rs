@@ -1,0 +1,56 @@
+//! Every corpus variant runs on the CPU reference interpreter and matches its expected
+//! outputs under the case's tolerance, except the documented disagreements in
+//! tests/known_disagreements.txt, which must fail exactly as recorded.
+
+use visa_emu::backend::cpu::check_variant;
+use visa_emu::cli::conformance::{discover, explained, parse_known, run_parallel};
+use visa_emu::corpus::paths::default_corpus_dir;
+use visa_emu::interp::RunOptions;
+
+#[test]
+fn corpus_passes_on_the_cpu_interpreter() {
+    let variants = discover(&[default_corpus_dir()]).unwrap();
+    assert_eq!(variants.len(), 148);
+    let known_text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/known_disagreements.txt"),
+    )
+    .unwrap();
+    let known = parse_known(&known_text).unwrap();
+    let opts = RunOptions::default();
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let out = run_parallel(&variants, jobs, |v| check_variant(v, &opts), |_| {});
+    let mut unexplained = Vec::new();
+    let mut explained_count = 0;
+    for o in &out {
+        match (&o.result, explained(&known, o)) {
+            (Ok(_), _) => assert!(
+                !known.iter().any(|k| k.variant == o.name),
+                "{} is listed as a known disagreement but now passes: remove it",
+                o.name
+            ),
+            (Err(_), Some(_)) => explained_count += 1,
+            (Err(e), None) => unexplained.push(format!("{}: {e}", o.name)),
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "{} failed:\n{}",
+        unexplained.len(),
+        unexplained.join("\n")
+    );
+    assert_eq!(
+        explained_count,
+        known.len(),
+        "every known disagreement must still occur"
+    );
+}
+
+#[test]
+fn bundled_example_passes() {
+    let ex = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/saxpy");
+    let variants = discover(&[ex]).unwrap();
+    assert_eq!(variants.len(), 6);
+    for v in variants {
+        check_variant(&v, &RunOptions::default()).unwrap();
+    }
+}

@@ -1,0 +1,90 @@
+//! A few thousand mutated corpus `.visaasm` files: the parser returns a result (an
+//! error with a line and column, or a program) and never panics.
+
+use visa_emu::corpus::paths::{default_corpus_dir, variant_dirs};
+use visa_emu::decode::text::parse_visaasm;
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut b: Vec<u8> = text.as_bytes().to_vec();
+    const TOKENS: &[&[u8]] = &[
+        b"(",
+        b")",
+        b"<",
+        b">",
+        b"[",
+        b"]",
+        b":",
+        b",",
+        b";",
+        b".",
+        b"0x",
+        b"-",
+        b"%",
+        b"V9999",
+        b"\n",
+        b"\"",
+        b"999999999999999999999",
+    ];
+    for _ in 0..1 + rng.below(8) {
+        if b.is_empty() {
+            break;
+        }
+        let at = rng.below(b.len());
+        match rng.below(4) {
+            0 => {
+                b.remove(at);
+            }
+            1 => {
+                let t = TOKENS[rng.below(TOKENS.len())];
+                b.splice(at..at, t.iter().copied());
+            }
+            2 => b.truncate(at),
+            _ => {
+                let len = rng.below(40).min(b.len() - at);
+                b.drain(at..at + len);
+            }
+        }
+    }
+    String::from_utf8_lossy(&b).into_owned()
+}
+
+#[test]
+fn mutated_corpus_text_never_panics() {
+    let dirs = variant_dirs(&default_corpus_dir()).unwrap();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut errors = 0;
+    let mut runs = 0;
+    for round in 0..25 {
+        for d in dirs.iter().skip(round % 3).step_by(3) {
+            let text = std::fs::read_to_string(d.join("kernel.visaasm")).unwrap();
+            let m = mutate(&text, &mut rng);
+            runs += 1;
+            if let Err(e) = parse_visaasm(&m, 32) {
+                errors += 1;
+                assert!(e.line <= m.lines().count() + 1, "{e}");
+                assert!(!e.expected.is_empty());
+            }
+        }
+    }
+    assert!(runs > 1000, "{runs}");
+    assert!(
+        errors > runs / 4,
+        "most mutations should be rejected ({errors}/{runs})"
+    );
+}
