@@ -210,7 +210,7 @@ impl GpuContext {
             max_invocations_per_workgroup: limits.max_compute_invocations_per_workgroup,
             max_workgroups_per_dimension: limits.max_compute_workgroups_per_dimension,
             max_workgroup_storage_bytes: limits.max_compute_workgroup_storage_size,
-            max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size as u64,
+            max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
             max_buffer_size: limits.max_buffer_size,
             max_storage_buffers_per_stage: limits.max_storage_buffers_per_shader_stage,
         };

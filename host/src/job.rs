@@ -64,6 +64,9 @@ pub struct JobResult {
 
 const CHUNK_STRIDE: u64 = 256;
 
+/// (first workgroup, workgroup count) of one dispatch chunk.
+type Chunk = ([u32; 3], [u32; 3]);
+
 fn padded(len: u64) -> u64 {
     len.max(4).div_ceil(4) * 4
 }
@@ -102,7 +105,7 @@ impl GpuContext {
     }
 
     /// Split `wg` into chunks that each fit the per-dimension limit.
-    fn chunks(&self, job: &ComputeJob) -> Result<Vec<([u32; 3], [u32; 3])>, HostError> {
+    fn chunks(&self, job: &ComputeJob) -> Result<Vec<Chunk>, HostError> {
         let lim = self.caps.max_workgroups_per_dimension.max(1);
         let wg = job.workgroups;
         if wg.iter().all(|&d| d <= lim) {

@@ -62,12 +62,12 @@ impl Prepared {
             } else {
                 [0; 3]
             };
-            for d in 0..3 {
-                if let Some(off) = p.local_id_offsets[d] {
+            for (off, v) in p.local_id_offsets.iter().zip(id) {
+                if let Some(off) = off {
                     put(
                         &mut bytes,
                         (off + 2 * lane) as usize,
-                        &(id[d] as u16).to_le_bytes(),
+                        &(v as u16).to_le_bytes(),
                     );
                 }
             }
@@ -92,7 +92,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
     let local = dim3(&nd.local_size, 1);
     let offset = dim3(&nd.global_offset, 0);
     for d in 0..3 {
-        if local[d] == 0 || global[d] % local[d] != 0 {
+        if local[d] == 0 || !global[d].is_multiple_of(local[d]) {
             return Err(AbiError::Launch(format!(
                 "global size {} is not a multiple of local size {} in dimension {d}",
                 global[d], local[d]

@@ -352,7 +352,7 @@ pub fn unpack(ty: DataType, bits: u64, lane: u32) -> Val {
             };
             Val {
                 ty: DataType::F,
-                bits: (f as f32).to_bits() as u64,
+                bits: f.to_bits() as u64,
             }
         }
         _ => Val { ty, bits },

@@ -42,9 +42,8 @@ impl Layout {
             let size = sizes[i].max(1);
             let align = v.align.bytes(grf_bytes).max(v.ty.size()).max(1);
             let mut off = cursor.div_ceil(align) * align;
-            if size >= grf_bytes {
-                off = off.div_ceil(grf_bytes) * grf_bytes;
-            } else if off / grf_bytes != (off + size - 1) / grf_bytes {
+            // A GRF or larger: GRF-aligned. Smaller: must not cross a GRF boundary.
+            if size >= grf_bytes || off / grf_bytes != (off + size - 1) / grf_bytes {
                 off = off.div_ceil(grf_bytes) * grf_bytes;
             }
             offsets[i] = off;

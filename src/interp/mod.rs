@@ -130,10 +130,8 @@ pub fn run(
                     if waiting == 0 {
                         break;
                     }
-                    if done.iter().any(|d| *d) && waiting > 0 && done.iter().all(|d| *d || true) {
-                        // Threads that ended count as arrived (IGC ends threads early
-                        // only after their last barrier); the rest are released.
-                    }
+                    // Every live thread waits at the barrier (threads that ended count as
+                    // arrived): the next round releases them all.
                 }
                 stats.threads += threads.len() as u64;
                 stats.instructions += threads.iter().map(|t| t.steps).sum::<u64>();

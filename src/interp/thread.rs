@@ -470,9 +470,9 @@ impl Thread {
                     ch
                 };
                 let mut saved = self.pcs;
-                for c in 0..32 {
+                for (c, s) in saved.iter_mut().enumerate() {
                     if em & (1 << c) != 0 {
-                        saved[c] = pc + 1;
+                        *s = pc + 1;
                     }
                 }
                 self.frames.push(Frame { saved });
@@ -614,7 +614,7 @@ impl Thread {
                     if en & (1 << i) == 0 {
                         continue;
                     }
-                    let pick = pbits.map_or(true, |b| b & (1 << i) != 0);
+                    let pick = pbits.is_none_or(|b| b & (1 << i) != 0);
                     let s = if pick { srcs[0] } else { srcs[1] };
                     let (a, _) = self.src_num(s, i);
                     out.push((i, alu::to_bits(a, dty, sat, &env), None));
@@ -854,14 +854,13 @@ fn element(
             };
             let x = raw[0].bits & mask;
             let n = (b.as_int() as u32) % bits;
-            let r = if n == 0 {
+            if n == 0 {
                 x
             } else if inst.op == Rol {
                 ((x << n) | (x >> (bits - n))) & mask
             } else {
                 ((x >> n) | (x << (bits - n))) & mask
-            };
-            r
+            }
         }
         Cbit => out(Num::Int(raw[0].bits.count_ones() as i128 & 0xff)),
         Fbl => {
