@@ -87,7 +87,7 @@ mod tests {
         let t = tokens("  (!P1) goto (M1, 16) _0_004");
         let texts: Vec<_> = t.iter().map(|t| t.text).collect();
         assert_eq!(texts, vec!["(!P1)", "goto", "(M1, 16)", "_0_004"]);
-        assert_eq!(t[1].column, 10);
+        assert_eq!(t[1].column, 9);
         let t = tokens("mad (M1, 16) V1(0,0)<1> V2(0,0)<0;1,0> r[A0(0),0]<1,0>:d");
         assert_eq!(t.len(), 5);
     }
