@@ -31,6 +31,18 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
+    /// Measure the CPU interpreter on corpus variant folders (channel-operations/s).
+    Bench {
+        /// Variant or case folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Timed runs per workload (after one warm-up).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+        /// Also write the rows as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Run every case folder (corpus layout) and compare with the expected outputs.
     Conformance {
         /// Case folders, variant folders, or folders of cases.
@@ -112,6 +124,24 @@ fn conformance(
     Ok(())
 }
 
+fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Result<(), Failed> {
+    use visa_emu::cli::{bench as b, conformance as c};
+    let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
+    let mut rows = Vec::new();
+    for v in &variants {
+        rows.push(
+            b::bench_variant(v, runs.max(1))
+                .map_err(|e| Failed(format!("{}: {e}", v.display())))?,
+        );
+    }
+    print!("{}", b::table(&rows));
+    if let Some(p) = json {
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| Failed(e.to_string()))?;
+        std::fs::write(p, text).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -121,6 +151,7 @@ fn main() -> ExitCode {
         Command::Disasm { file, grf_bytes } => cli::load_file(&file, grf_bytes)
             .map(|p| print!("{}", visa_emu::print::print_program(&p)))
             .map_err(|e| Failed(e.to_string())),
+        Command::Bench { paths, runs, json } => bench(&paths, runs, json.as_deref()),
         Command::Conformance {
             paths,
             backend,

@@ -1,5 +1,6 @@
 //! The pieces of the `visa-emu` command line that are worth testing as a library.
 
+pub mod bench;
 pub mod conformance;
 pub mod info;
 

@@ -82,6 +82,7 @@ pub struct RunStats {
     pub threads: u64,
     pub instructions: u64,
     /// Channel-instructions: instructions times the channels they ran on.
+    pub channel_ops: u64,
     pub oob_reads: u64,
     pub oob_writes: u64,
 }
@@ -135,6 +136,7 @@ pub fn run(
                 }
                 stats.threads += threads.len() as u64;
                 stats.instructions += threads.iter().map(|t| t.steps).sum::<u64>();
+                stats.channel_ops += threads.iter().map(|t| t.chan_ops).sum::<u64>();
             }
         }
     }

@@ -40,6 +40,8 @@ pub struct Thread {
     frames: Vec<Frame>,
     pub at_barrier: bool,
     pub steps: u64,
+    /// Channel-instructions executed (instructions times their running channels).
+    pub chan_ops: u64,
     /// This thread's `%scratch` space.
     pub scratch: Vec<u8>,
     /// Predicate-operand view of the instruction being executed: the first predicate
@@ -125,6 +127,7 @@ impl Thread {
             frames: Vec::new(),
             at_barrier: false,
             steps: 0,
+            chan_ops: 0,
             scratch: vec![0; scratch_bytes as usize],
             pred_view: Some(0),
         }
@@ -381,6 +384,7 @@ impl Thread {
                 }
             }
             self.steps += 1;
+            self.chan_ops += em.count_ones() as u64;
             if self.steps > cx.step_limit {
                 return Err(ExecError::StepLimit {
                     index: inst.index,
@@ -642,11 +646,21 @@ impl Thread {
                     if chen & (1 << i) == 0 {
                         continue;
                     }
-                    let vals: Vec<(Num, DataType)> =
-                        srcs.iter().map(|s| self.src_num(s, i)).collect();
-                    let raw: Vec<Val> = srcs.iter().map(|s| self.src_elem(s, i).0).collect();
+                    // At most four sources (bfi): fixed arrays, no allocation per element.
+                    let mut vals = [(Num::Int(0), DataType::UD); 4];
+                    let mut raw = [Val {
+                        ty: DataType::UD,
+                        bits: 0,
+                    }; 4];
+                    let k = srcs.len().min(4);
+                    for (j, s) in srcs.iter().take(4).enumerate() {
+                        let (v, m) = self.src_elem(s, i);
+                        raw[j] = v;
+                        vals[j] = (alu::modify(v, m), v.ty);
+                    }
+                    let (vals, raw) = (&vals[..k], &raw[..k]);
                     let (r, extra) =
-                        element(inst, dty, &vals, &raw, &ints, sat, &env).map_err(|what| {
+                        element(inst, dty, vals, raw, &ints, sat, &env).map_err(|what| {
                             ExecError::Unsupported {
                                 index: inst.index,
                                 what: format!("{}: {what}", inst.op.spec_name()),
