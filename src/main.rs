@@ -145,9 +145,25 @@ fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Resu
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Info { file, grf_bytes } => cli::load_file(&file, grf_bytes)
-            .map(|p| print!("{}", cli::info::render(&p)))
-            .map_err(|e| Failed(e.to_string())),
+        Command::Info { file, grf_bytes } => match cli::load_file(&file, grf_bytes) {
+            Ok(p) => {
+                print!("{}", cli::info::render(&p));
+                Ok(())
+            }
+            Err(e) => {
+                // A .isa whose instruction stream cannot be decoded still has readable
+                // symbol tables: show them, and say why the body is missing.
+                let bytes = std::fs::read(&file).unwrap_or_default();
+                match visa_emu::decode::binary::decode_isa_symbols(&bytes, grf_bytes) {
+                    Ok(p) if bytes.starts_with(b"CISA") => {
+                        eprintln!("visa-emu: warning: {e}; showing the symbol tables only");
+                        print!("{}", cli::info::render(&p));
+                        Ok(())
+                    }
+                    _ => Err(Failed(e.to_string())),
+                }
+            }
+        },
         Command::Disasm { file, grf_bytes } => cli::load_file(&file, grf_bytes)
             .map(|p| print!("{}", visa_emu::print::print_program(&p)))
             .map_err(|e| Failed(e.to_string())),

@@ -43,7 +43,10 @@ pub fn render(p: &Program) -> String {
         p.functions.len()
     );
     for k in p.kernels.iter().chain(&p.functions) {
-        let declared = k.vars.iter().filter(|v| v.predefined.is_none()).count();
+        let declared = k
+            .vars
+            .len()
+            .saturating_sub(crate::decode::text::FIRST_USER_VAR as usize);
         let _ = writeln!(
             s,
             "\n{:?} \"{}\"  SIMD {}  instructions {}",

@@ -114,13 +114,6 @@ fn print_kernel(s: &mut String, k: &Kernel) {
     s.push('\n');
 }
 
-fn is_reserved(v: &GeneralVar) -> bool {
-    v.predefined.is_none()
-        && v.name.starts_with('V')
-        && v.name[1..].parse::<u32>().is_ok_and(|n| n < 32)
-        && v.name.len() < 4
-}
-
 fn attrs(s: &mut String, a: &[Attribute]) {
     if !a.is_empty() {
         let list: Vec<String> = a.iter().map(attr_text).collect();
