@@ -28,10 +28,11 @@ fn attr_text(a: &Attribute) -> String {
 
 fn print_kernel(s: &mut String, k: &Kernel) {
     let _ = writeln!(s, ".kernel \"{}\"\n", k.name);
+    // Ids below FIRST_USER_VAR are the pre-defined (and reserved) variables.
     for v in k
         .vars
         .iter()
-        .filter(|v| v.predefined.is_none() && !is_reserved(v))
+        .skip(crate::decode::text::FIRST_USER_VAR as usize)
     {
         let _ = write!(
             s,
