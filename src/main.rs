@@ -25,6 +25,15 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
+    /// Check a kernel's structure: region rules, ids and labels (errors exit non-zero).
+    Check {
+        file: PathBuf,
+        #[arg(long, default_value_t = 32)]
+        grf_bytes: u32,
+        /// Also list the notes (spec rules IGC's output breaks routinely).
+        #[arg(long)]
+        notes: bool,
+    },
     /// Print a .isa or .visaasm file as .visaasm text (IGC syntax).
     Disasm {
         file: PathBuf,
@@ -142,6 +151,33 @@ fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Resu
     Ok(())
 }
 
+fn check(file: &std::path::Path, grf_bytes: u32, notes: bool) -> Result<(), Failed> {
+    use visa_emu::validate::{validate, Severity};
+    let p = cli::load_file(file, grf_bytes).map_err(|e| Failed(e.to_string()))?;
+    let (mut errors, mut n_notes) = (0, 0);
+    for k in &p.kernels {
+        for f in validate(k, grf_bytes) {
+            match f.severity {
+                Severity::Error => {
+                    errors += 1;
+                    println!("error: kernel {}: {f}", k.name);
+                }
+                Severity::Note => {
+                    n_notes += 1;
+                    if notes {
+                        println!("note: kernel {}: {f}", k.name);
+                    }
+                }
+            }
+        }
+    }
+    println!("{errors} error(s), {n_notes} note(s)");
+    if errors > 0 {
+        return Err(Failed(format!("{errors} error(s)")));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -167,6 +203,11 @@ fn main() -> ExitCode {
         Command::Disasm { file, grf_bytes } => cli::load_file(&file, grf_bytes)
             .map(|p| print!("{}", visa_emu::print::print_program(&p)))
             .map_err(|e| Failed(e.to_string())),
+        Command::Check {
+            file,
+            grf_bytes,
+            notes,
+        } => check(&file, grf_bytes, notes),
         Command::Bench { paths, runs, json } => bench(&paths, runs, json.as_deref()),
         Command::Conformance {
             paths,
