@@ -65,23 +65,15 @@ pub fn validate(k: &Kernel, grf_bytes: u32) -> Vec<Finding> {
                     &mut rules,
                 ),
                 (FieldKind::Scalar, Field::Vec(v)) => check_ids(k, v, spec.name, &mut rules),
-                (_, Field::Raw(r)) => {
-                    if k.var(r.var).is_none() {
-                        rules.push(format!(
-                            "{}: variable id {} is not declared",
-                            spec.name, r.var.0
-                        ));
-                    }
+                (_, Field::Raw(r)) if k.var(r.var).is_none() => rules.push(format!(
+                    "{}: variable id {} is not declared",
+                    spec.name, r.var.0
+                )),
+                (_, Field::Label(l)) if l.0 as usize >= k.labels.len() => {
+                    rules.push(format!("{}: label id {} is not declared", spec.name, l.0))
                 }
-                (_, Field::Label(l)) => {
-                    if l.0 as usize >= k.labels.len() {
-                        rules.push(format!("{}: label id {} is not declared", spec.name, l.0));
-                    }
-                }
-                (_, Field::Pred(Some(p))) => {
-                    if p.id.0 as usize >= k.preds.len() {
-                        rules.push(format!("predicate P{} is not declared", p.id.0));
-                    }
+                (_, Field::Pred(Some(p))) if p.id.0 as usize >= k.preds.len() => {
+                    rules.push(format!("predicate P{} is not declared", p.id.0))
                 }
                 _ => {}
             }
