@@ -132,7 +132,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                     .map_err(|e| AbiError::Launch(e.to_string()))?;
                 let base = next_base;
                 next_base += STRIDE;
-                let id = memory.add(&a.name, base, data);
+                let id = memory.add(&ca.name, base, data);
                 if let Some(b) = a.bti {
                     memory.bind(b, id);
                 }
@@ -143,7 +143,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                         &base.to_le_bytes()[..p.size.min(8) as usize],
                     );
                 }
-                buffers.push((a.name.clone(), id));
+                buffers.push((ca.name.clone(), id));
             }
             "scalar" => {
                 let ca =
@@ -216,18 +216,26 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                 } else {
                     "GLOBAL"
                 };
+                let inline = abi
+                    .program_data
+                    .iter()
+                    .find(|(n, idx, _)| {
+                        n.contains(want) && Some(*idx) == i.buffer_index.or(Some(0))
+                    })
+                    .map(|(_, _, d)| d.clone());
                 let file = abi
                     .program
                     .program_patch_tokens
                     .iter()
                     .find(|t| t.name.contains(want) && t.buffer_index == i.buffer_index.or(Some(0)))
                     .and_then(|t| t.inline_data_file.clone());
-                let data = match file {
-                    Some(f) => std::fs::read(dir.join(&f)).map_err(|e| AbiError::Io {
+                let data = match (inline, file) {
+                    (Some(d), _) => d,
+                    (None, Some(f)) => std::fs::read(dir.join(&f)).map_err(|e| AbiError::Io {
                         path: dir.join(f).display().to_string(),
                         source: e,
                     })?,
-                    None => Vec::new(),
+                    (None, None) => Vec::new(),
                 };
                 let base = next_base;
                 next_base += STRIDE;

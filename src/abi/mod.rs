@@ -3,11 +3,12 @@
 //! data. [`KernelAbi`] is the model; `launch` turns it plus arguments into memory and
 //! per-thread payload images.
 //!
-//! The model is read from the `abi.json` that sits beside each compiled variant (the
-//! patch tokens of ocloc's `.bin`, decoded). Decoding the `.bin` directly is tracked in
-//! issue 3; until then `abi.json` is required next to the kernel.
+//! [`patch_tokens::decode_bin`] decodes it from ocloc's `.bin` (what the product uses);
+//! [`KernelAbi::load`] reads the corpus' `abi.json`, which the tests use to cross-check
+//! the decoder on every variant.
 
 pub mod launch;
+pub mod patch_tokens;
 
 use serde::Deserialize;
 use std::path::Path;
@@ -118,6 +119,10 @@ pub struct KernelAbi {
     #[serde(default)]
     pub scratch: Option<ScratchInfo>,
     pub program: ProgramInfo,
+    /// Program-scope data carried inline by the `.bin` (name of the token, buffer
+    /// index, bytes); empty when the ABI came from `abi.json` (whose data is in files).
+    #[serde(skip)]
+    pub program_data: Vec<(String, u32, Vec<u8>)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +144,20 @@ pub enum AbiError {
 }
 
 impl KernelAbi {
+    /// Decode the ABI of `kernel` from the `kernel.bin` of a compiled variant folder.
+    pub fn from_bin(
+        variant_dir: &Path,
+        kernel: &str,
+        grf_bytes: u32,
+    ) -> Result<KernelAbi, AbiError> {
+        let path = variant_dir.join("kernel.bin");
+        let bytes = std::fs::read(&path).map_err(|source| AbiError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        patch_tokens::decode_bin(&bytes, kernel, grf_bytes)
+    }
+
     /// Read the `abi.json` of a compiled variant folder.
     pub fn load(variant_dir: &Path) -> Result<KernelAbi, AbiError> {
         let path = variant_dir.join("abi.json");

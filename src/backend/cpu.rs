@@ -17,12 +17,12 @@ pub struct VariantRun {
 pub fn run_variant(dir: &Path, opts: &RunOptions) -> Result<(Case, VariantRun), String> {
     let case_dir = dir.parent().ok_or("variant folder has no case folder")?;
     let case = Case::load(case_dir).map_err(|e| e.to_string())?;
-    let abi = KernelAbi::load(dir).map_err(|e| e.to_string())?;
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let grf = grf_bytes_of_device(&device);
+    let abi = KernelAbi::from_bin(dir, &case.kernel, grf).map_err(|e| e.to_string())?;
     let text_path = dir.join("kernel.visaasm");
     let program = crate::cli::load_file(&text_path, grf).map_err(|e| e.to_string())?;
     let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;

@@ -21,11 +21,12 @@ pub struct BenchRow {
 /// Time one variant folder: `runs` timed runs after one warm-up.
 pub fn bench_variant(dir: &Path, runs: usize) -> Result<BenchRow, String> {
     let case = Case::load(dir.parent().ok_or("no case folder")?).map_err(|e| e.to_string())?;
-    let abi = KernelAbi::load(dir).map_err(|e| e.to_string())?;
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let abi = KernelAbi::from_bin(dir, &case.kernel, grf_bytes_of_device(&device))
+        .map_err(|e| e.to_string())?;
     let t0 = Instant::now();
     let program = crate::cli::load_file(&dir.join("kernel.visaasm"), grf_bytes_of_device(&device))
         .map_err(|e| e.to_string())?;
