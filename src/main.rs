@@ -40,6 +40,25 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
+    /// Run one compiled variant folder (CASE/DEVICE-simdN) on the CPU interpreter.
+    Run {
+        variant: PathBuf,
+        /// Global size, e.g. `4096` or `64,48` (default: the case's).
+        #[arg(long)]
+        global: Option<String>,
+        /// Local (work-group) size (default: the case's).
+        #[arg(long)]
+        local: Option<String>,
+        /// Argument override: NAME=@FILE (buffer bytes) or NAME=VALUE (scalar).
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Write every buffer argument's final bytes to DIR/NAME.bin.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Print each executed instruction (index, opcode, execution mask) to stderr.
+        #[arg(long)]
+        trace: bool,
+    },
     /// Measure the CPU interpreter on corpus variant folders (channel-operations/s).
     Bench {
         /// Variant or case folders.
@@ -151,6 +170,61 @@ fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Resu
     Ok(())
 }
 
+fn run(
+    variant: &std::path::Path,
+    global: Option<String>,
+    local: Option<String>,
+    set: &[String],
+    out_dir: Option<&std::path::Path>,
+    trace: bool,
+) -> Result<(), Failed> {
+    use visa_emu::cli::run as r;
+    let case_dir = variant
+        .parent()
+        .ok_or_else(|| Failed("the variant folder has no case folder".into()))?;
+    let mut case =
+        visa_emu::corpus::case::Case::load(case_dir).map_err(|e| Failed(e.to_string()))?;
+    if let Some(g) = global {
+        case.ndrange.global_size = r::sizes(&g).map_err(Failed)?;
+        case.ndrange.work_dim = case.ndrange.global_size.len() as u32;
+    }
+    if let Some(l) = local {
+        case.ndrange.local_size = r::sizes(&l).map_err(Failed)?;
+    }
+    for s in set {
+        r::apply_set(&mut case, s).map_err(Failed)?;
+    }
+    let opts = visa_emu::interp::RunOptions {
+        trace,
+        ..Default::default()
+    };
+    let t = std::time::Instant::now();
+    let run = visa_emu::backend::cpu::run_case(variant, &case, &opts).map_err(Failed)?;
+    println!(
+        "ran {} threads, {} instructions ({} channel-ops) in {:.1} ms; {} out-of-bounds reads, {} writes",
+        run.stats.threads,
+        run.stats.instructions,
+        run.stats.channel_ops,
+        t.elapsed().as_secs_f64() * 1e3,
+        run.stats.oob_reads,
+        run.stats.oob_writes
+    );
+    for (name, bytes) in &run.buffers {
+        let words: Vec<String> = bytes
+            .chunks_exact(4)
+            .take(4)
+            .map(|c| format!("{:#010x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]])))
+            .collect();
+        println!("  {name}: {} bytes [{} ...]", bytes.len(), words.join(" "));
+        if let Some(dir) = out_dir {
+            std::fs::create_dir_all(dir).map_err(|e| Failed(format!("{}: {e}", dir.display())))?;
+            let p = dir.join(format!("{name}.bin"));
+            std::fs::write(&p, bytes).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
+        }
+    }
+    Ok(())
+}
+
 fn check(file: &std::path::Path, grf_bytes: u32, notes: bool) -> Result<(), Failed> {
     use visa_emu::validate::{validate, Severity};
     let p = cli::load_file(file, grf_bytes).map_err(|e| Failed(e.to_string()))?;
@@ -203,6 +277,14 @@ fn main() -> ExitCode {
         Command::Disasm { file, grf_bytes } => cli::load_file(&file, grf_bytes)
             .map(|p| print!("{}", visa_emu::print::print_program(&p)))
             .map_err(|e| Failed(e.to_string())),
+        Command::Run {
+            variant,
+            global,
+            local,
+            set,
+            out_dir,
+            trace,
+        } => run(&variant, global, local, &set, out_dir.as_deref(), trace),
         Command::Check {
             file,
             grf_bytes,

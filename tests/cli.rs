@@ -62,3 +62,37 @@ fn bad_input_is_a_clear_error() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("line 3") && e.contains("mnemonic"), "{e}");
 }
+
+#[test]
+fn run_with_overridden_arguments_writes_outputs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("visa-emu-run-{}", std::process::id()));
+    let o = bin()
+        .arg("run")
+        .arg(root.join("examples/saxpy/tgllp-simd16"))
+        .args(["--set", "a=1.0", "--set", "n=16", "--out-dir"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let f = |b: &[u8], i: usize| f32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+    let x = std::fs::read(root.join("examples/saxpy/inputs/x.bin")).unwrap();
+    let y0 = std::fs::read(root.join("examples/saxpy/inputs/y.bin")).unwrap();
+    let y = std::fs::read(out.join("y.bin")).unwrap();
+    for i in 0..16 {
+        assert_eq!(f(&y, i), f(&x, i) + f(&y0, i), "element {i}");
+    }
+    assert_eq!(
+        &y[64..],
+        &y0[64..],
+        "n=16: elements from 16 on are untouched"
+    );
+    let bad = bin()
+        .arg("run")
+        .arg(root.join("examples/saxpy/tgllp-simd16"))
+        .args(["--set", "nosuch=1"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no argument `nosuch`"));
+}

@@ -17,6 +17,13 @@ pub struct VariantRun {
 pub fn run_variant(dir: &Path, opts: &RunOptions) -> Result<(Case, VariantRun), String> {
     let case_dir = dir.parent().ok_or("variant folder has no case folder")?;
     let case = Case::load(case_dir).map_err(|e| e.to_string())?;
+    let run = run_case(dir, &case, opts)?;
+    Ok((case, run))
+}
+
+/// Run a variant folder with the arguments and NDRange of `case` (which the caller may
+/// have changed from the case folder's).
+pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun, String> {
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -26,7 +33,7 @@ pub fn run_variant(dir: &Path, opts: &RunOptions) -> Result<(Case, VariantRun), 
     let text_path = dir.join("kernel.visaasm");
     let program = crate::cli::load_file(&text_path, grf).map_err(|e| e.to_string())?;
     let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
-    let mut lp = launch::prepare(&abi, &case, dir).map_err(|e| e.to_string())?;
+    let mut lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
     let mut memory = std::mem::take(&mut lp.memory);
     let stats = interp::run(
         &prepared,
@@ -41,7 +48,7 @@ pub fn run_variant(dir: &Path, opts: &RunOptions) -> Result<(Case, VariantRun), 
         .iter()
         .map(|(n, id)| (n.clone(), memory.get(*id).to_vec()))
         .collect();
-    Ok((case, VariantRun { buffers, stats }))
+    Ok(VariantRun { buffers, stats })
 }
 
 /// Run and compare every output; `Ok` carries a short summary.

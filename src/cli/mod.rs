@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod conformance;
 pub mod info;
+pub mod run;
 
 use crate::decode::{load_bytes, LoadError};
 use crate::ir::Program;

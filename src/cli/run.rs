@@ -1,0 +1,90 @@
+//! `visa-emu run`: one compiled variant with the case folder's arguments, changed by
+//! `--set NAME=@FILE` (buffer contents) or `--set NAME=LITERAL` (scalars, in the
+//! argument's dtype), an NDRange from `--global`/`--local`, outputs written to files.
+
+use crate::corpus::case::Case;
+
+/// Parse `64`, `64,48` or `4,3,2` into sizes.
+pub fn sizes(s: &str) -> Result<Vec<u64>, String> {
+    s.split(',')
+        .map(|x| {
+            x.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("`{x}` is not a size in `{s}`"))
+        })
+        .collect()
+}
+
+/// Little-endian bytes of `lit` as `dtype` (numpy names).
+pub fn literal_bytes(dtype: &str, lit: &str) -> Result<Vec<u8>, String> {
+    let bad = || format!("`{lit}` is not a {dtype} literal");
+    let int =
+        || -> Result<i128, String> { crate::decode::text::lex::parse_int(lit).ok_or_else(bad) };
+    Ok(match dtype {
+        "float32" => lit
+            .parse::<f32>()
+            .map_err(|_| bad())?
+            .to_le_bytes()
+            .to_vec(),
+        "float64" => lit
+            .parse::<f64>()
+            .map_err(|_| bad())?
+            .to_le_bytes()
+            .to_vec(),
+        "float16" => half::f16::from_f32(lit.parse::<f32>().map_err(|_| bad())?)
+            .to_le_bytes()
+            .to_vec(),
+        "int8" | "uint8" => vec![int()? as u8],
+        "int16" | "uint16" => (int()? as u16).to_le_bytes().to_vec(),
+        "int32" | "uint32" => (int()? as u32).to_le_bytes().to_vec(),
+        "int64" | "uint64" => (int()? as u64).to_le_bytes().to_vec(),
+        _ => {
+            return Err(format!(
+                "argument dtype `{dtype}` takes no literal; use NAME=@FILE"
+            ))
+        }
+    })
+}
+
+/// Apply `NAME=@FILE` / `NAME=LITERAL` to the case.
+pub fn apply_set(case: &mut Case, set: &str) -> Result<(), String> {
+    let (name, value) = set
+        .split_once('=')
+        .ok_or_else(|| format!("--set `{set}`: expected NAME=@FILE or NAME=VALUE"))?;
+    let arg = case
+        .args
+        .iter_mut()
+        .find(|a| a.name == name)
+        .ok_or_else(|| format!("--set: the kernel has no argument `{name}`"))?;
+    if let Some(file) = value.strip_prefix('@') {
+        let path = std::fs::canonicalize(file).map_err(|e| format!("{file}: {e}"))?;
+        let len = std::fs::metadata(&path)
+            .map_err(|e| format!("{file}: {e}"))?
+            .len();
+        arg.input_file = Some(path.display().to_string());
+        arg.bytes = Some(len);
+    } else {
+        let dtype = arg.dtype.clone().unwrap_or_else(|| "int32".into());
+        let bytes = literal_bytes(&dtype, value)?;
+        arg.bytes_hex = Some(bytes.iter().map(|b| format!("{b:02x}")).collect());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_and_sizes() {
+        assert_eq!(
+            literal_bytes("float32", "2.5").unwrap(),
+            2.5f32.to_le_bytes()
+        );
+        assert_eq!(literal_bytes("uint32", "0x10").unwrap(), vec![16, 0, 0, 0]);
+        assert_eq!(literal_bytes("int16", "-1").unwrap(), vec![0xff, 0xff]);
+        assert!(literal_bytes("float32", "x").is_err());
+        assert_eq!(sizes("64,48").unwrap(), vec![64, 48]);
+        assert!(sizes("6a").is_err());
+    }
+}
