@@ -34,6 +34,23 @@ fn normalize(mut k: Kernel) -> Kernel {
     k
 }
 
+/// Which part of two kernels differs first, if any.
+fn difference(a: &Kernel, b: &Kernel) -> Option<&'static str> {
+    if a == b {
+        None
+    } else if a.vars != b.vars {
+        Some("variables")
+    } else if a.inputs != b.inputs {
+        Some("inputs")
+    } else if a.labels != b.labels {
+        Some("labels")
+    } else if a.body != b.body {
+        Some("instructions")
+    } else {
+        Some("symbol tables")
+    }
+}
+
 /// The symbol tables (variables with types, alignments, sizes and aliases; addresses;
 /// predicates; labels; samplers; surfaces; inputs) of every corpus `.isa` equal those
 /// parsed from its `.visaasm`.
@@ -50,16 +67,7 @@ fn every_corpus_isa_symbol_table_matches_its_visaasm() {
         match decode_isa_symbols(&bin, grf) {
             Ok(b) => {
                 let b = normalize(b.kernels[0].clone());
-                if t != b {
-                    let what = if t.vars != b.vars {
-                        "variables"
-                    } else if t.inputs != b.inputs {
-                        "inputs"
-                    } else if t.labels != b.labels {
-                        "labels"
-                    } else {
-                        "symbol tables"
-                    };
+                if let Some(what) = difference(&t, &b) {
                     failures.push(format!("{}: {what} differ", d.display()));
                 }
             }
@@ -124,16 +132,7 @@ fn every_corpus_isa_matches_its_visaasm() {
             ));
             continue;
         }
-        if tk != bk {
-            let what = if tk.vars != bk.vars {
-                "variables"
-            } else if tk.inputs != bk.inputs {
-                "inputs"
-            } else if tk.labels != bk.labels {
-                "labels"
-            } else {
-                "symbol tables"
-            };
+        if let Some(what) = difference(&tk, &bk) {
             failures.push(format!("{}: {what} differ", d.display()));
         }
     }

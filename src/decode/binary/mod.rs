@@ -4,9 +4,7 @@
 
 mod reader;
 
-use crate::decode::text::{
-    predefined_surfaces, predefined_vars, FIRST_USER_SURFACE, FIRST_USER_VAR,
-};
+use crate::decode::text::empty_kernel;
 use crate::ir::*;
 use crate::isa::table::{by_byte, info, FieldKind};
 use crate::isa::Opcode;
@@ -163,25 +161,7 @@ fn kernel(
         r.pos += end + 1;
     }
     let name = string(&mut r, &strings, "the kernel name")?;
-    let mut k = Kernel {
-        kind: ObjectKind::Kernel,
-        name,
-        vars: predefined_vars(),
-        addrs: Vec::new(),
-        preds: vec![PredVar {
-            name: "P0".into(),
-            num_elements: 32,
-            attrs: Vec::new(),
-        }],
-        labels: Vec::new(),
-        samplers: Vec::new(),
-        surfaces: predefined_surfaces(),
-        inputs: Vec::new(),
-        attributes: Vec::new(),
-        body: Vec::new(),
-        arg_size: 0,
-        ret_size: 0,
-    };
+    let mut k = empty_kernel(name);
     let nv = r.count(4, 15, "the variable count")?;
     for _ in 0..nv {
         let vname = string(&mut r, &strings, "a variable name")?;
@@ -295,7 +275,6 @@ fn kernel(
         let inst = instruction(&mut ir, &k, grf_bytes)?;
         k.body.push(inst);
     }
-    let _ = (FIRST_USER_VAR, FIRST_USER_SURFACE);
     Ok(k)
 }
 

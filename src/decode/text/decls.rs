@@ -57,6 +57,30 @@ pub fn predefined_surfaces() -> Vec<StateVar> {
         .collect()
 }
 
+/// A kernel with only the pre-defined symbols (V0..V31, P0, T0..T5), as both decoders
+/// start one: ids of declared symbols follow, exactly as the binary numbers them.
+pub fn empty_kernel(name: String) -> Kernel {
+    Kernel {
+        kind: ObjectKind::Kernel,
+        name,
+        vars: predefined_vars(),
+        addrs: Vec::new(),
+        preds: vec![PredVar {
+            name: "P0".into(),
+            num_elements: 32,
+            attrs: Vec::new(),
+        }],
+        labels: Vec::new(),
+        samplers: Vec::new(),
+        surfaces: predefined_surfaces(),
+        inputs: Vec::new(),
+        attributes: Vec::new(),
+        body: Vec::new(),
+        arg_size: 0,
+        ret_size: 0,
+    }
+}
+
 /// Name -> id maps of one kernel under construction.
 #[derive(Default)]
 pub struct Symbols {

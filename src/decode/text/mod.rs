@@ -10,7 +10,8 @@ pub mod lex;
 mod operand;
 
 pub use decls::{
-    predefined_surfaces, predefined_vars, FIRST_USER_SURFACE, FIRST_USER_VAR, PREDEFINED_SURFACES,
+    empty_kernel, predefined_surfaces, predefined_vars, FIRST_USER_SURFACE, FIRST_USER_VAR,
+    PREDEFINED_SURFACES,
 };
 
 use crate::ir::*;
@@ -179,25 +180,7 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
 }
 
 fn build_kernel(t: KernelText) -> Result<Kernel, ParseError> {
-    let mut k = Kernel {
-        kind: ObjectKind::Kernel,
-        name: t.name,
-        vars: predefined_vars(),
-        addrs: Vec::new(),
-        preds: vec![PredVar {
-            name: "P0".into(),
-            num_elements: 32,
-            attrs: Vec::new(),
-        }],
-        labels: Vec::new(),
-        samplers: Vec::new(),
-        surfaces: predefined_surfaces(),
-        inputs: Vec::new(),
-        attributes: Vec::new(),
-        body: Vec::new(),
-        arg_size: 0,
-        ret_size: 0,
-    };
+    let mut k = empty_kernel(t.name);
     let mut sym = Symbols::default();
     for (i, v) in k.vars.iter().enumerate() {
         sym.vars.insert(v.name.clone(), VarId(i as u32));
