@@ -113,6 +113,9 @@ impl Memory {
                 u64::from_le_bytes(v)
             }
             None => {
+                if self.oob_reads == 0 && std::env::var_os("VISA_TRACE_OOB").is_some() {
+                    eprintln!("first out-of-bounds read: {space:?} {addr:#x} ({len} bytes)");
+                }
                 self.oob_reads += 1;
                 0
             }

@@ -106,7 +106,7 @@ pub fn run(
                 let mut threads: Vec<Thread> = (0..launch.threads_per_group)
                     .map(|t| {
                         let pl = payload(group, t);
-                        Thread::new(p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
+                        Thread::new(t, p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
                     })
                     .collect();
                 let mut done = vec![false; threads.len()];

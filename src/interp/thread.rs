@@ -82,7 +82,9 @@ fn write_le(b: &mut [u8], off: usize, len: usize, value: u64) {
 }
 
 impl Thread {
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
+        thread_in_group: u32,
         p: &Prepared,
         payload: &[u8],
         lanes: u32,
@@ -113,6 +115,15 @@ impl Thread {
             (1u64 << lanes) - 1
         };
         write_le(&mut grf, p.pre.sr0 as usize + 8, 4, dmask);
+        // sr0.0 identifies the hardware thread; IGC derives the thread's private-memory
+        // slot from it by squeezing out bits 6 and 3 (tests/cases/private_array_types,
+        // acm-g10: `and sr0 0x3fff`, then two shift/mask/or steps, times the per-thread
+        // size). Give the threads of a group distinct slots 0, 1, 2 ... so that threads
+        // interleaved at barriers never share private memory.
+        let t = thread_in_group;
+        let with_bit3 = (t & 7) | ((t & !7) << 1);
+        let sr0 = (with_bit3 & 0x3f) | ((with_bit3 & !0x3f) << 1);
+        write_le(&mut grf, p.pre.sr0 as usize, 4, sr0 as u64);
         let mut pcs = [IDLE; 32];
         for (i, pc) in pcs.iter_mut().enumerate().take(lanes.min(p.simd) as usize) {
             let _ = i;

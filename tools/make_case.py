@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Build a case folder in the corpus layout from an OpenCL kernel and a Python model.
+
+    python3 tools/make_case.py CASE_DIR
+
+CASE_DIR holds kernel.cl and model.py; model.py defines KERNEL, ARGS (list of dicts:
+name, kind buffer|scalar, dtype, count or value, is_output), NDRANGE, INPUTS (name -> list
+of values, for buffers) and expected(inputs) -> {name: list}. The script compiles the kernel
+with Debian's ocloc for each device in DEVICES, keeps the dumped .visaasm/.isa whose SIMD
+width matches the binary, and writes case.json, inputs/ and expected/. The reference is the
+Python model (no PoCL run), stated in case.json.
+"""
+import glob, json, os, re, shutil, struct, subprocess, sys, tempfile
+
+FMT = {"int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
+       "int64": "q", "uint64": "Q", "float32": "f", "float64": "d"}
+
+
+def pack(dtype, values):
+    return struct.pack("<%d%s" % (len(values), FMT[dtype]), *values)
+
+
+def binary_simd(path):
+    """LargestCompiledSIMDSize from the EXECUTION_ENVIRONMENT token (23) of the .bin."""
+    b = open(path, "rb").read()
+    i = b.find(struct.pack("<I", 0x494E5443))
+    o = i + 28 + struct.unpack_from("<I", b, i + 24)[0]
+    _, _, ns, pl, kh, g, d, ss, _ = struct.unpack_from("<IQ7I", b, o)
+    p, lst = 0, o + 40 + ns + kh + g + d + ss
+    while p < pl:
+        t, size = struct.unpack_from("<II", b, lst + p)
+        if t == 23:
+            return struct.unpack_from("<I", b, lst + p + 8 + 12)[0]
+        p += size
+    raise SystemExit("no execution environment in " + path)
+
+
+def compile_variant(case, device, simd=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        dump, out = os.path.join(tmp, "dump"), os.path.join(tmp, "out")
+        os.makedirs(dump); os.makedirs(out)
+        env = dict(os.environ, IGC_ShaderDumpEnable="1", IGC_DumpToCustomDir=dump)
+        if simd:
+            env["IGC_ForceOCLSIMDWidth"] = str(simd)
+        subprocess.run(["ocloc", "compile", "-file", os.path.join(case, "kernel.cl"), "-device", device,
+                        "-output", "kernel", "-out_dir", out], env=env, check=True, capture_output=True)
+        bins = glob.glob(os.path.join(out, "*.bin"))
+        asms = sorted(glob.glob(os.path.join(dump, "*_simd*_entry_*.visaasm")))
+        widths = [int(re.search(r"_simd(\d+)_", a).group(1)) for a in asms]
+        # Keep the dump whose width is the one the binary was built for (the corpus rule).
+        width = simd or binary_simd(bins[0])
+        asm = [a for a, w in zip(asms, widths) if w == width][0]
+        vdir = os.path.join(case, "%s-simd%d" % (device, width))
+        os.makedirs(vdir, exist_ok=True)
+        shutil.copy(asm, os.path.join(vdir, "kernel.visaasm"))
+        shutil.copy(asm[: -len(".visaasm")] + ".isa", os.path.join(vdir, "kernel.isa"))
+        shutil.copy(bins[0], os.path.join(vdir, "kernel.bin"))
+        return {"dir": os.path.basename(vdir), "device": device, "simd": width,
+                "default": simd is None, "forced": simd is not None}
+
+
+def main():
+    case = sys.argv[1]
+    sys.path.insert(0, case)
+    import model
+    os.makedirs(os.path.join(case, "inputs"), exist_ok=True)
+    os.makedirs(os.path.join(case, "expected"), exist_ok=True)
+    args = []
+    for i, a in enumerate(model.ARGS):
+        e = dict(a, index=i)
+        if a["kind"] == "buffer":
+            vals = model.INPUTS[a["name"]]
+            e["count"] = len(vals)
+            e["bytes"] = len(pack(a["dtype"], vals))
+            e["input_file"] = "inputs/%s.bin" % a["name"]
+            with open(os.path.join(case, e["input_file"]), "wb") as f:
+                f.write(pack(a["dtype"], vals))
+        else:
+            e["bytes_hex"] = pack(a["dtype"], [a["value"]]).hex()
+        args.append(e)
+    outputs = []
+    for name, vals in model.expected(model.INPUTS).items():
+        dtype = next(a["dtype"] for a in model.ARGS if a["name"] == name)
+        with open(os.path.join(case, "expected", name + ".bin"), "wb") as f:
+            f.write(pack(dtype, vals))
+        outputs.append({"arg": name, "file": "expected/%s.bin" % name, "dtype": dtype,
+                        "count": len(vals), "tolerance": {"type": "exact"}})
+    variants = [compile_variant(case, d) for d in model.DEVICES]
+    doc = {"name": os.path.basename(case.rstrip("/")), "kernel": model.KERNEL, "args": args,
+           "ndrange": model.NDRANGE, "outputs": outputs, "variants": variants,
+           "reference": "Python model (tools/make_case.py + model.py); compiled by Debian ocloc "
+                        + subprocess.run(["dpkg-query", "-W", "-f=${Version}", "intel-opencl-icd"],
+                                         capture_output=True, text=True).stdout}
+    with open(os.path.join(case, "case.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+
+
+main()
