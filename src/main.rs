@@ -179,6 +179,9 @@ fn run(
     trace: bool,
 ) -> Result<(), Failed> {
     use visa_emu::cli::run as r;
+    // `run .` inside a variant folder: its parent is the case folder.
+    let variant = &std::fs::canonicalize(variant)
+        .map_err(|e| Failed(format!("{}: {e}", variant.display())))?;
     let case_dir = variant
         .parent()
         .ok_or_else(|| Failed("the variant folder has no case folder".into()))?;
