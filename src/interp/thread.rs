@@ -82,7 +82,6 @@ fn write_le(b: &mut [u8], off: usize, len: usize, value: u64) {
 }
 
 impl Thread {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         thread_in_group: u32,
         p: &Prepared,
