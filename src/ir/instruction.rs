@@ -31,9 +31,6 @@ pub enum Field {
     Sampler(StateId),
     /// A string (FILE name).
     Str(String),
-    /// An instruction whose encoding has several sub-formats (LSC, sampler) nests the
-    /// fields of the selected format here, keeping the top-level field order fixed.
-    Group(Vec<Field>),
 }
 
 /// One vISA instruction.
