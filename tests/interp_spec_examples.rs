@@ -1,0 +1,118 @@
+//! The spec's own examples run on the interpreter: 3_execution_model's if-else-endif
+//! and do-while with divergent `goto`, and 5_operands' predicate combine and inverse.
+//! Each kernel writes one dword per channel to surface T6 (BTI 0) through scatter4.
+
+use visa_emu::decode::text::parse_visaasm;
+use visa_emu::interp::{self, Launch, Memory, RunOptions, ThreadPayload};
+
+/// Run `body` as an 8-channel kernel whose input V0040 holds the channel's value
+/// `input[i]`, and return the dwords the kernel stored.
+fn run8(body: &str, input: [u32; 8]) -> Vec<u32> {
+    let text = format!(
+        ".version 4.1\n.kernel \"k\"\n\
+         .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0033 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl P1 v_type=P num_elts=8\n.decl P2 v_type=P num_elts=8\n\
+         .decl T6 v_type=T num_elts=1 v_name=T006\n\
+         .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
+         {body}\n\
+         _store:\n\
+         mov (M1, 8) V0034(0,0)<1> 0x76543210:uv\n\
+         shl (M1, 8) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x2:ud\n\
+         movs (M1_NM, 1) T6(0) 0x0:ud\n\
+         scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
+         ret (M1, 1)\n"
+    );
+    let p = parse_visaasm(&text, 32).unwrap();
+    let prepared = interp::prepare(&p, "k").unwrap();
+    let mut mem = Memory::new();
+    let out = mem.add("out", 0x1000, vec![0; 32]);
+    mem.bind(0, out);
+    let mut payload = vec![0u8; 64];
+    for (i, v) in input.iter().enumerate() {
+        payload[32 + 4 * i..36 + 4 * i].copy_from_slice(&v.to_le_bytes());
+    }
+    let launch = Launch {
+        groups: [1, 1, 1],
+        threads_per_group: 1,
+        slm_bytes: 0,
+        scratch_bytes: 0,
+    };
+    interp::run(
+        &prepared,
+        &launch,
+        &mut mem,
+        &|_, _| ThreadPayload {
+            bytes: payload.clone(),
+            lanes: 8,
+        },
+        &RunOptions::default(),
+    )
+    .unwrap();
+    mem.get(out)
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn if_else_endif_with_nested_if() {
+    // if (x != 0) { if (x > 1) r = 20 else r = 10 } else { r = 30 }  (3_execution_model)
+    let body = "\
+        cmp.ne (M1, 8) P1 V0040(0,0)<1;1,0> 0x0:ud\n\
+        (!P1) goto (M1, 8) ELSE1\n\
+        mov (M1, 8) V0032(0,0)<1> 0xa:ud\n\
+        cmp.gt (M1, 8) P2 V0040(0,0)<1;1,0> 0x1:ud\n\
+        (!P2) goto (M1, 8) ENDIF2\n\
+        mov (M1, 8) V0032(0,0)<1> 0x14:ud\n\
+        ENDIF2:\n\
+        goto (M1, 8) ENDIF1\n\
+        ELSE1:\n\
+        mov (M1, 8) V0032(0,0)<1> 0x1e:ud\n\
+        ENDIF1:\n\
+        goto (M1, 1) _store";
+    assert_eq!(
+        run8(body, [0, 1, 2, 3, 0, 1, 7, 0]),
+        vec![30, 10, 20, 20, 30, 10, 20, 30]
+    );
+}
+
+#[test]
+fn do_while_loop_with_divergent_trip_counts() {
+    // do { r += 1; x -= 1 } while (x > 0) with a break when r == 5  (3_execution_model)
+    let body = "\
+        mov (M1, 8) V0032(0,0)<1> 0x0:ud\n\
+        LOOP_START:\n\
+        add (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0> 0x1:ud\n\
+        cmp.eq (M1, 8) P2 V0032(0,0)<1;1,0> 0x5:ud\n\
+        (P2) goto (M1, 8) LOOP_END\n\
+        add (M1, 8) V0040(0,0)<1> V0040(0,0)<1;1,0> 0xffffffff:ud\n\
+        cmp.gt (M1, 8) P1 V0040(0,0)<1;1,0> 0x0:ud\n\
+        (P1) goto (M1, 8) LOOP_START\n\
+        LOOP_END:\n\
+        goto (M1, 1) _store";
+    // x = 0 wraps to 0xffffffff (unsigned) and loops until the break at r == 5.
+    assert_eq!(
+        run8(body, [1, 2, 3, 4, 5, 6, 9, 0]),
+        vec![1, 2, 3, 4, 5, 5, 5, 5]
+    );
+}
+
+#[test]
+fn predicate_any_all_and_inverse() {
+    // P1 = x > 2; then r = any ? 1 : 0, +2 if all, +4 for lanes where !P1.
+    let body = "\
+        cmp.gt (M1, 8) P1 V0040(0,0)<1;1,0> 0x2:ud\n\
+        mov (M1, 8) V0032(0,0)<1> 0x0:ud\n\
+        (P1.any) add (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0> 0x1:ud\n\
+        (P1.all) add (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0> 0x2:ud\n\
+        (!P1) add (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0> 0x4:ud\n\
+        goto (M1, 1) _store";
+    assert_eq!(
+        run8(body, [0, 3, 5, 1, 9, 9, 2, 4]),
+        vec![5, 1, 1, 5, 1, 1, 5, 1]
+    );
+    assert_eq!(run8(body, [3; 8]), vec![3; 8]);
+}
