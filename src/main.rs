@@ -58,6 +58,9 @@ enum Command {
         /// Print each executed instruction (index, opcode, execution mask) to stderr.
         #[arg(long)]
         trace: bool,
+        /// Threads running work-groups in parallel (1 = deterministic order).
+        #[arg(long, default_value_t = 1)]
+        workers: usize,
     },
     /// Measure the CPU interpreter on corpus variant folders (channel-operations/s).
     Bench {
@@ -170,6 +173,7 @@ fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Resu
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run(
     variant: &std::path::Path,
     global: Option<String>,
@@ -177,6 +181,7 @@ fn run(
     set: &[String],
     out_dir: Option<&std::path::Path>,
     trace: bool,
+    workers: usize,
 ) -> Result<(), Failed> {
     use visa_emu::cli::run as r;
     // `run .` inside a variant folder: its parent is the case folder.
@@ -199,6 +204,7 @@ fn run(
     }
     let opts = visa_emu::interp::RunOptions {
         trace,
+        workers,
         ..Default::default()
     };
     let t = std::time::Instant::now();
@@ -287,7 +293,16 @@ fn main() -> ExitCode {
             set,
             out_dir,
             trace,
-        } => run(&variant, global, local, &set, out_dir.as_deref(), trace),
+            workers,
+        } => run(
+            &variant,
+            global,
+            local,
+            &set,
+            out_dir.as_deref(),
+            trace,
+            workers,
+        ),
         Command::Check {
             file,
             grf_bytes,

@@ -68,3 +68,24 @@ fn own_cases_pass() {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));
     }
 }
+
+/// Groups spread over several workers give the same, correct outputs (global atomics,
+/// SLM and barriers included).
+#[test]
+fn parallel_groups_match() {
+    let root = default_corpus_dir();
+    let opts = RunOptions {
+        workers: 4,
+        ..RunOptions::default()
+    };
+    for v in [
+        "saxpy/tgllp-simd16",
+        "atomic_global_counters/acm-g10-simd16",
+        "atomic_cmpxchg_mul/tgllp-simd16",
+        "slm_reduce/tgllp-simd32",
+        "matmul_tiled16/acm-g10-simd16",
+        "private_array_large/tgllp-simd16",
+    ] {
+        check_variant(&root.join(v), &opts).unwrap_or_else(|e| panic!("{v}: {e}"));
+    }
+}

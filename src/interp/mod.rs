@@ -66,6 +66,8 @@ pub struct RunOptions {
     pub step_limit: u64,
     /// Print each executed instruction (index, opcode, execution mask) to stderr.
     pub trace: bool,
+    /// Threads that run groups in parallel (1: one group after another, deterministic).
+    pub workers: usize,
 }
 
 impl Default for RunOptions {
@@ -73,6 +75,7 @@ impl Default for RunOptions {
         RunOptions {
             step_limit: 50_000_000,
             trace: std::env::var_os("VISA_TRACE").is_some(),
+            workers: 1,
         }
     }
 }
@@ -87,60 +90,121 @@ pub struct RunStats {
     pub oob_writes: u64,
 }
 
-/// Run every group of `launch`: groups one after the other, the SIMD threads of a group
-/// interleaved at barriers so that SLM and barriers behave.
+/// Run every group of `launch`. Groups are spread over `opts.workers` threads (they
+/// share global memory through a lock; an atomic is one locked read-modify-write); the
+/// SIMD threads of a group run round-robin, each until it reaches a `barrier` or ends, so
+/// SLM and barriers behave. With one worker the run is fully deterministic; with more,
+/// only kernels whose result depends on the order of unordered accesses can differ.
 pub fn run(
     p: &Prepared,
     launch: &Launch,
     mem: &mut Memory,
-    payload: &dyn Fn([u32; 3], u32) -> ThreadPayload,
+    payload: &(dyn Fn([u32; 3], u32) -> ThreadPayload + Sync),
     opts: &RunOptions,
 ) -> Result<RunStats, ExecError> {
-    let mut stats = RunStats::default();
-    let mut slm = vec![0u8; launch.slm_bytes as usize];
-    for gz in 0..launch.groups[2] {
-        for gy in 0..launch.groups[1] {
-            for gx in 0..launch.groups[0] {
-                let group = [gx, gy, gz];
-                slm.iter_mut().for_each(|b| *b = 0);
-                let mut threads: Vec<Thread> = (0..launch.threads_per_group)
-                    .map(|t| {
-                        let pl = payload(group, t);
-                        Thread::new(t, p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
+    let groups: Vec<[u32; 3]> = (0..launch.groups[2])
+        .flat_map(|z| {
+            (0..launch.groups[1]).flat_map(move |y| (0..launch.groups[0]).map(move |x| [x, y, z]))
+        })
+        .collect();
+    let shared = std::sync::Mutex::new(std::mem::take(mem));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let workers = opts.workers.max(1).min(groups.len().max(1));
+    let results: Vec<Result<RunStats, ExecError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| -> Result<RunStats, ExecError> {
+                    let mut stats = RunStats::default();
+                    let mut slm = vec![0u8; launch.slm_bytes as usize];
+                    loop {
+                        if failed.load(std::sync::atomic::Ordering::Relaxed) {
+                            break;
+                        }
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&group) = groups.get(i) else { break };
+                        if let Err(e) = run_group(
+                            p, launch, &shared, &mut slm, group, payload, opts, &mut stats,
+                        ) {
+                            failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                            return Err(e);
+                        }
+                    }
+                    Ok(stats)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(ExecError::Malformed {
+                        index: 0,
+                        what: "a worker thread panicked".into(),
                     })
-                    .collect();
-                let mut done = vec![false; threads.len()];
-                let mut cx = Ctx {
-                    mem,
-                    slm: &mut slm,
-                    step_limit: opts.step_limit,
-                    grf_bytes: p.grf_bytes,
-                    trace: opts.trace,
-                };
-                loop {
-                    let mut waiting = 0;
-                    for (t, th) in threads.iter_mut().enumerate() {
-                        if done[t] {
-                            continue;
-                        }
-                        match th.run(p, &mut cx)? {
-                            Yield::Done => done[t] = true,
-                            Yield::Barrier => waiting += 1,
-                        }
-                    }
-                    if waiting == 0 {
-                        break;
-                    }
-                    // Every live thread waits at the barrier (threads that ended count as
-                    // arrived): the next round releases them all.
-                }
-                stats.threads += threads.len() as u64;
-                stats.instructions += threads.iter().map(|t| t.steps).sum::<u64>();
-                stats.channel_ops += threads.iter().map(|t| t.chan_ops).sum::<u64>();
-            }
-        }
+                })
+            })
+            .collect()
+    });
+    *mem = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut stats = RunStats::default();
+    for r in results {
+        let r = r?;
+        stats.threads += r.threads;
+        stats.instructions += r.instructions;
+        stats.channel_ops += r.channel_ops;
     }
     stats.oob_reads = mem.oob_reads;
     stats.oob_writes = mem.oob_writes;
     Ok(stats)
+}
+
+/// One group: its SIMD threads round-robin between barriers.
+#[allow(clippy::too_many_arguments)]
+fn run_group(
+    p: &Prepared,
+    launch: &Launch,
+    mem: &std::sync::Mutex<Memory>,
+    slm: &mut Vec<u8>,
+    group: [u32; 3],
+    payload: &(dyn Fn([u32; 3], u32) -> ThreadPayload + Sync),
+    opts: &RunOptions,
+    stats: &mut RunStats,
+) -> Result<(), ExecError> {
+    slm.iter_mut().for_each(|b| *b = 0);
+    let mut threads: Vec<Thread> = (0..launch.threads_per_group)
+        .map(|t| {
+            let pl = payload(group, t);
+            Thread::new(t, p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
+        })
+        .collect();
+    let mut done = vec![false; threads.len()];
+    let mut cx = Ctx {
+        mem,
+        slm,
+        step_limit: opts.step_limit,
+        grf_bytes: p.grf_bytes,
+        trace: opts.trace,
+    };
+    loop {
+        let mut waiting = 0;
+        for (t, th) in threads.iter_mut().enumerate() {
+            if done[t] {
+                continue;
+            }
+            match th.run(p, &mut cx)? {
+                Yield::Done => done[t] = true,
+                Yield::Barrier => waiting += 1,
+            }
+        }
+        if waiting == 0 {
+            break;
+        }
+        // Every live thread waits at the barrier (threads that ended count as
+        // arrived): the next round releases them all.
+    }
+    stats.threads += threads.len() as u64;
+    stats.instructions += threads.iter().map(|t| t.steps).sum::<u64>();
+    stats.channel_ops += threads.iter().map(|t| t.chan_ops).sum::<u64>();
+    Ok(())
 }

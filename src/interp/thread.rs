@@ -59,7 +59,9 @@ pub enum Yield {
 
 /// Everything a message needs besides the thread.
 pub struct Ctx<'a> {
-    pub mem: &'a mut Memory,
+    /// Global memory, shared by the groups that run in parallel; every access locks it
+    /// (an atomic's read-modify-write under one lock).
+    pub mem: &'a std::sync::Mutex<Memory>,
     pub slm: &'a mut Vec<u8>,
     pub step_limit: u64,
     pub grf_bytes: u32,
@@ -1171,7 +1173,6 @@ impl Thread {
                     } else {
                         self.raw_read(addrs, 4 * i, 4)
                     };
-                    let old = mread(cx, &self.scratch, space, addr, bytes);
                     let a0 = self.raw_read(s0, slot * i, slot as usize);
                     let a1 = self.raw_read(s1, slot * i, slot as usize);
                     // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
@@ -1180,9 +1181,9 @@ impl Thread {
                     } else {
                         (a0, a1)
                     };
-                    if let Some(new) = op.apply(old, x, y, width) {
-                        mwrite(cx, &mut self.scratch, space, addr, bytes, new);
-                    }
+                    let old = matomic(cx, &mut self.scratch, space, addr, bytes, |old| {
+                        op.apply(old, x, y, width)
+                    });
                     self.raw_write(d, slot * i, slot as usize, old);
                 }
             }
@@ -1298,12 +1299,16 @@ impl Thread {
                         continue;
                     }
                     let addr = addr_of(self, i);
-                    let old = mread(cx, &self.scratch, space, addr, mem_bytes as usize);
                     let a1 = self.raw_read(src1, i * slot, slot as usize);
                     let a2 = self.raw_read(src2, i * slot, slot as usize);
-                    if let Some(new) = op.apply(old, a1, a2, width) {
-                        mwrite(cx, &mut self.scratch, space, addr, mem_bytes as usize, new);
-                    }
+                    let old = matomic(
+                        cx,
+                        &mut self.scratch,
+                        space,
+                        addr,
+                        mem_bytes as usize,
+                        |old| op.apply(old, a1, a2, width),
+                    );
                     self.raw_write(dst, i * slot, slot as usize, old);
                 }
             }
@@ -1343,17 +1348,51 @@ fn fraw(inst: &PInst, name: &str) -> Option<u32> {
     }
 }
 
+fn lock(mem: &std::sync::Mutex<Memory>) -> std::sync::MutexGuard<'_, Memory> {
+    // A worker that panicked while holding the lock leaves memory consistent (every
+    // access is a whole read or write), so a poisoned lock is still usable.
+    mem.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A memory read through the shared memory, the group's SLM or the thread's scratch.
 fn mread(cx: &mut Ctx, scratch: &[u8], space: Space, addr: u64, len: usize) -> u64 {
-    match space {
-        Space::Scratch => cx.mem.read(space, scratch, addr, len),
-        _ => cx.mem.read(space, cx.slm, addr, len),
-    }
+    let slm: &[u8] = if space == Space::Scratch {
+        scratch
+    } else {
+        cx.slm
+    };
+    lock(cx.mem).read(space, slm, addr, len)
 }
 
 fn mwrite(cx: &mut Ctx, scratch: &mut [u8], space: Space, addr: u64, len: usize, value: u64) {
-    match space {
-        Space::Scratch => cx.mem.write(space, scratch, addr, len, value),
-        _ => cx.mem.write(space, cx.slm, addr, len, value),
+    let mut mem = lock(cx.mem);
+    let local: &mut [u8] = if space == Space::Scratch {
+        scratch
+    } else {
+        cx.slm
+    };
+    mem.write(space, local, addr, len, value);
+}
+
+/// An atomic read-modify-write under one lock; returns the old value. `f` gives the new
+/// value, or `None` to leave memory unchanged.
+fn matomic(
+    cx: &mut Ctx,
+    scratch: &mut [u8],
+    space: Space,
+    addr: u64,
+    len: usize,
+    f: impl FnOnce(u64) -> Option<u64>,
+) -> u64 {
+    let mut mem = lock(cx.mem);
+    let local: &mut [u8] = if space == Space::Scratch {
+        scratch
+    } else {
+        cx.slm
+    };
+    let old = mem.read(space, local, addr, len);
+    if let Some(new) = f(old) {
+        mem.write(space, local, addr, len, new);
     }
+    old
 }
