@@ -1,81 +1,150 @@
 //! The `.bin` patch-token decoder agrees with the corpus' `abi.json` on every variant,
-//! for everything a run depends on.
+//! for everything a run depends on; the launch fills every `.input` the vISA declares.
 
-use visa_emu::abi::KernelAbi;
+use std::collections::BTreeSet;
+use std::path::Path;
+use visa_emu::abi::launch::prepare;
+use visa_emu::abi::{find_kernel, kernel_names, AbiError, ArgKind, KernelAbi, SurfaceKind};
 use visa_emu::corpus::case::Case;
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
 
-fn implicit_key(
-    i: &visa_emu::abi::ImplicitArg,
-) -> (String, Option<u32>, u32, u32, Option<u32>, Option<u32>) {
-    (
-        i.kind.clone(),
-        i.dim,
-        i.payload_offset,
-        i.size,
-        i.bti,
-        i.per_thread_private_size,
-    )
+fn grf_of(d: &Path) -> u32 {
+    grf_bytes_of_device(&d.file_name().unwrap().to_string_lossy())
+}
+
+fn decode(d: &Path) -> (Case, KernelAbi, KernelAbi) {
+    let case = Case::load(d.parent().unwrap()).unwrap();
+    let json = KernelAbi::load(d).unwrap();
+    let bin = KernelAbi::from_bin(d, &case.kernel, grf_of(d))
+        .unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+    (case, json, bin)
+}
+
+/// Every difference between the decoded ABI and `abi.json` that matters for a run.
+fn differences(d: &Path, json: &KernelAbi, bin: &KernelAbi) -> Vec<String> {
+    let mut why = Vec::new();
+    let mut check = |what: &str, same: bool| {
+        if !same {
+            why.push(what.to_string());
+        }
+    };
+    check("kernel", bin.kernel == json.kernel);
+    check("simd", bin.simd == json.simd);
+    check("grf", bin.grf_bytes == json.grf_bytes);
+    check("slm", bin.slm == json.slm);
+    check("scratch", bin.scratch == json.scratch);
+    check(
+        "local ids",
+        bin.per_thread_payload.local_ids == json.per_thread_payload.local_ids,
+    );
+    check(
+        "thread payload flags",
+        bin.per_thread_payload.flags == json.per_thread_payload.flags,
+    );
+    check(
+        "cross-thread data",
+        bin.cross_thread_data == json.cross_thread_data,
+    );
+    check(
+        "execution environment",
+        bin.execution_environment == json.execution_environment,
+    );
+    check("binding table", bin.binding_table == json.binding_table);
+    check(
+        "kernel attributes",
+        bin.kernel_attributes == json.kernel_attributes,
+    );
+    check("kernel heap size", bin.kernel_heap_size == json.kernel_heap_size);
+    check(
+        "program header",
+        (
+            bin.program.icbe_version,
+            bin.program.device,
+            bin.program.gpu_pointer_size,
+        ) == (
+            json.program.icbe_version,
+            json.program.device,
+            json.program.gpu_pointer_size,
+        ),
+    );
+    check("arg count", bin.args.len() == json.args.len());
+    for ja in &json.args {
+        let Some(ba) = bin.arg(ja.index) else {
+            check(&format!("arg {} missing", ja.index), false);
+            continue;
+        };
+        let same = ba.kind == ja.kind
+            && ba.name == ja.name
+            && ba.type_name == ja.type_name
+            && ba.type_size == ja.type_size
+            && ba.address_qualifier == ja.address_qualifier
+            && ba.access_qualifier == ja.access_qualifier
+            && ba.type_qualifier == ja.type_qualifier
+            && ba.payload_offset == ja.payload_offset
+            && ba.size == ja.size
+            && ba.address_space == ja.address_space
+            && ba.surface_state_offset == ja.surface_state_offset
+            && ba.bti == ja.bti
+            && ba.stateful.unwrap_or(false) == ja.stateful.unwrap_or(false)
+            && ba.stateless_pointer == ja.stateless_pointer
+            && ba.buffer_offset == ja.buffer_offset
+            && ba.fragments == ja.fragments
+            && ba.slm_offset_slot == ja.slm_offset_slot
+            && ba.slm_alignment == ja.slm_alignment;
+        check(&format!("arg {} ({})", ja.index, ja.name), same);
+    }
+    let mut bi = bin.implicit_args.clone();
+    let mut ji = json.implicit_args.clone();
+    let key = |i: &visa_emu::abi::ImplicitArg| (i.payload_offset, i.kind, i.dim);
+    bi.sort_by_key(key);
+    ji.sort_by_key(key);
+    check("implicit args", bi == ji);
+    // Program-scope data: same tokens, and the inline bytes equal the corpus' files.
+    let jt: Vec<_> = json
+        .program
+        .program_patch_tokens
+        .iter()
+        .map(|t| (t.name.clone(), t.buffer_index, t.inline_data_size))
+        .collect();
+    let bt: Vec<_> = bin
+        .program
+        .program_patch_tokens
+        .iter()
+        .map(|t| (t.name.clone(), t.buffer_index, t.inline_data_size))
+        .collect();
+    check("program tokens", jt == bt);
+    for t in &json.program.program_patch_tokens {
+        if let Some(f) = &t.inline_data_file {
+            let want = std::fs::read(d.join(f)).unwrap();
+            let kind = if t.name.contains("CONSTANT") {
+                SurfaceKind::Constant
+            } else {
+                SurfaceKind::Global
+            };
+            let got = bin
+                .program
+                .surfaces
+                .iter()
+                .find(|s| s.kind == kind && Some(s.index) == t.buffer_index);
+            check(
+                &format!("surface {f}"),
+                got.is_some_and(|s| s.bytes == want),
+            );
+        }
+    }
+    why
 }
 
 #[test]
 fn bin_decoding_matches_abi_json_on_every_variant() {
-    let mut failures = Vec::new();
     let dirs = variant_dirs(&default_corpus_dir()).unwrap();
+    assert!(dirs.len() >= 148, "corpus has {} variants", dirs.len());
+    let mut failures = Vec::new();
+    let mut constant_surfaces = 0;
     for d in &dirs {
-        let case = Case::load(d.parent().unwrap()).unwrap();
-        let grf = grf_bytes_of_device(&d.file_name().unwrap().to_string_lossy());
-        let json = KernelAbi::load(d).unwrap();
-        let bin = match KernelAbi::from_bin(d, &case.kernel, grf) {
-            Ok(b) => b,
-            Err(e) => {
-                failures.push(format!("{}: {e}", d.display()));
-                continue;
-            }
-        };
-        let mut why = Vec::new();
-        if (bin.simd, bin.grf_bytes, bin.slm.inline_bytes)
-            != (json.simd, json.grf_bytes, json.slm.inline_bytes)
-        {
-            why.push("simd/grf/slm".to_string());
-        }
-        let scratch = |a: &KernelAbi| a.scratch.as_ref().map_or(0, |s| s.per_thread_scratch_bytes);
-        if scratch(&bin) != scratch(&json) {
-            why.push(format!("scratch {} vs {}", scratch(&bin), scratch(&json)));
-        }
-        for ja in json.args.iter().filter(|a| a.kind != "unused") {
-            let Some(ba) = bin.args.iter().find(|b| b.index == ja.index) else {
-                why.push(format!("arg {} missing", ja.index));
-                continue;
-            };
-            let same = ba.kind == ja.kind
-                && (ja.kind != "buffer" || ba.bti == ja.bti)
-                && ba.stateless_pointer.as_ref().map(|s| s.payload_offset)
-                    == ja.stateless_pointer.as_ref().map(|s| s.payload_offset)
-                && ba.slm_offset_slot.as_ref().map(|s| s.payload_offset)
-                    == ja.slm_offset_slot.as_ref().map(|s| s.payload_offset)
-                && ba.fragments.as_ref().map(|f| {
-                    f.iter()
-                        .map(|x| (x.source_offset, x.payload_offset, x.size))
-                        .collect::<Vec<_>>()
-                }) == ja.fragments.as_ref().map(|f| {
-                    f.iter()
-                        .map(|x| (x.source_offset, x.payload_offset, x.size))
-                        .collect::<Vec<_>>()
-                });
-            if !same {
-                why.push(format!("arg {} ({}) differs", ja.index, ja.name));
-            }
-        }
-        let mut bi: Vec<_> = bin.implicit_args.iter().map(implicit_key).collect();
-        let mut ji: Vec<_> = json.implicit_args.iter().map(implicit_key).collect();
-        bi.sort();
-        ji.sort();
-        ji.dedup();
-        bi.dedup();
-        if bi != ji {
-            why.push(format!("implicit args: bin {bi:?} json {ji:?}"));
-        }
+        let (_, json, bin) = decode(d);
+        constant_surfaces += bin.program.surfaces.len();
+        let why = differences(d, &json, &bin);
         if !why.is_empty() {
             failures.push(format!("{}: {}", d.display(), why.join("; ")));
         }
@@ -87,24 +156,208 @@ fn bin_decoding_matches_abi_json_on_every_variant() {
         dirs.len(),
         failures.join("\n")
     );
+    // constant_table and the two fp64 cases carry program-scope constants.
+    assert!(constant_surfaces >= 4, "{constant_surfaces}");
+}
+
+/// `.input NAME offset=N size=M` lines of a `.visaasm`, without a regex.
+fn visa_inputs(text: &str) -> Vec<(String, u32, u32)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        if words.next() != Some(".input") {
+            continue;
+        }
+        let name = words.next().unwrap_or_default().to_string();
+        let (mut offset, mut size) = (None, None);
+        for w in words {
+            if let Some(v) = w.strip_prefix("offset=") {
+                offset = v.parse().ok();
+            } else if let Some(v) = w.strip_prefix("size=") {
+                size = v.parse().ok();
+            }
+        }
+        out.push((name, offset.expect(line), size.expect(line)));
+    }
+    out
+}
+
+#[derive(serde::Deserialize)]
+struct JsonInputs {
+    visa_inputs: Vec<JsonInput>,
+}
+
+#[derive(serde::Deserialize)]
+struct JsonInput {
+    var: String,
+    covers: Vec<String>,
+}
+
+#[test]
+fn every_visa_input_lies_in_filled_payload_bytes() {
+    let dirs = variant_dirs(&default_corpus_dir()).unwrap();
+    let mut failures = Vec::new();
+    let mut inputs_checked = 0;
+    for d in &dirs {
+        let (case, _, abi) = decode(d);
+        let p = prepare(&abi, &case, d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        let image = p.payload([0, 0, 0], 0).bytes;
+        let text = std::fs::read_to_string(d.join("kernel.visaasm")).unwrap();
+        let json: JsonInputs =
+            serde_json::from_str(&std::fs::read_to_string(d.join("abi.json")).unwrap()).unwrap();
+        for (var, offset, size) in visa_inputs(&text) {
+            inputs_checked += 1;
+            let end = offset + size;
+            let over: BTreeSet<String> = p
+                .filled
+                .iter()
+                .filter(|f| f.payload_offset < end && offset < f.payload_offset + f.size)
+                .map(|f| f.label.clone())
+                .collect();
+            let covers: BTreeSet<String> = json
+                .visa_inputs
+                .iter()
+                .find(|j| j.var == var)
+                .map(|j| j.covers.iter().cloned().collect())
+                .unwrap_or_default();
+            if over.is_empty() || end as usize > image.len() || over != covers {
+                failures.push(format!(
+                    "{} {var} [{offset}, {end}): filled by {over:?}, abi.json says {covers:?}",
+                    d.display()
+                ));
+            }
+        }
+    }
+    assert!(inputs_checked > 1000, "{inputs_checked}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn payload_places_group_ids_local_ids_and_partial_threads() {
+    // ndrange_3d_ids: local size 4x3x2 = 24 items, SIMD32: one thread, 24 lanes.
+    let d = default_corpus_dir().join("ndrange_3d_ids/tgllp-simd32");
+    let (case, _, abi) = decode(&d);
+    let p = prepare(&abi, &case, &d).unwrap();
+    assert_eq!(p.launch.threads_per_group, 1);
+    assert_eq!(p.launch.groups, [3, 2, 2]);
+    let t = p.payload([2, 1, 1], 0);
+    assert_eq!(t.lanes, 24);
+    let u32_at = |o: usize| u32::from_le_bytes(t.bytes[o..o + 4].try_into().unwrap());
+    assert_eq!((u32_at(4), u32_at(24), u32_at(28)), (2, 1, 1));
+    let ids = &abi.per_thread_payload.local_ids;
+    let uw = |dim: usize, lane: usize| {
+        let o = ids[dim].payload_offset as usize + 2 * lane;
+        u16::from_le_bytes([t.bytes[o], t.bytes[o + 1]])
+    };
+    // Lane 23 is the last item: (3, 2, 1); lane 5 is (1, 1, 0).
+    assert_eq!((uw(0, 23), uw(1, 23), uw(2, 23)), (3, 2, 1));
+    assert_eq!((uw(0, 5), uw(1, 5), uw(2, 5)), (1, 1, 0));
+    // Disabled lanes carry no id.
+    assert_eq!((uw(0, 24), uw(1, 31)), (0, 0));
+    // The global offset (1, 2, 3) reaches the CTD.
+    let gwo: Vec<u64> = abi
+        .implicit_args
+        .iter()
+        .filter(|i| i.kind == visa_emu::abi::ImplicitKind::GlobalWorkOffset)
+        .map(|i| u32_at(i.payload_offset as usize) as u64)
+        .collect();
+    assert_eq!(gwo, vec![1, 2, 3]);
+}
+
+#[test]
+fn buffers_get_distinct_aligned_bases_bound_to_their_btis() {
+    let d = default_corpus_dir().join("constant_table/tgllp-simd32");
+    let (case, _, abi) = decode(&d);
+    let p = prepare(&abi, &case, &d).unwrap();
+    let bases: BTreeSet<u64> = p.allocations.iter().map(|a| a.base).collect();
+    assert_eq!(bases.len(), p.allocations.len());
+    assert!(p.allocations.iter().all(|a| a.base != 0 && a.base % 4096 == 0));
+    // Both buffers and the program constant surface (BTI 2) are bound.
+    let btis: BTreeSet<u32> = p.allocations.iter().filter_map(|a| a.bti).collect();
+    assert_eq!(btis, BTreeSet::from([0, 1, 2]));
+    let surf = p
+        .allocations
+        .iter()
+        .find(|a| a.bti == Some(2))
+        .expect("constant surface");
+    assert_eq!(surf.size, 256);
+    // Its address is in the CTD slot of the implicit argument.
+    let slot = abi
+        .implicit_args
+        .iter()
+        .find(|i| i.kind == visa_emu::abi::ImplicitKind::ProgramConstantSurface)
+        .unwrap();
+    let image = p.payload([0, 0, 0], 0).bytes;
+    let o = slot.payload_offset as usize;
+    assert_eq!(
+        u64::from_le_bytes(image[o..o + 8].try_into().unwrap()),
+        surf.base
+    );
+    // Arguments are in case order and an output can be found by name.
+    assert_eq!(p.buffers.len(), 2);
+    assert!(abi.args.iter().all(|a| a.kind == ArgKind::Buffer));
+}
+
+#[test]
+fn kernel_names_and_missing_kernel() {
+    let d = default_corpus_dir().join("saxpy/tgllp-simd16");
+    let b = std::fs::read(d.join("kernel.bin")).unwrap();
+    assert_eq!(kernel_names(&b).unwrap(), vec!["saxpy".to_string()]);
+    let e = find_kernel(&b, "nope", 32).unwrap_err();
+    assert!(e.to_string().contains("no kernel named `nope`"), "{e}");
+    assert!(e.to_string().contains("saxpy"), "{e}");
+    assert!(matches!(
+        find_kernel(&b, "saxpy", 48),
+        Err(AbiError::Launch(_))
+    ));
 }
 
 #[test]
 fn garbage_bin_is_a_clear_error() {
-    let e = visa_emu::abi::patch_tokens::decode_bin(b"\x7fELF not a program", "k", 32).unwrap_err();
+    let e = find_kernel(b"\x7fELF not a program", "k", 32).unwrap_err();
+    assert!(matches!(e, AbiError::Bin { .. }), "{e}");
+    let e = find_kernel(b"plain text", "k", 32).unwrap_err();
     assert!(e.to_string().contains("INTC"), "{e}");
     let d = default_corpus_dir().join("saxpy/tgllp-simd16");
     let mut b = std::fs::read(d.join("kernel.bin")).unwrap();
-    let e = visa_emu::abi::patch_tokens::decode_bin(&b, "nope", 32).unwrap_err();
-    assert!(e.to_string().contains("no kernel named `nope`"), "{e}");
-    // Truncations anywhere: an error, never a panic.
-    for cut in (0..b.len()).step_by(7) {
-        let _ = visa_emu::abi::patch_tokens::decode_bin(&b[..cut], "saxpy", 32);
-    }
+    // The bare program (what ocloc puts in the ELF section) decodes too.
+    let at = b.windows(4).position(|w| w == b"CTNI").unwrap();
+    assert_eq!(find_kernel(&b[at..], "saxpy", 32).unwrap().simd, 16);
+    // A wrong ICBE version is named with its offset.
+    let mut v = b.clone();
+    v[at + 4] ^= 1;
+    let e = find_kernel(&v, "saxpy", 32).unwrap_err();
+    assert!(
+        matches!(e, AbiError::Bin { offset, .. } if offset == at + 4),
+        "{e}"
+    );
+    // Truncations anywhere: an error, never a panic, until the cut leaves the whole
+    // device-binary section (only the ELF's section-name table follows it).
+    let first_ok = (0..b.len())
+        .find(|cut| find_kernel(&b[..*cut], "saxpy", 32).is_ok())
+        .unwrap();
+    assert!(first_ok > at + 1000, "{first_ok}");
+    assert!((first_ok..b.len()).all(|cut| find_kernel(&b[..cut], "saxpy", 32).is_ok()));
+    // Every byte flipped, one at a time: never a panic.
     let len = b.len();
-    for i in (0..len).step_by(5) {
+    for i in 0..len {
         b[i] ^= 0xff;
-        let _ = visa_emu::abi::patch_tokens::decode_bin(&b, "saxpy", 32);
+        let _ = find_kernel(&b, "saxpy", 32);
         b[i] ^= 0xff;
     }
+}
+
+#[test]
+fn hostile_abi_values_are_errors_not_allocations() {
+    let d = default_corpus_dir().join("private_array_large/tgllp-simd32");
+    let (case, _, mut abi) = decode(&d);
+    for i in &mut abi.implicit_args {
+        if i.kind == visa_emu::abi::ImplicitKind::PrivateBase {
+            i.per_thread_private_size = Some(u32::MAX);
+        }
+    }
+    assert!(prepare(&abi, &case, &d).is_err());
+    let (case, _, mut abi) = decode(&d);
+    abi.args[0].stateless_pointer.as_mut().unwrap().payload_offset = u32::MAX - 2;
+    assert!(prepare(&abi, &case, &d).is_err());
 }

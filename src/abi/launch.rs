@@ -2,77 +2,103 @@
 //! allocations (buffers, private memory, program-scope data) bound to their BTIs, the
 //! launch shape, and each SIMD thread's payload image (r0, local ids, cross-thread data).
 
-use super::{AbiError, KernelAbi};
+use super::error::{AbiError, LaunchProblem};
+use super::{ArgKind, ImplicitKind, KernelAbi, ProgramSurface, SurfaceKind};
 use crate::corpus::case::{hex_bytes, Case};
 use crate::interp::{AllocId, Launch, Memory, ThreadPayload};
 use std::path::Path;
 
 /// Allocations start at 64 GiB and are 4 GiB apart, so that an address computed with
 /// 32-bit arithmetic by mistake can never land in a buffer.
-const BASE: u64 = 0x10_0000_0000;
-const STRIDE: u64 = 0x1_0000_0000;
+pub const BASE: u64 = 0x10_0000_0000;
+pub const STRIDE: u64 = 0x1_0000_0000;
+/// The payload image never exceeds the largest GRF file (256 GRFs of 64 bytes).
+pub const PAYLOAD_LIMIT: u32 = 256 * 64;
+/// Private memory and the thread count are bounded so that a hostile ABI or NDRange
+/// cannot make the emulator allocate without limit.
+pub const PRIVATE_LIMIT: u64 = 1 << 30;
+pub const THREAD_LIMIT: u64 = 1 << 24;
+
+/// What an allocation holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The buffer passed as kernel argument `arg`.
+    Buffer { arg: u32 },
+    /// Stateless private memory of all threads (`private_base`).
+    Private,
+    /// Program-scope data.
+    Program { kind: SurfaceKind, index: u32 },
+}
+
+/// One allocation of the launch: where it lives and which BTI (if any) names it.
+#[derive(Clone, Debug)]
+pub struct Allocation {
+    pub name: String,
+    pub role: Role,
+    pub id: AllocId,
+    pub base: u64,
+    pub size: u64,
+    pub bti: Option<u32>,
+}
 
 /// Everything needed to run one variant and read its outputs back.
 pub struct Prepared {
     pub memory: Memory,
     pub launch: Launch,
-    /// (argument name, allocation) of every buffer argument.
+    /// (argument name, allocation) of every buffer argument: where outputs are read.
     pub buffers: Vec<(String, AllocId)>,
+    /// Every allocation, in creation order.
+    pub allocations: Vec<Allocation>,
+    /// The payload ranges that carry a value (the same in every thread but for r0 and
+    /// the local ids' contents).
+    pub filled: Vec<Filled>,
     payload: PayloadPlan,
 }
 
 struct PayloadPlan {
     simd: u32,
-    grf_bytes: u32,
     local: [u32; 3],
     local_id_offsets: [Option<u32>; 3],
-    /// The cross-thread bytes, already at their payload offsets.
+    /// r0 zero, local ids zero, cross-thread data filled: the part all threads share.
     image: Vec<u8>,
 }
 
 impl Prepared {
-    /// The payload of SIMD thread `t` of `group`.
+    /// The payload of SIMD thread `t` of work-group `group`: r0.1/r0.6/r0.7 hold the group
+    /// id, r0.2 bits 7:0 the thread's index in its group, then one `uw` local id per lane
+    /// for each dimension. Work-items are numbered x fastest; thread `t` covers linear ids
+    /// `t*simd ..`, and lanes past the group's item count are disabled (`lanes`).
     pub fn payload(&self, group: [u32; 3], t: u32) -> ThreadPayload {
         let p = &self.payload;
         let mut bytes = p.image.clone();
-        let put = |b: &mut Vec<u8>, off: usize, v: &[u8]| {
-            if b.len() < off + v.len() {
-                b.resize(off + v.len(), 0);
+        let mut put = |off: usize, v: &[u8]| {
+            if let Some(d) = bytes.get_mut(off..off + v.len()) {
+                d.copy_from_slice(v);
             }
-            b[off..off + v.len()].copy_from_slice(v);
         };
-        put(&mut bytes, 4, &group[0].to_le_bytes());
-        put(&mut bytes, 24, &group[1].to_le_bytes());
-        put(&mut bytes, 28, &group[2].to_le_bytes());
-        // r0.2 bits 7:0: the thread's index within its group. IGC for Xe-HPG reads
-        // get_sub_group_id() from r0 byte 8 (corpus subgroup_reduce_scan_simd16,
-        // acm-g10: `mov V0097 V0098(0,8)` with V0098 a byte view of r0).
-        put(&mut bytes, 8, &[t as u8]);
+        put(4, &group[0].to_le_bytes());
+        put(24, &group[1].to_le_bytes());
+        put(28, &group[2].to_le_bytes());
+        // IGC for Xe-HPG reads get_sub_group_id() from r0 byte 8 (corpus
+        // subgroup_reduce_scan_simd16, acm-g10: `mov V0097 V0098(0,8)`, V0098 a byte
+        // view of r0).
+        put(8, &[t as u8]);
         let items = p.local[0] * p.local[1] * p.local[2];
-        let first = t * p.simd;
+        let first = t.saturating_mul(p.simd);
         let lanes = items.saturating_sub(first).min(p.simd);
-        for lane in 0..p.simd {
+        for lane in 0..lanes {
             let lin = first + lane;
-            let id = if lane < lanes {
-                [
-                    lin % p.local[0],
-                    (lin / p.local[0]) % p.local[1],
-                    lin / (p.local[0] * p.local[1]),
-                ]
-            } else {
-                [0; 3]
-            };
+            let id = [
+                lin % p.local[0],
+                (lin / p.local[0]) % p.local[1],
+                lin / (p.local[0] * p.local[1]),
+            ];
             for (off, v) in p.local_id_offsets.iter().zip(id) {
                 if let Some(off) = off {
-                    put(
-                        &mut bytes,
-                        (off + 2 * lane) as usize,
-                        &(v as u16).to_le_bytes(),
-                    );
+                    put((off + 2 * lane) as usize, &(v as u16).to_le_bytes());
                 }
             }
         }
-        let _ = p.grf_bytes;
         ThreadPayload { bytes, lanes }
     }
 }
@@ -85,176 +111,292 @@ fn dim3(v: &[u64], fill: u64) -> [u64; 3] {
     ]
 }
 
-/// Lay out memory and payload for `case` compiled as `abi` (variant folder `dir`).
+fn launch_err(p: LaunchProblem) -> AbiError {
+    AbiError::Launch(p)
+}
+
+/// A payload range the launch fills with a value, named as `abi.json`'s
+/// `visa_inputs[].covers` names ABI items (`arg1(buffer)`, `local_work_size[0]`,
+/// `arg2(scalar)@4`, `local_id_x`, ...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filled {
+    pub payload_offset: u32,
+    pub size: u32,
+    pub label: String,
+}
+
+/// The shared payload image under construction: every write is bounds-checked and
+/// recorded.
+#[derive(Default)]
+struct Image {
+    bytes: Vec<u8>,
+    filled: Vec<Filled>,
+}
+
+impl Image {
+    fn put(&mut self, what: &str, off: u32, v: &[u8]) -> Result<(), AbiError> {
+        self.reserve(what, off, v.len() as u32)?;
+        self.bytes[off as usize..off as usize + v.len()].copy_from_slice(v);
+        self.filled.push(Filled {
+            payload_offset: off,
+            size: v.len() as u32,
+            label: what.to_string(),
+        });
+        Ok(())
+    }
+
+    /// Make the image cover `len` bytes at `off` (zeros where nothing was written).
+    fn reserve(&mut self, what: &str, off: u32, len: u32) -> Result<(), AbiError> {
+        let end = off as u64 + len as u64;
+        if end > PAYLOAD_LIMIT as u64 {
+            return Err(launch_err(LaunchProblem::SlotOutOfRange {
+                what: what.to_string(),
+                offset: off,
+                size: len,
+                limit: PAYLOAD_LIMIT,
+            }));
+        }
+        if self.bytes.len() < end as usize {
+            self.bytes.resize(end as usize, 0);
+        }
+        Ok(())
+    }
+
+    /// The low `size` bytes (at most 8) of `v`.
+    fn put_value(&mut self, what: &str, off: u32, size: u32, v: u64) -> Result<(), AbiError> {
+        self.put(what, off, &v.to_le_bytes()[..size.min(8) as usize])
+    }
+}
+
+/// Hands out base addresses and records allocations.
+struct Allocator {
+    memory: Memory,
+    next: u64,
+    list: Vec<Allocation>,
+}
+
+impl Allocator {
+    fn add(&mut self, name: &str, role: Role, data: Vec<u8>, bti: Option<u32>) -> Allocation {
+        let base = self.next;
+        let size = data.len() as u64;
+        self.next += STRIDE.max(size.next_power_of_two());
+        let id = self.memory.add(name, base, data);
+        if let Some(b) = bti {
+            self.memory.bind(b, id);
+        }
+        let a = Allocation {
+            name: name.to_string(),
+            role,
+            id,
+            base,
+            size,
+            bti,
+        };
+        self.list.push(a.clone());
+        a
+    }
+}
+
+/// Lay out memory and payload for `case` compiled as `abi` (variant folder `dir`, where
+/// `abi.json`'s program-scope data files lie).
 pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, AbiError> {
     let nd = &case.ndrange;
     let global = dim3(&nd.global_size, 1);
     let local = dim3(&nd.local_size, 1);
     let offset = dim3(&nd.global_offset, 0);
+    let mut groups = [0u32; 3];
     for d in 0..3 {
-        if local[d] == 0 || !global[d].is_multiple_of(local[d]) {
-            return Err(AbiError::Launch(format!(
-                "global size {} is not a multiple of local size {} in dimension {d}",
-                global[d], local[d]
-            )));
+        if local[d] == 0 || local[d] > u16::MAX as u64 || !global[d].is_multiple_of(local[d]) {
+            return Err(launch_err(LaunchProblem::NotUniform {
+                dim: d,
+                global: global[d],
+                local: local[d],
+            }));
         }
+        groups[d] = u32::try_from(global[d] / local[d]).map_err(|_| {
+            launch_err(LaunchProblem::TooLarge {
+                what: format!("work-groups in dimension {d}"),
+                bytes: global[d] / local[d],
+                limit: u32::MAX as u64,
+            })
+        })?;
     }
-    let groups = [
-        (global[0] / local[0]) as u32,
-        (global[1] / local[1]) as u32,
-        (global[2] / local[2]) as u32,
-    ];
-    let items = (local[0] * local[1] * local[2]) as u32;
-    let threads_per_group = items.div_ceil(abi.simd);
-    let total_threads =
-        threads_per_group as u64 * groups.iter().map(|g| *g as u64).product::<u64>();
+    let items = local[0] * local[1] * local[2];
+    let threads_per_group = items.div_ceil(abi.simd.max(1) as u64);
+    let total_threads = groups
+        .iter()
+        .fold(threads_per_group, |n, g| n.saturating_mul(*g as u64));
+    if total_threads > THREAD_LIMIT || items > u32::MAX as u64 {
+        return Err(launch_err(LaunchProblem::TooLarge {
+            what: "hardware threads of the NDRange".into(),
+            bytes: total_threads,
+            limit: THREAD_LIMIT,
+        }));
+    }
 
-    let mut memory = Memory::new();
-    let mut image = vec![0u8; 0];
-    let put = |img: &mut Vec<u8>, off: u32, v: &[u8]| {
-        let off = off as usize;
-        if img.len() < off + v.len() {
-            img.resize(off + v.len(), 0);
-        }
-        img[off..off + v.len()].copy_from_slice(v);
+    let mut alloc = Allocator {
+        memory: Memory::new(),
+        next: BASE,
+        list: Vec::new(),
     };
-    let mut next_base = BASE;
+    let mut image = Image::default();
     let mut buffers = Vec::new();
-    let mut slm_cursor = abi.slm.inline_bytes;
+    let mut slm_cursor = abi.slm.inline_bytes as u64;
     for a in &abi.args {
-        let ca = case.args.iter().find(|c| c.index == a.index);
-        match a.kind.as_str() {
-            "buffer" => {
-                let ca =
-                    ca.ok_or_else(|| AbiError::Launch(format!("case has no argument {}", a.name)))?;
+        let unsupported = |kind| {
+            launch_err(LaunchProblem::Unsupported {
+                index: a.index,
+                name: a.name.clone(),
+                kind,
+            })
+        };
+        let ca = || {
+            case.args
+                .iter()
+                .find(|c| c.index == a.index)
+                .ok_or_else(|| {
+                    launch_err(LaunchProblem::MissingArg {
+                        index: a.index,
+                        name: a.name.clone(),
+                    })
+                })
+        };
+        match a.kind {
+            ArgKind::Buffer => {
+                let ca = ca()?;
                 let data = case
                     .input_bytes(ca)
-                    .map_err(|e| AbiError::Launch(e.to_string()))?;
-                let base = next_base;
-                next_base += STRIDE;
-                let id = memory.add(&ca.name, base, data);
-                if let Some(b) = a.bti {
-                    memory.bind(b, id);
-                }
+                    .map_err(|e| AbiError::Case(e.to_string()))?;
+                let al = alloc.add(&ca.name, Role::Buffer { arg: a.index }, data, a.bti);
                 if let Some(p) = &a.stateless_pointer {
-                    put(
-                        &mut image,
+                    image.put_value(
+                        &format!("arg{}(buffer)", a.index),
                         p.payload_offset,
-                        &base.to_le_bytes()[..p.size.min(8) as usize],
-                    );
+                        p.size,
+                        al.base,
+                    )?;
                 }
-                buffers.push((ca.name.clone(), id));
+                // Each buffer is bound at its start: its offset within the surface is 0.
+                if let Some(s) = &a.buffer_offset {
+                    image.put_value(
+                        &format!("arg{}.buffer_offset", a.index),
+                        s.payload_offset,
+                        s.size,
+                        0,
+                    )?;
+                }
+                buffers.push((ca.name.clone(), al.id));
             }
-            "scalar" => {
-                let ca =
-                    ca.ok_or_else(|| AbiError::Launch(format!("case has no argument {}", a.name)))?;
+            ArgKind::Scalar => {
+                let ca = ca()?;
                 let bytes = ca.bytes_hex.as_deref().and_then(hex_bytes).ok_or_else(|| {
-                    AbiError::Launch(format!("argument {} has no bytes_hex", a.name))
+                    launch_err(LaunchProblem::NoScalarBytes {
+                        index: a.index,
+                        name: a.name.clone(),
+                    })
                 })?;
-                match &a.fragments {
-                    Some(frags) => {
-                        let ts = a.type_size.unwrap_or(bytes.len() as u32);
-                        for f in frags {
-                            let n = f.size.min(ts.saturating_sub(f.source_offset)) as usize;
-                            let s = f.source_offset as usize;
-                            if let Some(src) = bytes.get(s..s + n) {
-                                put(&mut image, f.payload_offset, src);
-                            }
-                        }
-                    }
-                    None => {
-                        if let Some(off) = a.payload_offset {
-                            put(&mut image, off, &bytes);
-                        }
-                    }
+                let type_size = a.type_size.unwrap_or(bytes.len() as u32);
+                for f in a.fragments.iter().flatten() {
+                    // A slot takes min(size, type_size - source_offset) bytes.
+                    let n = f.size.min(type_size.saturating_sub(f.source_offset)) as usize;
+                    let src: Vec<u8> = bytes
+                        .iter()
+                        .skip(f.source_offset as usize)
+                        .take(n)
+                        .copied()
+                        .collect();
+                    image.put(
+                        &format!("arg{}(scalar)@{}", a.index, f.source_offset),
+                        f.payload_offset,
+                        &src,
+                    )?;
                 }
             }
-            "local" => {
-                let ca =
-                    ca.ok_or_else(|| AbiError::Launch(format!("case has no argument {}", a.name)))?;
-                let align = a.slm_alignment.unwrap_or(4).max(1);
+            ArgKind::Local => {
+                let ca = ca()?;
+                let align = a.slm_alignment.unwrap_or(4).max(1) as u64;
                 slm_cursor = slm_cursor.div_ceil(align) * align;
                 if let Some(s) = &a.slm_offset_slot {
-                    put(
-                        &mut image,
+                    image.put_value(
+                        &format!("arg{}(local)", a.index),
                         s.payload_offset,
-                        &(slm_cursor as u64).to_le_bytes()[..s.size.min(8) as usize],
-                    );
+                        s.size,
+                        slm_cursor,
+                    )?;
                 }
-                slm_cursor += ca.bytes.unwrap_or(0) as u32;
+                slm_cursor = slm_cursor.saturating_add(ca.bytes.unwrap_or(0));
             }
-            _ => {}
+            ArgKind::Image => return Err(unsupported("image")),
+            ArgKind::Sampler => return Err(unsupported("sampler")),
+            ArgKind::Unused => {}
         }
     }
+    let slm_bytes = u32::try_from(slm_cursor.max(64 * 1024)).map_err(|_| {
+        launch_err(LaunchProblem::TooLarge {
+            what: "shared local memory".into(),
+            bytes: slm_cursor,
+            limit: u32::MAX as u64,
+        })
+    })?;
+
+    let bases = add_program_surfaces(&mut alloc, abi, dir)?;
     for i in &abi.implicit_args {
-        let d = i.dim.unwrap_or(0) as usize;
-        let v: Option<u64> = match i.kind.as_str() {
-            "global_work_offset" => Some(offset[d.min(2)]),
-            "local_work_size" | "enqueued_local_work_size" => Some(local[d.min(2)]),
-            "global_work_size" => Some(global[d.min(2)]),
-            "num_work_groups" => Some(groups[d.min(2)] as u64),
-            "work_dimensions" => Some(nd.work_dim as u64),
-            "private_base" => {
-                let per = i.per_thread_private_size.unwrap_or(0) as u64
-                    * if i.per_simt_lane.unwrap_or(false) {
-                        abi.simd as u64
-                    } else {
-                        1
-                    };
-                let size = (per * total_threads).max(64);
-                let base = next_base;
-                next_base += STRIDE.max(size.next_power_of_two());
-                let id = memory.add("private", base, vec![0; size as usize]);
-                if let Some(b) = i.bti {
-                    memory.bind(b, id);
-                }
-                Some(base)
-            }
-            "program_constant_surface" | "program_global_surface" => {
-                let want = if i.kind == "program_constant_surface" {
-                    "CONSTANT"
-                } else {
-                    "GLOBAL"
-                };
-                let inline = abi
-                    .program_data
-                    .iter()
-                    .find(|(n, idx, _)| {
-                        n.contains(want) && Some(*idx) == i.buffer_index.or(Some(0))
-                    })
-                    .map(|(_, _, d)| d.clone());
-                let file = abi
-                    .program
-                    .program_patch_tokens
-                    .iter()
-                    .find(|t| t.name.contains(want) && t.buffer_index == i.buffer_index.or(Some(0)))
-                    .and_then(|t| t.inline_data_file.clone());
-                let data = match (inline, file) {
-                    (Some(d), _) => d,
-                    (None, Some(f)) => std::fs::read(dir.join(&f)).map_err(|e| AbiError::Io {
-                        path: dir.join(f).display().to_string(),
-                        source: e,
-                    })?,
-                    (None, None) => Vec::new(),
-                };
-                let base = next_base;
-                next_base += STRIDE;
-                let id = memory.add(&i.kind, base, data);
-                if let Some(b) = i.bti {
-                    memory.bind(b, id);
-                }
-                Some(base)
-            }
-            _ => None,
+        let d = i.dim.unwrap_or(0).min(2) as usize;
+        let what = match i.dim {
+            Some(d) => format!("{}[{d}]", i.kind.name()),
+            None => i.kind.name().to_string(),
         };
-        if let Some(v) = v {
-            put(
-                &mut image,
-                i.payload_offset,
-                &v.to_le_bytes()[..i.size.min(8) as usize],
-            );
-        }
+        let v = match i.kind {
+            ImplicitKind::GlobalWorkOffset => offset[d],
+            ImplicitKind::LocalWorkSize | ImplicitKind::EnqueuedLocalWorkSize => local[d],
+            ImplicitKind::GlobalWorkSize => global[d],
+            ImplicitKind::NumWorkGroups => groups[d] as u64,
+            ImplicitKind::WorkDimensions => nd.work_dim as u64,
+            ImplicitKind::SimdSize => abi.simd as u64,
+            ImplicitKind::PrivateBase => {
+                let lanes = if i.per_simt_lane.unwrap_or(false) {
+                    abi.simd as u64
+                } else {
+                    1
+                };
+                let per = i.per_thread_private_size.unwrap_or(0) as u64 * lanes;
+                let size = per.saturating_mul(total_threads).max(64);
+                if size > PRIVATE_LIMIT {
+                    return Err(launch_err(LaunchProblem::TooLarge {
+                        what: "private memory".into(),
+                        bytes: size,
+                        limit: PRIVATE_LIMIT,
+                    }));
+                }
+                alloc
+                    .add("private", Role::Private, vec![0; size as usize], i.bti)
+                    .base
+            }
+            ImplicitKind::ProgramConstantSurface | ImplicitKind::ProgramGlobalSurface => {
+                let kind = surface_kind_of(i.kind);
+                let index = i.buffer_index.unwrap_or(0);
+                match base_of(&bases, kind, index) {
+                    Some(b) => b,
+                    // A surface the program does not carry: an empty allocation, so the
+                    // pointer is valid and every access reports out of bounds.
+                    None => {
+                        let name = format!("{kind:?} surface {index}");
+                        alloc
+                            .add(&name, Role::Program { kind, index }, Vec::new(), i.bti)
+                            .base
+                    }
+                }
+            }
+            ImplicitKind::Unsupported(t) => {
+                return Err(launch_err(LaunchProblem::UnsupportedImplicit {
+                    dp_type: t,
+                }))
+            }
+        };
+        image.put_value(&what, i.payload_offset, i.size, v)?;
     }
+
+    // Local ids and r0 lie below the cross-thread data: the image covers them all.
     let mut local_id_offsets = [None; 3];
     for l in &abi.per_thread_payload.local_ids {
         let d = match l.dim.as_str() {
@@ -263,25 +405,149 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             _ => 2,
         };
         local_id_offsets[d] = Some(l.payload_offset);
+        let label = format!("local_id_{}", l.dim);
+        image.put(&label, l.payload_offset, &vec![0; l.size as usize])?;
+    }
+    image.reserve("r0", 0, abi.grf_bytes)?;
+    if let Some(c) = &abi.cross_thread_data {
+        image.reserve("cross-thread data", c.payload_offset, c.size)?;
     }
     Ok(Prepared {
-        memory,
+        memory: alloc.memory,
         launch: Launch {
             groups,
-            threads_per_group,
-            slm_bytes: slm_cursor.max(64 * 1024),
+            threads_per_group: threads_per_group as u32,
+            slm_bytes,
             scratch_bytes: abi
                 .scratch
                 .as_ref()
                 .map_or(0, |s| s.per_thread_scratch_bytes),
         },
         buffers,
+        allocations: alloc.list,
         payload: PayloadPlan {
             simd: abi.simd,
-            grf_bytes: abi.grf_bytes,
             local: [local[0] as u32, local[1] as u32, local[2] as u32],
             local_id_offsets,
-            image,
+            image: image.bytes,
         },
+        filled: image.filled,
     })
+}
+
+/// The program-scope surfaces: decoded from the `.bin`, or (for an ABI read from
+/// `abi.json`) from the files the tokens name.
+fn program_surfaces(abi: &KernelAbi, dir: &Path) -> Result<Vec<ProgramSurface>, AbiError> {
+    if !abi.program.surfaces.is_empty() {
+        return Ok(abi.program.surfaces.clone());
+    }
+    let mut out = Vec::new();
+    for t in &abi.program.program_patch_tokens {
+        let Some(file) = &t.inline_data_file else {
+            continue;
+        };
+        let path = dir.join(file);
+        let bytes = std::fs::read(&path).map_err(|source| AbiError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let kind = if t.name.contains("CONSTANT") {
+            SurfaceKind::Constant
+        } else {
+            SurfaceKind::Global
+        };
+        out.push(ProgramSurface {
+            kind,
+            index: t.buffer_index.unwrap_or(0),
+            bytes,
+        });
+    }
+    Ok(out)
+}
+
+fn surface_kind_of(k: ImplicitKind) -> SurfaceKind {
+    if k == ImplicitKind::ProgramConstantSurface {
+        SurfaceKind::Constant
+    } else {
+        SurfaceKind::Global
+    }
+}
+
+fn base_of(bases: &[(SurfaceKind, u32, u64)], kind: SurfaceKind, index: u32) -> Option<u64> {
+    bases
+        .iter()
+        .find(|(k, x, _)| *k == kind && *x == index)
+        .map(|b| b.2)
+}
+
+/// Allocate the program-scope surfaces, bound to the BTIs the kernel's implicit
+/// arguments name, with the pointers stored in them relocated to the surfaces' bases.
+/// Returns (kind, index, base) of each.
+fn add_program_surfaces(
+    alloc: &mut Allocator,
+    abi: &KernelAbi,
+    dir: &Path,
+) -> Result<Vec<(SurfaceKind, u32, u64)>, AbiError> {
+    let surfaces = program_surfaces(abi, dir)?;
+    // Bases are known before allocation: the allocator hands them out in order.
+    let mut next = alloc.next;
+    let bases: Vec<(SurfaceKind, u32, u64)> = surfaces
+        .iter()
+        .map(|s| {
+            let base = next;
+            next += STRIDE.max((s.bytes.len() as u64).next_power_of_two());
+            (s.kind, s.index, base)
+        })
+        .collect();
+    let pointer_size = if abi.program.gpu_pointer_size == Some(4) {
+        4
+    } else {
+        8
+    };
+    for s in surfaces {
+        let mut bytes = s.bytes;
+        for p in abi
+            .program
+            .pointer_patches
+            .iter()
+            .filter(|p| p.kind == s.kind && p.index == s.index)
+        {
+            if let Some(target) = base_of(&bases, p.target_kind, p.target_index) {
+                relocate(&mut bytes, p.offset as usize, pointer_size, target);
+            }
+        }
+        let bti = abi
+            .implicit_args
+            .iter()
+            .find(|i| {
+                matches!(
+                    i.kind,
+                    ImplicitKind::ProgramConstantSurface | ImplicitKind::ProgramGlobalSurface
+                ) && surface_kind_of(i.kind) == s.kind
+                    && i.buffer_index.unwrap_or(0) == s.index
+            })
+            .and_then(|i| i.bti);
+        let name = match s.kind {
+            SurfaceKind::Constant => format!("program_constant_surface_{}", s.index),
+            SurfaceKind::Global => format!("program_global_surface_{}", s.index),
+        };
+        let role = Role::Program {
+            kind: s.kind,
+            index: s.index,
+        };
+        alloc.add(&name, role, bytes, bti);
+    }
+    Ok(bases)
+}
+
+/// Add `base` to the little-endian pointer of `size` bytes at `at` (the stored value is
+/// the offset within the target surface). A pointer outside the data is left alone.
+fn relocate(bytes: &mut [u8], at: usize, size: usize, base: u64) {
+    let Some(slot) = at.checked_add(size).and_then(|end| bytes.get_mut(at..end)) else {
+        return;
+    };
+    let mut v = [0u8; 8];
+    v[..size].copy_from_slice(slot);
+    let moved = u64::from_le_bytes(v).wrapping_add(base).to_le_bytes();
+    slot.copy_from_slice(&moved[..size]);
 }
