@@ -56,8 +56,6 @@ pub enum LaunchProblem {
     NotUniform { dim: usize, global: u64, local: u64 },
     #[error("the case has no argument {index} (`{name}`) that the kernel takes")]
     MissingArg { index: u32, name: String },
-    #[error("scalar argument {index} (`{name}`) has no valid bytes_hex")]
-    NoScalarBytes { index: u32, name: String },
     #[error("argument {index} (`{name}`) is an {kind}: not supported by the emulator")]
     Unsupported {
         index: u32,
@@ -100,9 +98,9 @@ pub enum AbiError {
     Bin { offset: usize, problem: BinProblem },
     #[error("{0}")]
     Launch(LaunchProblem),
-    /// A case input file could not be read.
-    #[error("{0}")]
-    Case(String),
+    /// A case argument could not be read (input file, scalar bytes, local size).
+    #[error(transparent)]
+    Case(#[from] crate::corpus::case::CaseError),
 }
 
 impl AbiError {

@@ -4,7 +4,7 @@
 
 use super::error::{AbiError, LaunchProblem};
 use super::{ArgKind, ImplicitKind, KernelAbi, ProgramSurface, SurfaceKind};
-use crate::corpus::case::{hex_bytes, Case};
+use crate::corpus::case::Case;
 use crate::interp::{AllocId, Launch, Memory, ThreadPayload};
 use std::path::Path;
 
@@ -264,9 +264,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         match a.kind {
             ArgKind::Buffer => {
                 let ca = ca()?;
-                let data = case
-                    .input_bytes(ca)
-                    .map_err(|e| AbiError::Case(e.to_string()))?;
+                let data = case.input_bytes(ca).map_err(AbiError::Case)?;
                 let al = alloc.add(&ca.name, Role::Buffer { arg: a.index }, data, a.bti);
                 if let Some(p) = &a.stateless_pointer {
                     image.put_value(
@@ -289,12 +287,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             }
             ArgKind::Scalar => {
                 let ca = ca()?;
-                let bytes = ca.bytes_hex.as_deref().and_then(hex_bytes).ok_or_else(|| {
-                    launch_err(LaunchProblem::NoScalarBytes {
-                        index: a.index,
-                        name: a.name.clone(),
-                    })
-                })?;
+                let bytes = case.scalar_bytes(ca).map_err(AbiError::Case)?;
                 let type_size = a.type_size.unwrap_or(bytes.len() as u32);
                 for f in a.fragments.iter().flatten() {
                     // A slot takes min(size, type_size - source_offset) bytes.
@@ -324,7 +317,8 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                         slm_cursor,
                     )?;
                 }
-                slm_cursor = slm_cursor.saturating_add(ca.bytes.unwrap_or(0));
+                slm_cursor =
+                    slm_cursor.saturating_add(case.local_bytes(ca).map_err(AbiError::Case)?);
             }
             ArgKind::Image => return Err(unsupported("image")),
             ArgKind::Sampler => return Err(unsupported("sampler")),

@@ -1,24 +1,55 @@
-//! `case.json`: arguments, NDRange, outputs with tolerances; and the comparison of a
-//! produced buffer against the expected one under the README's rules.
+//! `case.json`: kernel, arguments (buffers with their input files, scalars with their
+//! exact bytes, `__local` sizes), NDRange, outputs with tolerances, compiled variants.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+pub use super::compare::{compare, Dtype, Mismatch, Tolerance, ToleranceKind};
+
+/// One field of a by-value struct argument.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct StructField {
+    pub name: String,
+    pub dtype: String,
+    pub offset: u32,
+    #[serde(default = "one")]
+    pub count: u32,
+}
+
+fn one() -> u32 {
+    1
+}
 
 #[derive(Clone, Debug, Deserialize)]
 pub struct CaseArg {
     pub index: u32,
     pub name: String,
+    /// `buffer`, `scalar` or `local`.
     pub kind: String,
+    /// OpenCL type (`float*`, `uint`, `Params`).
+    #[serde(default)]
+    pub cl_type: Option<String>,
     #[serde(default)]
     pub dtype: Option<String>,
+    /// Elements of a buffer.
     #[serde(default)]
     pub count: Option<u64>,
+    /// Bytes of a buffer, or of a `__local` buffer.
     #[serde(default)]
     pub bytes: Option<u64>,
     #[serde(default)]
     pub input_file: Option<String>,
+    /// The exact little-endian bytes of a scalar (as passed to `clSetKernelArg`).
     #[serde(default)]
     pub bytes_hex: Option<String>,
+    /// The scalar's value as the generator wrote it (informative; `bytes_hex` rules).
+    #[serde(default)]
+    pub value: Option<serde_json::Value>,
+    #[serde(default)]
+    pub struct_fields: Option<Vec<StructField>>,
+    /// Bytes of a struct argument.
+    #[serde(default)]
+    pub size: Option<u64>,
     #[serde(default)]
     pub is_output: bool,
 }
@@ -33,34 +64,42 @@ pub struct NdRange {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-pub struct Tolerance {
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[serde(default)]
-    pub check_ulp: Option<f64>,
-    #[serde(default)]
-    pub ulp: Option<f64>,
-    #[serde(default)]
-    pub abs: Option<f64>,
-    #[serde(default)]
-    pub rel: Option<f64>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
 pub struct Output {
     pub arg: String,
     pub file: String,
-    pub dtype: String,
+    pub dtype: Dtype,
     pub count: u64,
     pub tolerance: Tolerance,
 }
 
+/// One compiled variant folder of the case.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct Variant {
+    pub dir: String,
+    pub device: String,
+    pub simd: u32,
+    /// IGC's default width for this kernel.
+    #[serde(default)]
+    pub default: bool,
+    /// Compiled with the width forced (`IGC_ForceOCLSIMDWidth`).
+    #[serde(default)]
+    pub forced: bool,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 pub struct Case {
+    #[serde(default)]
+    pub name: Option<String>,
     pub kernel: String,
     pub args: Vec<CaseArg>,
     pub ndrange: NdRange,
     pub outputs: Vec<Output>,
+    #[serde(default)]
+    pub variants: Vec<Variant>,
+    #[serde(default)]
+    pub reference: Option<String>,
+    #[serde(default)]
+    pub seed: Option<u64>,
     #[serde(skip)]
     pub dir: PathBuf,
 }
@@ -69,6 +108,32 @@ pub struct Case {
 pub enum CaseError {
     #[error("{path}: {msg}")]
     Read { path: String, msg: String },
+    #[error("{path}: line {line}, column {column}: {msg}")]
+    Json {
+        path: String,
+        line: usize,
+        column: usize,
+        msg: String,
+    },
+    #[error(
+        "argument `{arg}`: bytes_hex: expected hex digit pairs, found {found:?} at character {at}"
+    )]
+    BadHex {
+        arg: String,
+        at: usize,
+        found: String,
+    },
+    #[error("argument `{arg}`: {what}: expected {expected} bytes, found {found}")]
+    Size {
+        arg: String,
+        what: &'static str,
+        expected: u64,
+        found: u64,
+    },
+    #[error("argument `{arg}` has no {what}")]
+    Missing { arg: String, what: &'static str },
+    #[error("output `{arg}`: no buffer argument of that name")]
+    NoOutputArg { arg: String },
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, CaseError> {
@@ -79,28 +144,115 @@ fn read(path: &Path) -> Result<Vec<u8>, CaseError> {
 }
 
 impl Case {
+    /// Load `case_dir/case.json`.
     pub fn load(case_dir: &Path) -> Result<Case, CaseError> {
         let p = case_dir.join("case.json");
         let text = read(&p)?;
         let text = python_json(&String::from_utf8_lossy(&text));
-        let mut c: Case = serde_json::from_str(&text).map_err(|e| CaseError::Read {
+        let mut c: Case = serde_json::from_str(&text).map_err(|e| CaseError::Json {
             path: p.display().to_string(),
+            line: e.line(),
+            column: e.column(),
             msg: e.to_string(),
         })?;
         c.dir = case_dir.to_path_buf();
         Ok(c)
     }
 
-    /// Initial bytes of a buffer argument (zeros if it has no input file).
-    pub fn input_bytes(&self, a: &CaseArg) -> Result<Vec<u8>, CaseError> {
-        match &a.input_file {
-            Some(f) => read(&self.dir.join(f)),
-            None => Ok(vec![0; a.bytes.unwrap_or(0) as usize]),
-        }
+    /// The argument named `name`.
+    pub fn arg(&self, name: &str) -> Option<&CaseArg> {
+        self.args.iter().find(|a| a.name == name)
     }
 
+    /// Variant folders of this case (those `variants` lists), as paths.
+    pub fn variant_dirs(&self) -> Vec<PathBuf> {
+        self.variants
+            .iter()
+            .map(|v| self.dir.join(&v.dir))
+            .collect()
+    }
+
+    /// Initial bytes of a buffer argument: its input file (outputs too: some start
+    /// non-zero), or zeros if it has none. The size must match `bytes` when given.
+    pub fn input_bytes(&self, a: &CaseArg) -> Result<Vec<u8>, CaseError> {
+        let data = match &a.input_file {
+            Some(f) => read(&self.dir.join(f))?,
+            None => vec![0; a.bytes.unwrap_or(0).min(1 << 30) as usize],
+        };
+        if let Some(want) = a.bytes {
+            if want != data.len() as u64 {
+                return Err(CaseError::Size {
+                    arg: a.name.clone(),
+                    what: "input file",
+                    expected: want,
+                    found: data.len() as u64,
+                });
+            }
+        }
+        Ok(data)
+    }
+
+    /// The exact bytes of a scalar (or struct) argument, checked against its struct size.
+    pub fn scalar_bytes(&self, a: &CaseArg) -> Result<Vec<u8>, CaseError> {
+        let hex = a.bytes_hex.as_deref().ok_or_else(|| CaseError::Missing {
+            arg: a.name.clone(),
+            what: "bytes_hex",
+        })?;
+        let bytes = parse_hex(hex).map_err(|at| CaseError::BadHex {
+            arg: a.name.clone(),
+            at,
+            found: hex.chars().skip(at).take(2).collect(),
+        })?;
+        if let Some(size) = a.size {
+            if size != bytes.len() as u64 {
+                return Err(CaseError::Size {
+                    arg: a.name.clone(),
+                    what: "bytes_hex of the struct",
+                    expected: size,
+                    found: bytes.len() as u64,
+                });
+            }
+        }
+        Ok(bytes)
+    }
+
+    /// The bytes one struct field occupies in a scalar argument's bytes (`None` if the
+    /// argument has no such field or the bytes are too short).
+    pub fn struct_field<'b>(&self, a: &CaseArg, field: &str, bytes: &'b [u8]) -> Option<&'b [u8]> {
+        let f = a.struct_fields.as_ref()?.iter().find(|f| f.name == field)?;
+        let size = Dtype::parse(&f.dtype)?.size() * f.count as usize;
+        bytes.get(f.offset as usize..f.offset as usize + size)
+    }
+
+    /// Bytes of a `__local` argument's buffer.
+    pub fn local_bytes(&self, a: &CaseArg) -> Result<u64, CaseError> {
+        a.bytes.ok_or_else(|| CaseError::Missing {
+            arg: a.name.clone(),
+            what: "bytes (size of the __local buffer)",
+        })
+    }
+
+    /// The expected final bytes of an output, checked against `count` elements.
     pub fn expected(&self, o: &Output) -> Result<Vec<u8>, CaseError> {
-        read(&self.dir.join(&o.file))
+        let data = read(&self.dir.join(&o.file))?;
+        let want = o.count.saturating_mul(o.dtype.size() as u64);
+        if want != data.len() as u64 {
+            return Err(CaseError::Size {
+                arg: o.arg.clone(),
+                what: "expected file",
+                expected: want,
+                found: data.len() as u64,
+            });
+        }
+        Ok(data)
+    }
+
+    /// The buffer argument an output is read from.
+    pub fn output_arg(&self, o: &Output) -> Result<&CaseArg, CaseError> {
+        self.args
+            .iter()
+            .find(|a| a.name == o.arg && a.kind == "buffer")
+            .ok_or_else(|| CaseError::NoOutputArg { arg: o.arg.clone() })
     }
 }
 
@@ -145,171 +297,46 @@ pub fn python_json(s: &str) -> String {
     out
 }
 
-/// Decode one hex string (`bytes_hex`).
-pub fn hex_bytes(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
+/// Hex digit pairs to bytes; `Err(character index)` of the first bad pair.
+fn parse_hex(s: &str) -> Result<Vec<u8>, usize> {
+    let b = s.as_bytes();
+    (0..b.len())
         .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .map(|i| {
+            let pair = b.get(i..i + 2).ok_or(i)?;
+            // from_str_radix alone would accept a sign ("+1").
+            if !pair.iter().all(u8::is_ascii_hexdigit) {
+                return Err(i);
+            }
+            let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+            Ok(digit(pair[0]) << 4 | digit(pair[1]))
+        })
         .collect()
 }
 
-/// The first element that breaks the tolerance.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mismatch {
-    pub index: usize,
-    pub got: String,
-    pub expected: String,
-}
-
-fn dtype_size(d: &str) -> Option<usize> {
-    Some(match d {
-        "int8" | "uint8" => 1,
-        "int16" | "uint16" | "float16" => 2,
-        "int32" | "uint32" | "float32" => 4,
-        "int64" | "uint64" | "float64" => 8,
-        _ => return None,
-    })
-}
-
-fn as_float(d: &str, b: &[u8]) -> Option<f64> {
-    Some(match d {
-        "float16" => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
-        "float32" => f32::from_le_bytes(b.try_into().ok()?) as f64,
-        "float64" => f64::from_le_bytes(b.try_into().ok()?),
-        _ => return None,
-    })
-}
-
-/// The gap between the two floats of `dtype` around |x| (for 0: the smallest normal's ulp).
-fn ulp(d: &str, x: f64) -> f64 {
-    let (mant, min_exp) = match d {
-        "float16" => (10, -14),
-        "float32" => (23, -126),
-        _ => (52, -1022),
-    };
-    let x = x.abs();
-    let e = if x == 0.0 || !x.is_finite() {
-        min_exp
-    } else {
-        (x.log2().floor() as i32).max(min_exp)
-    };
-    2f64.powi(e - mant)
-}
-
-/// Compare `got` with `want` element by element under `tol`.
-pub fn compare(dtype: &str, tol: &Tolerance, got: &[u8], want: &[u8]) -> Result<(), Mismatch> {
-    let size = dtype_size(dtype).unwrap_or(1);
-    if got.len() < want.len() {
-        return Err(Mismatch {
-            index: got.len() / size,
-            got: format!("{} bytes", got.len()),
-            expected: format!("{} bytes", want.len()),
-        });
-    }
-    for (i, (g, w)) in got.chunks(size).zip(want.chunks(size)).enumerate() {
-        if w.len() < size {
-            break;
-        }
-        let ok = match as_float(dtype, g).zip(as_float(dtype, w)) {
-            None => g == w,
-            Some((gf, wf)) => {
-                if gf.is_nan() || wf.is_nan() {
-                    gf.is_nan() && wf.is_nan()
-                } else if gf.is_infinite() || wf.is_infinite() {
-                    gf == wf
-                } else {
-                    match tol.kind.as_str() {
-                        "exact" => g == w,
-                        "ulp" => {
-                            let k = tol.check_ulp.or(tol.ulp.map(|u| 2.0 * u)).unwrap_or(0.0);
-                            (gf - wf).abs() <= k * ulp(dtype, wf)
-                        }
-                        _ => {
-                            (gf - wf).abs()
-                                <= tol.abs.unwrap_or(0.0) + tol.rel.unwrap_or(0.0) * wf.abs()
-                        }
-                    }
-                }
-            }
-        };
-        if !ok {
-            let show = |b: &[u8]| match as_float(dtype, b) {
-                Some(f) => format!("{f:e}"),
-                None => format!(
-                    "0x{}",
-                    b.iter()
-                        .rev()
-                        .map(|x| format!("{x:02x}"))
-                        .collect::<String>()
-                ),
-            };
-            return Err(Mismatch {
-                index: i,
-                got: show(g),
-                expected: show(w),
-            });
-        }
-    }
-    Ok(())
+/// Decode one hex string (`bytes_hex`); `None` if it is not hex digit pairs.
+pub fn hex_bytes(s: &str) -> Option<Vec<u8>> {
+    parse_hex(s).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tol(kind: &str) -> Tolerance {
-        Tolerance {
-            kind: kind.into(),
-            check_ulp: Some(2.0),
-            ulp: None,
-            abs: Some(1e-3),
-            rel: Some(0.0),
-        }
-    }
-
-    fn f32s(v: &[f32]) -> Vec<u8> {
-        v.iter().flat_map(|x| x.to_le_bytes()).collect()
-    }
-
-    #[test]
-    fn exact_with_nan_matching_nan() {
-        let t = tol("exact");
-        assert!(compare(
-            "float32",
-            &t,
-            &f32s(&[1.0, f32::NAN]),
-            &f32s(&[1.0, -f32::NAN])
-        )
-        .is_ok());
-        let e = compare("float32", &t, &f32s(&[1.0, 2.0]), &f32s(&[1.0, 2.5])).unwrap_err();
-        assert_eq!(e.index, 1);
-        assert!(compare("int32", &t, &[1, 0, 0, 0], &[2, 0, 0, 0]).is_err());
-    }
-
-    #[test]
-    fn ulp_and_abs_rel_bounds() {
-        let t = tol("ulp");
-        let one_ulp = 1.0 + f32::EPSILON;
-        assert!(compare("float32", &t, &f32s(&[one_ulp]), &f32s(&[1.0])).is_ok());
-        assert!(compare(
-            "float32",
-            &t,
-            &f32s(&[1.0 + 3.0 * f32::EPSILON]),
-            &f32s(&[1.0])
-        )
-        .is_err());
-        assert!(compare("float32", &t, &f32s(&[f32::INFINITY]), &f32s(&[f32::MAX])).is_err());
-        let a = tol("abs_rel");
-        assert!(compare("float32", &a, &f32s(&[1.0005]), &f32s(&[1.0])).is_ok());
-        assert!(compare("float32", &a, &f32s(&[1.002]), &f32s(&[1.0])).is_err());
-    }
-
     #[test]
     fn hex() {
         assert_eq!(hex_bytes("a00f0000"), Some(vec![0xa0, 0x0f, 0, 0]));
         assert_eq!(hex_bytes("abc"), None);
+        assert_eq!(hex_bytes("+1"), None);
+        assert_eq!(parse_hex("00zz"), Err(2));
+        assert_eq!(parse_hex("é0"), Err(0));
+    }
+
+    #[test]
+    fn python_tokens_outside_strings_only() {
+        let s = python_json(r#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \"x\" Infinity"}"#);
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert!(v["a"].is_null() && v["b"][1].is_null());
+        assert_eq!(v["c"], "NaN \"x\" Infinity");
     }
 }

@@ -1,4 +1,5 @@
 //! The corpus case-folder layout (see ../shared/corpus/README.md).
 
 pub mod case;
+pub mod compare;
 pub mod paths;
