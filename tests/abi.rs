@@ -54,7 +54,10 @@ fn differences(d: &Path, json: &KernelAbi, bin: &KernelAbi) -> Vec<String> {
         "kernel attributes",
         bin.kernel_attributes == json.kernel_attributes,
     );
-    check("kernel heap size", bin.kernel_heap_size == json.kernel_heap_size);
+    check(
+        "kernel heap size",
+        bin.kernel_heap_size == json.kernel_heap_size,
+    );
     check(
         "program header",
         (
@@ -271,7 +274,10 @@ fn buffers_get_distinct_aligned_bases_bound_to_their_btis() {
     let p = prepare(&abi, &case, &d).unwrap();
     let bases: BTreeSet<u64> = p.allocations.iter().map(|a| a.base).collect();
     assert_eq!(bases.len(), p.allocations.len());
-    assert!(p.allocations.iter().all(|a| a.base != 0 && a.base % 4096 == 0));
+    assert!(p
+        .allocations
+        .iter()
+        .all(|a| a.base != 0 && a.base % 4096 == 0));
     // Both buffers and the program constant surface (BTI 2) are bound.
     let btis: BTreeSet<u32> = p.allocations.iter().filter_map(|a| a.bti).collect();
     assert_eq!(btis, BTreeSet::from([0, 1, 2]));
@@ -358,6 +364,10 @@ fn hostile_abi_values_are_errors_not_allocations() {
     }
     assert!(prepare(&abi, &case, &d).is_err());
     let (case, _, mut abi) = decode(&d);
-    abi.args[0].stateless_pointer.as_mut().unwrap().payload_offset = u32::MAX - 2;
+    abi.args[0]
+        .stateless_pointer
+        .as_mut()
+        .unwrap()
+        .payload_offset = u32::MAX - 2;
     assert!(prepare(&abi, &case, &d).is_err());
 }
