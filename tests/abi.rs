@@ -4,7 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use visa_emu::abi::launch::prepare;
-use visa_emu::abi::{find_kernel, kernel_names, AbiError, ArgKind, KernelAbi, SurfaceKind};
+use visa_emu::abi::{
+    find_kernel, grf_bytes_of_bin, kernel_names, AbiError, ArgKind, KernelAbi, SurfaceKind,
+};
 use visa_emu::corpus::case::Case;
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
 
@@ -147,6 +149,13 @@ fn bin_decoding_matches_abi_json_on_every_variant() {
     for d in &dirs {
         let (_, json, bin) = decode(d);
         constant_surfaces += bin.program.surfaces.len();
+        let raw = std::fs::read(d.join("kernel.bin")).unwrap();
+        assert_eq!(
+            grf_bytes_of_bin(&raw).unwrap(),
+            grf_of(d),
+            "{}",
+            d.display()
+        );
         let why = differences(d, &json, &bin);
         if !why.is_empty() {
             failures.push(format!("{}: {}", d.display(), why.join("; ")));
@@ -370,4 +379,181 @@ fn hostile_abi_values_are_errors_not_allocations() {
         .unwrap()
         .payload_offset = u32::MAX - 2;
     assert!(prepare(&abi, &case, &d).is_err());
+}
+
+/// A hand-built patch-token program (no ELF around it) with what the corpus lacks: a
+/// program-scope global surface holding a pointer into the constant surface, an image
+/// argument, and an implicit value the emulator does not fill.
+mod synthetic {
+    use super::*;
+
+    /// A token whose `Size` counts its words and `tail`.
+    fn token(id: u32, words: &[u32], tail: &[u8]) -> Vec<u8> {
+        let mut t = surface_token(id, words, tail);
+        let size = (8 + 4 * words.len() + tail.len()) as u32;
+        t[4..8].copy_from_slice(&size.to_le_bytes());
+        t
+    }
+
+    /// A program-scope data token: its `Size` leaves out the inline data that follows.
+    fn surface_token(id: u32, words: &[u32], data: &[u8]) -> Vec<u8> {
+        let mut t = Vec::new();
+        t.extend(id.to_le_bytes());
+        t.extend(((8 + 4 * words.len()) as u32).to_le_bytes());
+        for w in words {
+            t.extend(w.to_le_bytes());
+        }
+        t.extend(data);
+        t
+    }
+
+    fn program(kernel_tokens: &[Vec<u8>]) -> Vec<u8> {
+        let mut constant = vec![0u8; 16];
+        constant[..4].copy_from_slice(&7u32.to_le_bytes());
+        let mut global = vec![0u8; 16];
+        global[8..16].copy_from_slice(&4u64.to_le_bytes()); // offset 4 into constant 0
+        let mut prog_list = surface_token(42, &[0, 16], &constant);
+        prog_list.extend(surface_token(41, &[0, 0, 16], &global));
+        // GLOBAL_POINTER: global 0, offset 8 (u64), into buffer type 1 (constant) 0.
+        let mut gp = Vec::new();
+        gp.extend(0u32.to_le_bytes());
+        gp.extend(8u64.to_le_bytes());
+        gp.extend(1u32.to_le_bytes());
+        gp.extend(0u32.to_le_bytes());
+        prog_list.extend(token(47, &[], &gp));
+
+        let ssh: Vec<u8> = [0u32, 64, 128, 0, 64, 128] // surface states, then the table
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        let mut klist = Vec::new();
+        for t in kernel_tokens {
+            klist.extend(t);
+        }
+        let name = b"k\0\0\0";
+        let mut out = Vec::new();
+        for w in [0x494e_5443u32, 1081, 18, 8, 1, 0, prog_list.len() as u32] {
+            out.extend(w.to_le_bytes());
+        }
+        out.extend(&prog_list);
+        out.extend(0u32.to_le_bytes()); // checksum
+        out.extend(0u64.to_le_bytes()); // hash
+        for w in [
+            name.len() as u32,
+            klist.len() as u32,
+            0,
+            0,
+            0,
+            ssh.len() as u32,
+            0,
+        ] {
+            out.extend(w.to_le_bytes());
+        }
+        out.extend(name);
+        out.extend(&ssh);
+        out.extend(&klist);
+        out
+    }
+
+    fn basic_tokens() -> Vec<Vec<u8>> {
+        let mut env = [0u32; 33];
+        env[3] = 16;
+        let mut payload = [0u32; 20];
+        payload[1] = 1; // local id x only
+        vec![
+            token(23, &env, &[]),
+            token(22, &payload, &[]),
+            token(25, &[32], &[]),
+            token(8, &[12, 3, 0], &[]), // binding table at SSH 12, 3 entries
+            // global surface with initialization: index 0, SSH 64, CTD 0, 8 bytes
+            token(43, &[0, 64, 0, 8], &[]),
+            // constant surface: index 0, SSH 128, CTD 8
+            token(44, &[0, 128, 8, 8], &[]),
+            // image argument 0 at SSH 0, writeable
+            token(12, &[0, 4, 0, 0, 0, 1, 0, 0, 0, 0], &[]),
+        ]
+    }
+
+    fn case() -> Case {
+        let mut c: Case = serde_json::from_str(
+            r#"{"kernel": "k", "args": [],
+                "ndrange": {"work_dim": 1, "global_size": [32], "local_size": [16]},
+                "outputs": []}"#,
+        )
+        .unwrap();
+        c.dir = std::env::temp_dir();
+        c
+    }
+
+    #[test]
+    fn decodes_program_surfaces_images_and_a_single_local_id() {
+        let bin = program(&basic_tokens());
+        let abi = find_kernel(&bin, "k", 32).unwrap();
+        assert_eq!(abi.simd, 16);
+        // Only x present: CTD right after it.
+        assert_eq!(abi.per_thread_payload.local_ids.len(), 1);
+        assert_eq!(abi.cross_thread_data.as_ref().unwrap().payload_offset, 64);
+        assert_eq!(abi.program.surfaces.len(), 2);
+        assert_eq!(abi.program.pointer_patches.len(), 1);
+        let img = abi.arg(0).unwrap();
+        assert_eq!(
+            (img.kind, img.bti, img.writeable),
+            (ArgKind::Image, Some(0), Some(true))
+        );
+        assert_eq!(abi.binding_table[0].arg, Some(0));
+        assert_eq!(abi.binding_table[1].arg, None);
+        // An image cannot run: a clear error naming it.
+        let e = prepare(&abi, &case(), Path::new("/")).err().unwrap();
+        assert!(e.to_string().contains("image"), "{e}");
+    }
+
+    #[test]
+    fn global_surface_pointer_is_relocated_to_the_constant_surface() {
+        let mut toks = basic_tokens();
+        toks.pop(); // no image
+        let bin = program(&toks);
+        let abi = find_kernel(&bin, "k", 32).unwrap();
+        let p = prepare(&abi, &case(), Path::new("/")).unwrap();
+        let base = |bti| p.allocations.iter().find(|a| a.bti == Some(bti)).unwrap();
+        let (global, constant) = (base(1), base(2));
+        let bytes = p.memory.get(global.id);
+        let ptr = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
+        assert_eq!(ptr, constant.base + 4);
+        assert_eq!(&p.memory.get(constant.id)[..4], &7u32.to_le_bytes());
+        // Both addresses are in the CTD (64 + 0 and 64 + 8).
+        let image = p.payload([1, 0, 0], 0).bytes;
+        let at = |o: usize| u64::from_le_bytes(image[o..o + 8].try_into().unwrap());
+        assert_eq!((at(64), at(72)), (global.base, constant.base));
+        assert_eq!(u32::from_le_bytes(image[4..8].try_into().unwrap()), 1);
+    }
+
+    #[test]
+    fn an_unknown_implicit_value_is_refused_at_launch() {
+        let mut toks = basic_tokens();
+        toks.pop();
+        // DATA_PARAMETER_BUFFER type 17 (NUM_HARDWARE_THREADS) at CTD 16.
+        toks.push(token(17, &[17, 0, 16, 4, 0, 0, 0, 0], &[]));
+        let abi = find_kernel(&program(&toks), "k", 32).unwrap();
+        let e = prepare(&abi, &case(), Path::new("/")).err().unwrap();
+        assert!(e.to_string().contains("type 17"), "{e}");
+    }
+
+    #[test]
+    fn a_truncated_token_names_its_offset() {
+        let mut toks = basic_tokens();
+        toks[0].truncate(8 + 4 * 3); // execution environment without its SIMD field
+        let n = toks[0].len() as u32;
+        toks[0][4..8].copy_from_slice(&n.to_le_bytes());
+        let e = find_kernel(&program(&toks), "k", 32).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                AbiError::Bin {
+                    problem: visa_emu::abi::BinProblem::TokenTooShort { token: 23, .. },
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
 }

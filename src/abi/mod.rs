@@ -17,7 +17,7 @@ pub mod patch_tokens;
 mod program;
 
 pub use error::{AbiError, BinProblem, LaunchProblem};
-pub use patch_tokens::{find_kernel, kernel_names};
+pub use patch_tokens::{find_kernel, grf_bytes_of_bin, grf_bytes_of_family, kernel_names};
 
 use serde::Deserialize;
 use std::path::Path;

@@ -108,6 +108,21 @@ pub fn find_kernel(bin: &[u8], name: &str, grf_bytes: u32) -> Result<KernelAbi, 
     }
 }
 
+/// GRF bytes of a GFXCORE family as the program header names it: Xe-HPC (3080) and
+/// later have 64-byte GRFs; Gen9 (12), Gen12LP (18) and Xe-HPG (3079) 32-byte ones.
+pub fn grf_bytes_of_family(family: u32) -> u32 {
+    if family >= 3080 {
+        64
+    } else {
+        32
+    }
+}
+
+/// The GRF size of the device `bin` was compiled for (from its program header).
+pub fn grf_bytes_of_bin(bin: &[u8]) -> Result<u32, AbiError> {
+    Ok(grf_bytes_of_family(parse(bin)?.header.device))
+}
+
 /// Same as [`find_kernel`] (the name the fuzz target and older callers use).
 pub fn decode_bin(bin: &[u8], kernel: &str, grf_bytes: u32) -> Result<KernelAbi, AbiError> {
     find_kernel(bin, kernel, grf_bytes)
