@@ -1,43 +1,14 @@
-//! Per-element semantics of the EU instructions (2_datatypes and each instruction
-//! page): loading typed values, source modifiers, conversions with saturation and the
-//! float->int rules, and the arithmetic/logic/math operations.
+//! The first, numeric-value view of the ALU that the interpreter core was built on
+//! (`Num`, `modify`, `to_bits`, ...). Kept so that callers can move to [`super::exec`]
+//! one instruction at a time.
 //!
 //! Integers are computed in i128 ("extra precision") and then narrowed to the
 //! destination type (truncation, or the saturation table with `.sat`). Floats are
 //! computed in the execution type: F in f32, DF in f64, HF and BF in f64 then rounded
 //! once to the destination (exact for add/mul of 11-bit mantissas).
 
+use super::types::{FpEnv, Val};
 use crate::ir::{DataType, Modifier};
-
-/// One element: its type and raw bits (zero-extended).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Val {
-    pub ty: DataType,
-    pub bits: u64,
-}
-
-/// The floating-point environment from %cr0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FpEnv {
-    /// 0 RNE, 1 RU (+inf), 2 RD (-inf), 3 RZ: cr0 bits 4-5.
-    pub rounding: u8,
-    pub f_denorm: bool,
-    pub df_denorm: bool,
-    pub hf_denorm: bool,
-}
-
-impl FpEnv {
-    /// cr0 bit 6: DF denorms kept, bit 7: F denorms kept, bit 10: HF denorms kept;
-    /// bits 4-5 rounding mode.
-    pub fn from_cr0(cr0: u32) -> FpEnv {
-        FpEnv {
-            rounding: ((cr0 >> 4) & 3) as u8,
-            df_denorm: cr0 & (1 << 6) != 0,
-            f_denorm: cr0 & (1 << 7) != 0,
-            hf_denorm: cr0 & (1 << 10) != 0,
-        }
-    }
-}
 
 /// What a value means numerically.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -368,6 +339,7 @@ mod tests {
         f_denorm: true,
         df_denorm: true,
         hf_denorm: true,
+        alt: false,
     };
 
     #[test]

@@ -1,0 +1,99 @@
+//! The math-unit instructions (INV LOG EXP SQRT RSQRT SIN COS POW DIV) and the IEEE
+//! macros (DIVM SQRTM INVM RSQTM).
+//!
+//! Precision. The pages state no error bound for the math unit. The model computes
+//! each function in f64 (Rust's libm: within 1 ULP of f64) and rounds that once to
+//! nearest-even in the execution format, so an F or HF result is within
+//! 0.5 + 2^-28 ULP of the exact value (1 ULP bound tested); INV, SQRT and the
+//! F/DF SQRTM, DIVM are correctly rounded. The math unit does not take the %cr0
+//! rounding mode (it rounds to nearest); the IEEE macros and DIV's multiply do.
+//! DIV on floats is `x * INV(y)` as its page says (two roundings; DIVM is the
+//! correctly rounded one). In ALT mode LOG, RSQRT and SQRT take |src0|.
+
+use super::float::{self, two_prod, Fmt};
+use super::float_ops::{fin, finish};
+use super::types::{AluOp, AluOut, FpEnv, Rounding, Val};
+use crate::ir::DataType;
+
+/// DIV on floats: `x * INV(y)`.
+pub fn div(exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> u64 {
+    let x = fin(s[0], env);
+    let y = fin(s[1], env);
+    let inv = float::round(exec, 1.0 / y, 0, Rounding::Rne, exec.keeps_denorms(env));
+    let (p, e) = two_prod(x, inv);
+    finish((p, float::sign(e)), exec, dst, s, sat, env.mode(), env)
+}
+
+/// The f64 value of a math-unit function.
+#[inline]
+fn function(op: AluOp, a: f64, b: f64, alt: bool) -> f64 {
+    let abs_in_alt = |x: f64| if alt { x.abs() } else { x };
+    match op {
+        AluOp::Inv => 1.0 / a,
+        AluOp::Sqrt => abs_in_alt(a).sqrt(),
+        AluOp::Rsqrt => 1.0 / abs_in_alt(a).sqrt(),
+        AluOp::Log => abs_in_alt(a).log2(),
+        AluOp::Exp => a.exp2(),
+        AluOp::Sin => a.sin(),
+        AluOp::Cos => a.cos(),
+        // C's pow special cases (pow(x, 0) = 1, pow(1, y) = 1, ...).
+        _ => a.powf(b),
+    }
+}
+
+/// INV LOG EXP SQRT RSQRT SIN COS (one source) and POW (two).
+pub fn unary_or_pow(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> u64 {
+    let a = fin(s[0], env);
+    let b = s.get(1).map_or(0.0, |v| fin(*v, env));
+    let alt = env.alt && exec == Fmt::F;
+    let r = function(op, a, b, alt);
+    // rsqrt(-0) is -inf and sqrt(-0) is -0 (IEEE); f64 already does both.
+    finish((r, 0), exec, dst, s, sat, Rounding::Rne, env)
+}
+
+/// DIVM SQRTM (correctly rounded in the %cr0 mode), INVM RSQTM (the same values as
+/// the initial approximation, plus the early-out bit: the result is NaN, inf or 0).
+pub fn ieee_macro(
+    op: AluOp,
+    exec: Fmt,
+    dst: DataType,
+    s: &[Val],
+    sat: bool,
+    env: &FpEnv,
+) -> AluOut {
+    let a = fin(s[0], env);
+    let exact = match op {
+        AluOp::Sqrtm => {
+            let r = a.sqrt();
+            let rem = (-r).mul_add(r, a);
+            (r, if r.is_finite() { float::sign(rem) } else { 0 })
+        }
+        AluOp::Divm | AluOp::Invm => {
+            let b = fin(s[1], env);
+            let q = a / b;
+            // The remainder a - q*b is exact; its sign over b's is the tail's.
+            let rem = (-q).mul_add(b, a);
+            let t = if q.is_finite() && q != 0.0 || (q == 0.0 && a != 0.0) {
+                float::sign(rem) * float::sign(b)
+            } else {
+                0
+            };
+            (q, t)
+        }
+        _ => (1.0 / a.sqrt(), 0),
+    };
+    let sat = sat && matches!(op, AluOp::Sqrtm | AluOp::Divm);
+    let mode = if matches!(op, AluOp::Rsqtm) {
+        Rounding::Rne
+    } else {
+        env.mode()
+    };
+    let bits = finish(exact, exec, dst, s, sat, mode, env);
+    let extra = if matches!(op, AluOp::Invm | AluOp::Rsqtm) {
+        let v = float::decode(Fmt::of(dst).unwrap_or(exec), bits);
+        (v.is_nan() || v.is_infinite() || v == 0.0) as u64
+    } else {
+        0
+    };
+    AluOut { dst: bits, extra }
+}
