@@ -123,12 +123,8 @@ pub fn int_to_float(x: i128, fmt: Fmt, mode: Rounding) -> f64 {
 pub fn sat_float(f: f64) -> f64 {
     if f.is_nan() {
         0.0
-    } else if f < 0.0 {
-        0.0
-    } else if f > 1.0 {
-        1.0
     } else {
-        f
+        f.clamp(0.0, 1.0)
     }
 }
 

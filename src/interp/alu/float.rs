@@ -248,14 +248,13 @@ fn round_narrow(fmt: Fmt, s: f64, tail: i8, mode: Rounding) -> f64 {
         Some(true) if inexact => mi + 1.0,
         Some(_) => mi,
         None => {
-            if frac > 0.5 || (frac == 0.5 && t > 0) {
+            // Nearest, ties (exactly half, no sticky bits) to even.
+            let above_half = frac > 0.5 || (frac == 0.5 && t > 0);
+            let tie_to_odd = frac == 0.5 && t == 0 && mi % 2.0 != 0.0;
+            if above_half || tie_to_odd {
                 mi + 1.0
-            } else if frac < 0.5 {
-                mi
-            } else if mi % 2.0 == 0.0 {
-                mi
             } else {
-                mi + 1.0
+                mi
             }
         }
     };
