@@ -3,8 +3,7 @@
 //! cases of each operation.
 
 use visa_emu::interp::alu::{
-    apply_src_modifier, convert, exec, unpack_immediate, AluError, AluOp, AluOut, FpEnv, RelOp,
-    Val,
+    apply_src_modifier, convert, exec, unpack_immediate, AluError, AluOp, AluOut, FpEnv, RelOp, Val,
 };
 use visa_emu::ir::{DataType, Modifier};
 use DataType::*;
@@ -144,7 +143,7 @@ fn integer_widening_extends_by_signedness_and_narrowing_truncates() {
     assert_eq!(convert(w(-2), UQ, false, &ENV), u64::MAX - 1);
     assert_eq!(convert(uw(0xfffe), Q, false, &ENV), 0xfffe);
     assert_eq!(convert(d(-1), UD, false, &ENV), 0xffff_ffff); // same precision: same bits
-    // Lower precision: low bits, whatever the signedness.
+                                                              // Lower precision: low bits, whatever the signedness.
     assert_eq!(convert(ud(0x1234_5678), UB, false, &ENV), 0x78);
     assert_eq!(convert(ud(0x1234_56f8), B, false, &ENV), 0xf8);
     assert_eq!(convert(q(-1), UW, false, &ENV), 0xffff);
@@ -197,7 +196,11 @@ fn float_narrowing_table() {
         assert!(half::f16::from_bits(to_hf(f32::NAN)).is_nan(), "NaN");
         // +finite -> +finite/+denorm/+0
         assert_eq!(f32::from_bits(to_f(1.5)), 1.5);
-        assert_eq!(as_hf(to_hf(2f32.powi(-23)) as u64), 2f32.powi(-23), "to a denorm");
+        assert_eq!(
+            as_hf(to_hf(2f32.powi(-23)) as u64),
+            2f32.powi(-23),
+            "to a denorm"
+        );
     }
     // Rounding of inexact values per mode: 1 + 2^-30 into F.
     let x = 1.0 + 2f64.powi(-30);
@@ -213,7 +216,10 @@ fn float_narrowing_table() {
         );
     }
     // Overflow: RNE/RU to inf, RZ/RD to the largest finite value (positive side).
-    assert_eq!(as_hf(convert(f(1e6), HF, false, &env_mode(0))), f32::INFINITY);
+    assert_eq!(
+        as_hf(convert(f(1e6), HF, false, &env_mode(0))),
+        f32::INFINITY
+    );
     assert_eq!(as_hf(convert(f(1e6), HF, false, &env_mode(3))), 65504.0);
     assert_eq!(as_hf(convert(f(1e6), HF, false, &env_mode(2))), 65504.0);
     // HF ties: 2049 is halfway between 2048 and 2050.
@@ -229,7 +235,10 @@ fn float_widening_table_is_exact() {
         as_df(convert(Val::new(HF, 0x8001), DF, false, &ENV)),
         -(2f64.powi(-24))
     );
-    assert_eq!(as_df(convert(f(F_DENORM), DF, false, &ENV)), F_DENORM as f64);
+    assert_eq!(
+        as_df(convert(f(F_DENORM), DF, false, &ENV)),
+        F_DENORM as f64
+    );
     assert_eq!(convert(f(-0.0), DF, false, &ENV), (-0.0f64).to_bits());
     assert_eq!(
         as_df(convert(f(f32::NEG_INFINITY), DF, false, &ENV)),
@@ -268,7 +277,11 @@ fn saturation_table() {
         };
         let small = q(i64::MIN);
         assert_eq!(run_sat(AluOp::Add, ty, &[big, big]), enc(hi), "{ty} high");
-        assert_eq!(run_sat(AluOp::Add, ty, &[small, small]), enc(lo), "{ty} low");
+        assert_eq!(
+            run_sat(AluOp::Add, ty, &[small, small]),
+            enc(lo),
+            "{ty} low"
+        );
         assert_eq!(run_sat(AluOp::Mul, ty, &[big, big]), enc(hi), "{ty} mul");
         // Floats saturate to the integer range too.
         assert_eq!(convert(f(1e30), ty, true, &ENV), enc(hi), "{ty} float");
@@ -311,7 +324,10 @@ fn denormals_are_kept_or_flushed_per_cr0() {
     let keep = FpEnv::from_cr0(0x4c0);
     let tiny = f(F_DENORM);
     // Inputs.
-    assert_eq!(as_f(run_env(AluOp::Add, F, &[tiny, f(0.0)], &keep)), F_DENORM);
+    assert_eq!(
+        as_f(run_env(AluOp::Add, F, &[tiny, f(0.0)], &keep)),
+        F_DENORM
+    );
     assert_eq!(run_env(AluOp::Add, F, &[tiny, f(0.0)], &flush), 0);
     assert_eq!(
         run_env(AluOp::Mul, F, &[f(-F_DENORM), f(1.0)], &flush),
@@ -415,7 +431,12 @@ fn min_max_special_values() {
 #[test]
 fn integer_division_signs_and_edge_cases() {
     // The DIV page's sign table.
-    for (n, den, quo, rem) in [(7, 2, 3, 1), (7, -2, -3, 1), (-7, 2, -3, -1), (-7, -2, 3, -1)] {
+    for (n, den, quo, rem) in [
+        (7, 2, 3, 1),
+        (7, -2, -3, 1),
+        (-7, 2, -3, -1),
+        (-7, -2, 3, -1),
+    ] {
         assert_eq!(run(AluOp::Div, D, &[d(n), d(den)]).dst, quo as u32 as u64);
         assert_eq!(run(AluOp::Mod, D, &[d(n), d(den)]).dst, rem as u32 as u64);
     }
@@ -463,7 +484,10 @@ fn extra_precision_mixed_types_and_wrapping() {
         run(AluOp::Avg, UD, &[ud(u32::MAX), ud(u32::MAX)]).dst,
         u32::MAX as u64
     );
-    assert_eq!(run(AluOp::Avg, D, &[d(-3), d(0)]).dst, (-1i32) as u32 as u64);
+    assert_eq!(
+        run(AluOp::Avg, D, &[d(-3), d(0)]).dst,
+        (-1i32) as u32 as u64
+    );
     // mad on integers.
     assert_eq!(run(AluOp::Mad, D, &[w(-2), w(3), d(10)]).dst, 4);
     // add3 and add3o's overflow bit.
@@ -568,7 +592,10 @@ fn bit_operations_follow_the_pages() {
     assert_eq!(u(AluOp::Bfrev, 0x0000_00f0), 0x0f00_0000);
     // bfe: width, offset, value; D destinations sign-extend.
     assert_eq!(run(AluOp::Bfe, UD, &[ud(4), ud(8), ud(0x0000_f500)]).dst, 5);
-    assert_eq!(run(AluOp::Bfe, UD, &[ud(8), ud(4), ud(0x0000_0ff0)]).dst, 0xff);
+    assert_eq!(
+        run(AluOp::Bfe, UD, &[ud(8), ud(4), ud(0x0000_0ff0)]).dst,
+        0xff
+    );
     assert_eq!(
         run(AluOp::Bfe, D, &[d(8), d(4), d(0x0000_0ff0)]).dst,
         0xffff_ffff
@@ -697,8 +724,14 @@ fn float_add_mul_round_halfway_cases_per_mode() {
         }
     }
     // HF arithmetic rounds to HF.
-    assert_eq!(as_hf(run(AluOp::Add, HF, &[hf(2048.0), hf(1.0)]).dst), 2048.0);
-    assert_eq!(as_hf(run(AluOp::Add, HF, &[hf(2048.0), hf(3.0)]).dst), 2052.0);
+    assert_eq!(
+        as_hf(run(AluOp::Add, HF, &[hf(2048.0), hf(1.0)]).dst),
+        2048.0
+    );
+    assert_eq!(
+        as_hf(run(AluOp::Add, HF, &[hf(2048.0), hf(3.0)]).dst),
+        2052.0
+    );
     // Mixed HF/F sources compute in F.
     assert_eq!(as_f(run(AluOp::Add, F, &[hf(2048.0), f(1.0)]).dst), 2049.0);
 }
@@ -734,7 +767,10 @@ fn mad_is_fused() {
         1.0 + f64::EPSILON
     );
     // lrp: src1*src0 + src2*(1 - src0).
-    assert_eq!(as_f(run(AluOp::Lrp, F, &[f(0.25), f(4.0), f(8.0)]).dst), 7.0);
+    assert_eq!(
+        as_f(run(AluOp::Lrp, F, &[f(0.25), f(4.0), f(8.0)]).dst),
+        7.0
+    );
     // pln: p*u + q*v + r.
     let p = run(AluOp::Pln, F, &[f(2.0), f(3.0), f(1.0), f(10.0), f(100.0)]);
     assert_eq!(as_f(p.dst), 321.0);
@@ -781,7 +817,12 @@ fn rounding_instructions_and_frc() {
     // in RNE and to the largest float below 1.0 in RZ.
     assert_eq!(r(AluOp::Frc, -(2f32.powi(-30))), 1.0);
     assert_eq!(
-        as_f(run_env(AluOp::Frc, F, &[f(-(2f32.powi(-30)))], &env_mode(3))),
+        as_f(run_env(
+            AluOp::Frc,
+            F,
+            &[f(-(2f32.powi(-30)))],
+            &env_mode(3)
+        )),
         1.0 - f32::EPSILON / 2.0
     );
 }
@@ -834,7 +875,11 @@ fn sqrt_inv_divm_are_correctly_rounded() {
     while x < 1.0e30 {
         let bits = |v: f32| v.to_bits() as u64;
         assert_eq!(run(AluOp::Sqrt, F, &[f(x)]).dst, bits(x.sqrt()), "sqrt {x}");
-        assert_eq!(run(AluOp::Sqrtm, F, &[f(x)]).dst, bits(x.sqrt()), "sqrtm {x}");
+        assert_eq!(
+            run(AluOp::Sqrtm, F, &[f(x)]).dst,
+            bits(x.sqrt()),
+            "sqrtm {x}"
+        );
         assert_eq!(run(AluOp::Inv, F, &[f(x)]).dst, bits(1.0 / x), "inv {x}");
         let q = run(AluOp::Divm, F, &[f(1.7), f(x)]).dst;
         assert_eq!(q, bits(1.7 / x), "divm {x}");
@@ -1010,8 +1055,16 @@ fn sel_and_mov() {
     assert_eq!(run(AluOp::Mov, F, &[d(-3)]).dst, (-3.0f32).to_bits() as u64);
     assert_eq!(run(AluOp::Mov, UW, &[f(70000.0)]).dst, 0xffff);
     assert_eq!(run(AluOp::Mov, HF, &[df(0.1)]).dst, 0x2e66);
-    assert_eq!(run(AluOp::Mov, BF, &[f(1.00390625)]).dst, 0x3f80, "BF tie");
-    assert_eq!(run(AluOp::Mov, BF, &[f(1.01171875)]).dst, 0x3f82, "BF tie");
+    assert_eq!(
+        run(AluOp::Mov, BF, &[f(1.0 + 2f32.powi(-8))]).dst,
+        0x3f80,
+        "BF tie"
+    );
+    assert_eq!(
+        run(AluOp::Mov, BF, &[f(1.0 + 3.0 * 2f32.powi(-8))]).dst,
+        0x3f82,
+        "BF tie"
+    );
 }
 
 // ---- Errors ----------------------------------------------------------------------------------
