@@ -1190,3 +1190,20 @@ fn never_panics_on_any_bits() {
     }
     assert!(ok > 1000, "{ok}");
 }
+
+#[test]
+fn signs_of_exact_zero_sums() {
+    let add = |a: f32, b2: f32, m: u8| run_env(AluOp::Add, F, &[f(a), f(b2)], &env_mode(m));
+    let mad =
+        |a: f32, b2: f32, c: f32, m: u8| run_env(AluOp::Mad, F, &[f(a), f(b2), f(c)], &env_mode(m));
+    for m in [0u8, 1, 3] {
+        assert_eq!(add(1.0, -1.0, m), 0, "x - x = +0 (mode {m})");
+        assert_eq!(add(-0.0, -0.0, m), 0x8000_0000, "-0 + -0 (mode {m})");
+        assert_eq!(mad(0.0, -0.0, -0.0, m), 0x8000_0000, "0*-0 + -0 (mode {m})");
+    }
+    // Rounding down: x - x = -0; +0 + +0 stays +0.
+    assert_eq!(add(1.0, -1.0, 2), 0x8000_0000);
+    assert_eq!(add(0.0, -0.0, 2), 0x8000_0000);
+    assert_eq!(add(0.0, 0.0, 2), 0);
+    assert_eq!(mad(2.0, 3.0, -6.0, 2), 0x8000_0000);
+}

@@ -348,7 +348,10 @@ pub fn exact_sum(terms: &[f64]) -> (f64, i8) {
         return (special, 0);
     }
     match n {
-        0 => (terms.iter().fold(0.0, |acc, &x| acc + x), 0),
+        // All terms zero: IEEE's sign of a zero sum (-0 only if every term is -0).
+        // Nonzero terms that cancel exactly: +0 (round to nearest's rule).
+        0 if terms.iter().all(|&x| x == 0.0) => (terms.iter().fold(-0.0, |acc, &x| acc + x), 0),
+        0 => (0.0, 0),
         1 => (comps[0], 0),
         _ => (comps[n - 1], sign(comps[n - 2])),
     }

@@ -75,6 +75,14 @@ fn nan_result(dfmt: Fmt, srcs: &[Val]) -> u64 {
 /// ADD, MUL, MAD (fused: one rounding) on floats.
 #[inline]
 pub fn arith(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> u64 {
+    if let Some(bits) = native(op, exec, dst, s, sat, env) {
+        return bits;
+    }
+    arith_exact(op, exec, dst, s, sat, env)
+}
+
+/// ADD, MUL, MAD from the exact result, in any mode.
+fn arith_exact(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> u64 {
     let a = fin(s[0], env);
     let b = fin(s[1], env);
     let exact = match op {
@@ -102,7 +110,54 @@ pub fn arith(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &Fp
             }
         }
     };
+    // IEEE: an exact zero sum of operands that are not all zeros of one sign is +0,
+    // or -0 when rounding down.
+    let positive_zero = |x: f64| x == 0.0 && x.is_sign_positive();
+    let all_plus_zero = match op {
+        AluOp::Add => positive_zero(a) && positive_zero(b),
+        AluOp::Mad => positive_zero(a * b) && positive_zero(fin(s[2], env)),
+        _ => true,
+    };
+    let exact = match exact {
+        (r, 0) if r == 0.0 && env.mode() == Rounding::Rd && !all_plus_zero => (-0.0, 0),
+        _ => exact,
+    };
     finish(exact, exec, dst, s, sat, env.mode(), env)
+}
+
+/// The common case on the host's own IEEE arithmetic, which is correctly rounded to
+/// nearest and keeps denormals: F or DF operands and destination, RNE, denormals
+/// kept, IEEE mode. NaN results take the general path (its NaN rules).
+#[inline]
+fn native(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> Option<u64> {
+    if env.rounding != 0 || env.alt || Fmt::of(dst) != Some(exec) {
+        return None;
+    }
+    let same = |t: DataType| s.iter().all(|v| v.ty == t);
+    let r = match exec {
+        Fmt::F if env.f_denorm && same(DataType::F) => {
+            let x = |i: usize| f32::from_bits(s[i].bits as u32);
+            let r = match op {
+                AluOp::Add => x(0) + x(1),
+                AluOp::Mul => x(0) * x(1),
+                _ => x(0).mul_add(x(1), x(2)),
+            };
+            r as f64
+        }
+        Fmt::Df if env.df_denorm && same(DataType::DF) => {
+            let x = |i: usize| f64::from_bits(s[i].bits);
+            match op {
+                AluOp::Add => x(0) + x(1),
+                AluOp::Mul => x(0) * x(1),
+                _ => x(0).mul_add(x(1), x(2)),
+            }
+        }
+        _ => return None,
+    };
+    if r.is_nan() {
+        return None;
+    }
+    Some(float::encode(exec, if sat { sat_float(r) } else { r }))
 }
 
 /// MIN/MAX on floats (MIN_MAX notes): a NaN loses to a number; two NaNs give src1;
@@ -327,6 +382,52 @@ mod tests {
         assert_eq!(hf_to_bf8_rne(0x3c81), 0x3d);
         assert_eq!(hf_to_bf8_rne(0x7bff), 0x7c); // rounds to infinity
         assert_eq!(hf_to_bf8_rne(0x7e00) & 0x7f, 0x7e); // NaN stays NaN
+    }
+
+    #[test]
+    fn native_fast_path_agrees_with_the_exact_path() {
+        let env = FpEnv::IEEE_DENORMS;
+        let fs = [
+            0.0f32,
+            -0.0,
+            1.0,
+            -1.5,
+            1.0e-40,
+            -3.0e-39,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            -f32::MAX,
+            1.0 + f32::EPSILON,
+            3.0e38,
+            1.0 / 3.0,
+            7.0e-20,
+            f32::INFINITY,
+        ];
+        for &x in &fs {
+            for &y in &fs {
+                for &z in &fs[..6] {
+                    let s = [
+                        Val::new(DataType::F, x.to_bits() as u64),
+                        Val::new(DataType::F, y.to_bits() as u64),
+                        Val::new(DataType::F, z.to_bits() as u64),
+                    ];
+                    let d = |v: f32| Val::new(DataType::DF, (v as f64 / 3.0).to_bits());
+                    let sd = [d(x), d(y), d(z)];
+                    for op in [AluOp::Add, AluOp::Mul, AluOp::Mad] {
+                        for sat in [false, true] {
+                            for (fmt, dt, v) in
+                                [(Fmt::F, DataType::F, &s), (Fmt::Df, DataType::DF, &sd)]
+                            {
+                                if let Some(fast) = native(op, fmt, dt, v, sat, &env) {
+                                    let exact = arith_exact(op, fmt, dt, v, sat, &env);
+                                    assert_eq!(fast, exact, "{op:?} {x} {y} {z} sat={sat} {fmt:?}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
