@@ -1207,3 +1207,40 @@ fn signs_of_exact_zero_sums() {
     assert_eq!(add(0.0, 0.0, 2), 0);
     assert_eq!(mad(2.0, 3.0, -6.0, 2), 0x8000_0000);
 }
+
+#[test]
+fn opcode_mapping() {
+    use visa_emu::isa::Opcode;
+    assert_eq!(AluOp::from_opcode(Opcode::Add, &[]), Some(AluOp::Add));
+    assert_eq!(
+        AluOp::from_opcode(Opcode::Cmp, &[4]),
+        Some(AluOp::Cmp(RelOp::Lt))
+    );
+    assert_eq!(
+        AluOp::from_opcode(Opcode::Cmp, &[6]),
+        None,
+        "undefined Rel_op"
+    );
+    assert_eq!(AluOp::from_opcode(Opcode::MinMax, &[1]), Some(AluOp::Max));
+    assert_eq!(AluOp::from_opcode(Opcode::MinMax, &[0]), Some(AluOp::Min));
+    assert_eq!(
+        AluOp::from_opcode(Opcode::Bfn, &[0xca]),
+        Some(AluOp::Bfn(0xca))
+    );
+    assert_eq!(AluOp::from_opcode(Opcode::Bfn, &[0x1ca]), None);
+    assert_eq!(AluOp::from_opcode(Opcode::Goto, &[]), None);
+    assert_eq!(AluOp::from_opcode(Opcode::Dpas, &[]), None);
+    assert!(AluOp::Madw.has_extra() && AluOp::Addc.has_extra());
+    assert!(!AluOp::Cmp(RelOp::Eq).has_extra() && !AluOp::Add.has_extra());
+    // Every mapped opcode's page name matches the operation's name.
+    for op in [
+        Opcode::Mov,
+        Opcode::Shr,
+        Opcode::Madw,
+        Opcode::Add3o,
+        Opcode::Rsqtm,
+    ] {
+        let a = AluOp::from_opcode(op, &[]).expect("mapped");
+        assert_eq!(a.name(), op.spec_name().to_ascii_lowercase());
+    }
+}

@@ -3,6 +3,7 @@
 //! ([`AluOut`]) and errors ([`AluError`]).
 
 use crate::ir::DataType;
+use crate::isa::Opcode;
 use std::fmt;
 
 /// One element: its type and raw bits, zero-extended to 64 bits.
@@ -255,6 +256,89 @@ impl AluOp {
             Invm => "invm",
             Rsqtm => "rsqtm",
         }
+    }
+
+    /// The operation of an EU instruction, given its integer fields in order (CMP's
+    /// Rel_op, MIN_MAX's Op, BFN's BooleanFuncCtrl). `None` for opcodes that are not
+    /// per-element ALU operations (control flow, messages, SETP, MOVS, ADDR_ADD, DPAS)
+    /// or a field value the spec does not define.
+    pub fn from_opcode(op: Opcode, ints: &[u64]) -> Option<AluOp> {
+        use AluOp as A;
+        use Opcode::*;
+        Some(match op {
+            Add => A::Add,
+            Avg => A::Avg,
+            Div => A::Div,
+            Exp => A::Exp,
+            Frc => A::Frc,
+            Log => A::Log,
+            Mad => A::Mad,
+            Mulh => A::Mulh,
+            Lrp => A::Lrp,
+            Mod => A::Mod,
+            Mul => A::Mul,
+            Pow => A::Pow,
+            Rndd => A::Rndd,
+            Rndu => A::Rndu,
+            Rnde => A::Rnde,
+            Rndz => A::Rndz,
+            Sad2 => A::Sad2,
+            Sin => A::Sin,
+            Cos => A::Cos,
+            Sqrt => A::Sqrt,
+            Rsqrt => A::Rsqrt,
+            Inv => A::Inv,
+            Fcvt => A::Fcvt,
+            Srnd => A::Srnd,
+            Lzd => A::Lzd,
+            And => A::And,
+            Or => A::Or,
+            Xor => A::Xor,
+            Not => A::Not,
+            Shl => A::Shl,
+            Shr => A::Shr,
+            Asr => A::Asr,
+            Cbit => A::Cbit,
+            Mov => A::Mov,
+            Sel => A::Sel,
+            Cmp => A::Cmp(RelOp::from_code(*ints.first()?)?),
+            MinMax => match *ints.first()? {
+                0 => A::Min,
+                1 => A::Max,
+                _ => return None,
+            },
+            Fbl => A::Fbl,
+            Fbh => A::Fbh,
+            Bfe => A::Bfe,
+            Bfi => A::Bfi,
+            Bfrev => A::Bfrev,
+            Addc => A::Addc,
+            Subb => A::Subb,
+            Sad2add => A::Sad2add,
+            Pln => A::Pln,
+            Sqrtm => A::Sqrtm,
+            Divm => A::Divm,
+            Rol => A::Rol,
+            Ror => A::Ror,
+            Dp4a => A::Dp4a,
+            Add3 => A::Add3,
+            Add3o => A::Add3o,
+            Bfn => A::Bfn(u8::try_from(*ints.first()?).ok()?),
+            Madw => A::Madw,
+            Invm => A::Invm,
+            Rsqtm => A::Rsqtm,
+            _ => return None,
+        })
+    }
+
+    /// Whether [`AluOut::extra`] carries a second result to write (a second
+    /// destination, madw's high half, or a predicate bit). CMP's `extra` is the
+    /// general-destination form of its one result, so it is not counted here.
+    pub fn has_extra(self) -> bool {
+        matches!(
+            self,
+            AluOp::Addc | AluOp::Subb | AluOp::Madw | AluOp::Add3o | AluOp::Invm | AluOp::Rsqtm
+        )
     }
 
     /// How many sources [`super::exec`] expects.
