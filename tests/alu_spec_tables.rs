@@ -1244,3 +1244,136 @@ fn opcode_mapping() {
         assert_eq!(a.name(), op.spec_name().to_ascii_lowercase());
     }
 }
+
+// ---- DPAS ----------------------------------------------------------------------------------------
+
+fn pack(values: &[i64], bits: u32) -> Vec<u8> {
+    let mut out = vec![0u8; (values.len() * bits as usize).div_ceil(8) + 4];
+    for (i, &v) in values.iter().enumerate() {
+        let raw = (v as u64) & ((1u64 << bits) - 1);
+        let pos = i * bits as usize;
+        for k in 0..bits as usize {
+            if raw >> k & 1 != 0 {
+                out[(pos + k) / 8] |= 1 << ((pos + k) % 8);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+#[allow(clippy::needless_range_loop)] // i is the channel, indexing several operands
+fn dpas_integer_matches_a_matrix_product() {
+    use visa_emu::interp::alu::{dpas, DpasShape, Precision};
+    // s8 x s8 (OPS_PER_CHAN 4), SD 8, RC 2, N 8: K = 32.
+    for (wp, ap, wbits, abits) in [
+        (Precision::S8, Precision::S8, 8u32, 8u32),
+        (Precision::U4, Precision::S8, 4, 8),
+        (Precision::S2, Precision::U2, 2, 2),
+    ] {
+        let shape = DpasShape {
+            w: wp,
+            a: ap,
+            depth: 8,
+            repeat: 2,
+            exec_size: 8,
+        };
+        let ops: u32 = if wbits == 8 || abits == 8 { 4 } else { 8 };
+        let kdim = 8 * ops as usize;
+        let (m, n) = (2usize, 8usize);
+        let val = |seed: i64, bits: u32, signed: bool| {
+            let span = 1i64 << bits;
+            let v = seed.rem_euclid(span);
+            if signed && v >= span / 2 {
+                v - span
+            } else {
+                v
+            }
+        };
+        let signed_w = matches!(wp, Precision::S8 | Precision::S2);
+        let signed_a = matches!(ap, Precision::S8);
+        // A: m x K row-major.
+        let a: Vec<i64> = (0..m * kdim)
+            .map(|x| val(x as i64 * 7 + 3, abits, signed_a))
+            .collect();
+        // B: K x n; column i's operands for depth d live in dword i of row d / per_chan.
+        let b: Vec<Vec<i64>> = (0..kdim)
+            .map(|kk| {
+                (0..n)
+                    .map(|i| val((kk * 5 + i * 3) as i64 - 9, wbits, signed_w))
+                    .collect()
+            })
+            .collect();
+        let per_chan = (32 / (ops * wbits)).max(1) as usize;
+        let rows = 8usize.div_ceil(per_chan);
+        let mut src1 = vec![0u8; rows * n * 4];
+        for d in 0..8usize {
+            for i in 0..n {
+                for j in 0..ops as usize {
+                    let kk = d * ops as usize + j;
+                    let raw = (b[kk][i] as u64) & ((1u64 << wbits) - 1);
+                    let bitpos = ((d % per_chan) * ops as usize + j) * wbits as usize;
+                    let dw_index = (d / per_chan) * n + i;
+                    let mut dw = u32::from_le_bytes(
+                        src1[4 * dw_index..4 * dw_index + 4].try_into().unwrap(),
+                    );
+                    dw |= (raw as u32) << bitpos;
+                    src1[4 * dw_index..4 * dw_index + 4].copy_from_slice(&dw.to_le_bytes());
+                }
+            }
+        }
+        let src2 = pack(&a, abits);
+        let c: Vec<i32> = (0..m * n).map(|x| x as i32 * 100 - 700).collect();
+        let src0: Vec<u8> = c.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let got = dpas(shape, D, Some((D, &src0)), &src1, &src2).expect("dpas");
+        for r in 0..m {
+            for i in 0..n {
+                let want: i64 = c[r * n + i] as i64
+                    + (0..kdim).map(|kk| a[r * kdim + kk] * b[kk][i]).sum::<i64>();
+                let e = r * n + i;
+                let g = i32::from_le_bytes(got[4 * e..4 * e + 4].try_into().unwrap());
+                assert_eq!(g as i64, want, "{wp:?}x{ap:?} row {r} col {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn dpas_half_and_errors() {
+    use visa_emu::interp::alu::{dpas, DpasShape, Precision};
+    let shape = DpasShape {
+        w: Precision::Hf,
+        a: Precision::Hf,
+        depth: 8,
+        repeat: 1,
+        exec_size: 8,
+    };
+    // A = all 1.0 (16 elements), B = all 0.5: each output = C + 16 * 0.5.
+    let one = half::f16::from_f32(1.0).to_bits().to_le_bytes();
+    let half_ = half::f16::from_f32(0.5).to_bits().to_le_bytes();
+    let src2: Vec<u8> = (0..16).flat_map(|_| one).collect();
+    let src1: Vec<u8> = (0..8 * 8 * 2).flat_map(|_| half_).collect();
+    let src0: Vec<u8> = (0..8).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    let got = dpas(shape, F, Some((F, &src0)), &src1, &src2).expect("dpas");
+    for i in 0..8 {
+        let v = f32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap());
+        assert_eq!(v, i as f32 + 8.0);
+    }
+    // Null accumulator, HF destination.
+    let got = dpas(shape, HF, None, &src1, &src2).expect("dpas");
+    assert_eq!(got.len(), 16);
+    assert_eq!(
+        u16::from_le_bytes([got[0], got[1]]),
+        half::f16::from_f32(8.0).to_bits()
+    );
+    // Mixed float precisions, short operands, bad types: errors.
+    let mixed = DpasShape {
+        a: Precision::Bf,
+        ..shape
+    };
+    assert!(dpas(mixed, F, None, &src1, &src2).is_err());
+    assert!(dpas(shape, F, None, &src1[..10], &src2).is_err());
+    assert!(dpas(shape, D, None, &src1, &src2).is_err());
+    let bad_depth = DpasShape { depth: 3, ..shape };
+    assert!(dpas(bad_depth, F, None, &src1, &src2).is_err());
+}

@@ -23,10 +23,12 @@
 //! - Invalid type combinations are an [`AluError`] naming the operation and the
 //!   types; nothing here panics on any input.
 //!
-//! Not modelled: DPAS/DPASW (systolic, not per element). [`legacy`] keeps the first
-//! numeric-value API that `thread.rs` still uses.
+//! DPAS is whole-operand, not per element: [`dpas()`] (DPASW, the dual-EU variant,
+//! is not modelled). [`AluOp::from_opcode`] maps an instruction to its operation.
+//! [`legacy`] keeps the first numeric-value API that `thread.rs` still uses.
 
 mod convert;
+pub mod dpas;
 mod exec;
 mod float;
 mod float_ops;
@@ -37,6 +39,7 @@ mod modifier;
 mod types;
 
 pub use convert::convert;
+pub use dpas::{dpas, DpasShape, Precision};
 pub use exec::exec;
 pub use legacy::{
     compare, f64_to_f32, float_exec_type, fmin_max, is_float, modify, num, round_exec, to_bits,
