@@ -5,7 +5,8 @@
 //! ```text
 //! let v = apply_src_modifier(element, modifier);      // abs / neg / not
 //! let v = unpack_immediate(DataType::V, imm, lane);   // packed immediates
-//! let out = exec(AluOp::Add, dst_ty, &[a, b], sat, &FpEnv::from_cr0(cr0))?;
+//! let op = AluOp::from_opcode(inst.op, &int_fields)?;  // Rel_op, MIN_MAX op, BFN table
+//! let out = exec(op, dst_ty, &[a, b], sat, &FpEnv::from_cr0(cr0))?;
 //! // out.dst: the destination bits; out.extra: carry, borrow, madw's high half, ...
 //! let bits = convert(v, to, sat, &env);               // MOV's conversion alone
 //! ```
@@ -17,6 +18,8 @@
 //! - Floats compute exactly and round once to the execution format (the widest float
 //!   operand) in the %cr0 rounding mode; mad, lrp and pln are fused. Denormals of F,
 //!   DF and HF are kept or flushed (inputs and results) per %cr0 bits 7, 6 and 10.
+//!   The common case (F/DF, round to nearest, denormals kept) runs on the host's
+//!   f32/f64 operations, which are bit-identical there (tested against the exact path).
 //!   Float to integer: NaN -> 0, truncation, clamping. Integer to float and float
 //!   narrowing: the %cr0 rounding mode.
 //! - The math unit and its precision: see [`math`].
