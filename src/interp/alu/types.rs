@@ -171,7 +171,7 @@ pub enum AluOp {
     Subb,
     /// `[src0[i], src1[i], src0[i+1], src1[i+1], src2[i]]`.
     Sad2add,
-    /// `[p, q, r, u, v]`: `p*u + q*v + r` with p = src0[0], q = src0[1], r = src0[3]
+    /// `[p, q, r, u, v]`: `p*u + q*v + r` with `p = src0[0]`, `q = src0[1]`, `r = src0[3]`
     /// and u, v the channel's elements of src1.
     Pln,
     Sqrtm,
