@@ -1,2 +1,527 @@
-//! The vISA → WGSL translator (issue 4). Not written yet: the GPU path today is only
-//! the `host/` driver, which runs WGSL; docs/design.md says what is planned.
+//! The vISA → WGSL translator. It knows nothing of wgpu: its output is WGSL text and
+//! the facts the driver needs to bind it ([`Module`]); `backend::gpu` runs it.
+//!
+//! Mapping (docs/design.md, "GPU path"): one invocation runs one vISA SIMD thread, a
+//! workgroup runs one vISA thread group (so SLM is `var<workgroup>` and a vISA
+//! `barrier` is a workgroup barrier), and the thread's channels are a loop inside each
+//! instruction. The thread's GRF image is an invocation-private array laid out exactly
+//! as the interpreter lays it out. Control flow is the interpreter's min-PC scheme:
+//! every channel has a program counter (a basic-block index); the thread runs the
+//! block at the smallest one with the channels that sit there. Blocks are the arms of
+//! one `switch` inside a loop: the host never round-trips per block.
+//!
+//! Barriers are reached uniformly by construction: a thread that reaches a vISA
+//! barrier returns from its block loop, and the only `workgroupBarrier` calls are in
+//! `main`'s round loop, whose exit condition comes from `workgroupUniformLoad`. The
+//! result never depends on the subgroup size, and no subgroup operation is used.
+
+mod alu;
+mod blocks;
+mod message;
+mod operand;
+
+use crate::interp::prepare::{PField, PInst, Prepared};
+use crate::ir::PredCombine;
+use crate::isa::Opcode;
+use std::fmt::Write;
+
+/// The kernel-independent WGSL runtime, included at build time.
+pub const RUNTIME: &str = include_str!("../../shaders/runtime.wgsl");
+
+/// Binding numbers of the generated module (group 0).
+pub mod binding {
+    pub const CFG: u32 = 0;
+    pub const PAYLOAD: u32 = 1;
+    pub const HEAP: u32 = 2;
+    pub const SCRATCH: u32 = 3;
+    pub const STAT: u32 = 4;
+    pub const CHUNK: u32 = 5;
+}
+
+/// Word offsets in the `cfg` buffer (mirrors the `CFG_*` constants of runtime.wgsl).
+pub mod cfg {
+    pub const THREADS: usize = 0;
+    pub const GROUPS: usize = 1;
+    pub const PAYLOAD_WORDS: usize = 4;
+    pub const STEP_LIMIT: usize = 5;
+    pub const SCRATCH_WORDS: usize = 6;
+    pub const NALLOC: usize = 7;
+    pub const BTI: usize = 16;
+    pub const ALLOC: usize = 272;
+}
+
+/// Runtime error codes the shader reports in `stat[0]` (`ERR_*` of runtime.wgsl).
+pub mod runtime_error {
+    pub const STEP_LIMIT: u32 = 1;
+    pub const SWITCH_RANGE: u32 = 2;
+    pub const CALL_DEPTH: u32 = 3;
+}
+
+/// What the translation depends on besides the kernel: the launch's group shape.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// SIMD threads per group: the workgroup size.
+    pub threads_per_group: u32,
+    /// Bytes of shared local memory per group.
+    pub slm_bytes: u32,
+}
+
+/// A translated kernel.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub wgsl: String,
+    pub entry_point: &'static str,
+    pub workgroup_size: u32,
+    /// Basic blocks the kernel was split into.
+    pub blocks: usize,
+    /// First instruction index of each block (to name the block of a runtime error).
+    pub block_starts: Vec<usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TranslateError {
+    #[error("instruction {index} ({op}): not translatable: {what}")]
+    Unsupported {
+        index: usize,
+        op: &'static str,
+        what: String,
+    },
+    #[error("the launch needs {threads} threads per group; a workgroup holds at most 1024")]
+    GroupTooLarge { threads: u32 },
+}
+
+/// Indented WGSL text under construction.
+pub struct Emit {
+    out: String,
+    depth: usize,
+    /// GRF offset of %cr0.
+    pub cr0: u32,
+}
+
+impl Emit {
+    fn new(cr0: u32) -> Emit {
+        Emit {
+            out: String::new(),
+            depth: 0,
+            cr0,
+        }
+    }
+
+    pub fn line(&mut self, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        for _ in 0..self.depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    pub fn open(&mut self, head: &str) {
+        self.line(&format!("{head} {{"));
+        self.depth += 1;
+    }
+
+    pub fn close(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+        self.line("}");
+    }
+}
+
+/// The WGSL call computing EvaluateChEn of `inst` over the execution mask `em`.
+pub fn chen_expr(inst: &PInst, em: &str) -> String {
+    let n = inst.exec.size as u32;
+    let off = inst.exec.mask.channel_offset();
+    let (pbits, has, comb, inv) = match inst.pred {
+        Some(p) => (
+            format!("pr[{}u]", p.id.0),
+            true,
+            match p.combine {
+                PredCombine::Sequential => 0,
+                PredCombine::Any => 1,
+                PredCombine::All => 2,
+            },
+            p.inverse,
+        ),
+        None => ("0u".into(), false, 0, false),
+    };
+    format!(
+        "chen({em}, {n}u, {off}u, {}, {pbits}, {has}, {comb}u, {inv})",
+        inst.exec.mask.no_mask
+    )
+}
+
+fn is_nop(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Label | Subroutine | Loc | File | Lifetime | Fence | LscFence | Wait | Yield | CacheFlush
+    )
+}
+
+fn is_message(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Gather4Scaled
+            | Scatter4Scaled
+            | GatherScaled
+            | ScatterScaled
+            | OwordLd
+            | OwordLdUnaligned
+            | OwordSt
+            | DwordAtomic
+            | SvmAtomic
+            | SvmGather4Scaled
+            | SvmScatter4Scaled
+            | SvmBlockLd
+            | SvmBlockSt
+            | SvmGather
+            | SvmScatter
+            | LscUntyped
+    )
+}
+
+/// Translate a prepared kernel for a launch shape.
+pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError> {
+    use Opcode::*;
+    let tpg = target.threads_per_group.max(1);
+    if tpg > 1024 {
+        return Err(TranslateError::GroupTooLarge { threads: tpg });
+    }
+    let cfg_blocks = blocks::split(&p.insts);
+    let has_calls = p.insts.iter().any(|i| i.op == Call);
+    let depth = if has_calls { 8 } else { 1 };
+    let mut em = Emit::new(p.pre.cr0);
+    let grf_words = p.layout.total.div_ceil(4).max(1);
+    let slm_words = target.slm_bytes.div_ceil(4).max(1);
+    let nsurf = p.kernel.surfaces.len().max(8);
+    em.line(&format!("const K_GRF_WORDS: u32 = {grf_words}u;"));
+    em.line(&format!("const K_SLM_WORDS: u32 = {slm_words}u;"));
+    em.line(&format!("const K_NADDR: u32 = {}u;", p.addr_total.max(1)));
+    em.line(&format!(
+        "const K_NPRED: u32 = {}u;",
+        p.kernel.preds.len().max(1)
+    ));
+    em.line(&format!("const K_NSURF: u32 = {nsurf}u;"));
+    em.line(&format!("const K_SIMD: u32 = {}u;", p.simd));
+    em.line(&format!("const K_DEPTH: u32 = {depth}u;"));
+    em.line("var<private> pcs: array<u32, 32>;");
+    em.line("var<private> frames: array<array<u32, 32>, K_DEPTH>;");
+    em.line("var<private> depth: u32;");
+    em.line("var<private> steps: u32;");
+    em.line("var<private> chans: u32;");
+    em.line("var<private> chans_hi: u32;");
+    em.line("");
+    emit_init(&mut em, p);
+    // The block loop.
+    em.open("fn run_thread() -> u32");
+    em.open("loop");
+    em.line("var pc = IDLE;");
+    em.line("for (var c = 0u; c < 32u; c++) { pc = min(pc, pcs[c]); }");
+    em.open("if (pc == IDLE)");
+    em.open("if (depth > 0u)");
+    em.line("depth = depth - 1u;");
+    em.line("pcs = frames[depth];");
+    em.line("continue;");
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    em.line("var em = 0u;");
+    em.line("for (var c = 0u; c < 32u; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+    em.open("switch pc");
+    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
+        let len = range.end - range.start;
+        em.open(&format!("case {b}u:"));
+        em.line(&format!(
+            "// instructions {}..{}",
+            p.insts[range.start].index,
+            p.insts[range.end - 1].index
+        ));
+        em.line(&format!("steps = steps + {len}u;"));
+        em.line(&format!(
+            "let cc = {len}u * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
+        ));
+        em.line(&format!(
+            "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {}u); return 0u; }}",
+            p.insts[range.start].index
+        ));
+        let next_block = if range.end < p.insts.len() {
+            format!("{}u", cfg_blocks.block_of[range.end])
+        } else {
+            "IDLE".into()
+        };
+        let mut ended = false;
+        for inst in &p.insts[range.clone()] {
+            em.open("");
+            em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
+            ended = emit_inst(&mut em, p, inst, &cfg_blocks, &next_block)?;
+            em.close();
+        }
+        if !ended {
+            em.line(&format!(
+                "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
+            ));
+        }
+        em.close();
+    }
+    em.line("default: { return 0u; }");
+    em.close();
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    emit_main(&mut em, tpg);
+    let mut wgsl = String::with_capacity(RUNTIME.len() + em.out.len());
+    wgsl.push_str(RUNTIME);
+    wgsl.push_str("\n// ---- kernel ----\n");
+    wgsl.push_str(&em.out);
+    Ok(Module {
+        wgsl,
+        entry_point: "main",
+        workgroup_size: tpg,
+        blocks: cfg_blocks.ranges.len(),
+        block_starts: cfg_blocks
+            .ranges
+            .iter()
+            .map(|r| p.insts[r.start].index)
+            .collect(),
+    })
+}
+
+/// One instruction; returns true when it set the channel PCs itself.
+fn emit_inst(
+    em: &mut Emit,
+    p: &Prepared,
+    inst: &PInst,
+    cfg: &blocks::Blocks,
+    next_block: &str,
+) -> Result<bool, TranslateError> {
+    use Opcode::*;
+    let unsupported = |what: &str| TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what: what.to_string(),
+    };
+    let block_of = |t: u32| -> String {
+        cfg.block_of
+            .get(t as usize)
+            .map_or("IDLE".to_string(), |b| format!("{b}u"))
+    };
+    let target = inst
+        .fields
+        .iter()
+        .find_map(|f| match f {
+            PField::Target(t) => Some(*t),
+            _ => None,
+        })
+        .unwrap_or(u32::MAX);
+    let off = inst.exec.mask.channel_offset();
+    let each = |body: &str| -> String {
+        format!("for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ {body} }} }}")
+    };
+    match inst.op {
+        op if is_nop(op) => Ok(false),
+        Barrier | Sbarrier | Nbarrier => {
+            em.line(&each(&format!("pcs[c] = {next_block};")));
+            em.line("return 1u;");
+            Ok(true)
+        }
+        Goto | Jmp => {
+            if inst.exec.size == 1 {
+                if inst.pred.is_none() {
+                    em.line("let taken = em;");
+                } else {
+                    em.line(&format!(
+                        "let taken = select(0u, em, ({} & 1u) != 0u);",
+                        chen_expr(inst, "1u")
+                    ));
+                }
+            } else {
+                em.line(&format!(
+                    "let taken = ({} << {off}u) & em;",
+                    chen_expr(inst, &format!("((em >> {off}u) << {off}u)"))
+                ));
+            }
+            em.line(&each(&format!(
+                "pcs[c] = select({next_block}, {}, (taken & (1u << c)) != 0u);",
+                block_of(target)
+            )));
+            Ok(true)
+        }
+        Call => {
+            if inst.exec.size == 1 && inst.pred.is_none() {
+                em.line("let callees = em;");
+            } else {
+                em.line(&format!(
+                    "let callees = ({} << {off}u) & em;",
+                    chen_expr(inst, "em")
+                ));
+            }
+            em.open("if (depth >= K_DEPTH)");
+            em.line(&format!(
+                "fail(ERR_CALL_DEPTH, {}u); return 0u;",
+                inst.index
+            ));
+            em.close();
+            em.line("var saved = pcs;");
+            em.line(&format!(
+                "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ saved[c] = {next_block}; }} }}"
+            ));
+            em.line("frames[depth] = saved;");
+            em.line("depth = depth + 1u;");
+            em.line(&format!(
+                "for (var c = 0u; c < 32u; c++) {{ pcs[c] = select(IDLE, {}, (callees & (1u << c)) != 0u); }}",
+                block_of(target)
+            ));
+            Ok(true)
+        }
+        Ret | Fret => {
+            if inst.exec.size == 1 && inst.pred.is_none() {
+                em.line("let leaving = em;");
+            } else {
+                em.line(&format!(
+                    "let leaving = ({} << {off}u) & em;",
+                    chen_expr(inst, "em")
+                ));
+            }
+            em.line(&each(&format!(
+                "pcs[c] = select({next_block}, IDLE, (leaving & (1u << c)) != 0u);"
+            )));
+            Ok(true)
+        }
+        Switchjmp => {
+            let idx = match inst.fields.get(2) {
+                Some(PField::Src(s)) => {
+                    let e = operand::src_elem(s, 1, Some(0));
+                    operand::num(&e).as_int()
+                }
+                _ => "0li".into(),
+            };
+            let targets = match inst.fields.get(3) {
+                Some(PField::Targets(t)) => t.clone(),
+                _ => Vec::new(),
+            };
+            em.line("let i = 0u;");
+            em.line(&format!("let k = {idx};"));
+            em.line("var t = IDLE;");
+            em.open("switch k");
+            for (j, t) in targets.iter().enumerate() {
+                em.line(&format!("case {j}li: {{ t = {}; }}", block_of(*t)));
+            }
+            em.line("default: {}");
+            em.close();
+            em.open("if (t == IDLE)");
+            em.line(&format!(
+                "fail(ERR_SWITCH_RANGE, {}u); return 0u;",
+                inst.index
+            ));
+            em.close();
+            em.line(&each("pcs[c] = t;"));
+            Ok(true)
+        }
+        Fcall | Ifcall | Fccall | Faddr => Err(unsupported(
+            "stack function calls are not supported (the interpreter rejects them too)",
+        )),
+        Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Load | D3Sample4
+        | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
+            Err(unsupported("Intel fixed-function hardware; not emulated"))
+        }
+        op if is_message(op) => {
+            message::emit(em, inst, p.grf_bytes)?;
+            Ok(false)
+        }
+        _ => {
+            alu::emit(em, inst, p.grf_bytes)?;
+            Ok(false)
+        }
+    }
+}
+
+/// `init`: a thread's first GRF image, exactly as `interp::thread::Thread::new`.
+fn emit_init(em: &mut Emit, p: &Prepared) {
+    em.open("fn payload_byte(base: u32, pw: u32, o: u32) -> u32");
+    em.line("if (o >= (pw - 1u) * 4u) { return 0u; }");
+    em.line("return (payload[base + (o >> 2u)] >> ((o & 3u) * 8u)) & 0xffu;");
+    em.close();
+    em.open("fn init(tid: u32, t: u32, grp: vec3<u32>)");
+    em.line("let pw = cfg[CFG_PAYLOAD_WORDS];");
+    em.line("let pbase = tid * pw;");
+    for &(goff, poff, size) in &p.inputs {
+        em.line(&format!(
+            "for (var b = 0u; b < {size}u; b++) {{ gsb({goff}u + b, payload_byte(pbase, pw, {poff}u + b)); }}"
+        ));
+    }
+    em.line(&format!(
+        "for (var b = 0u; b < {}u; b++) {{ gsb({}u + b, payload_byte(pbase, pw, b)); }}",
+        p.grf_bytes, p.pre.r0
+    ));
+    for d in 0..3 {
+        em.line(&format!("gs32({}u, grp[{d}]);", p.pre.group_id[d]));
+    }
+    em.line("let lanes = payload[pbase + pw - 1u];");
+    em.line("var dmask = 0xffffffffu;");
+    em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
+    em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));
+    // sr0.0: distinct private-memory slots per thread of a group (see Thread::new).
+    em.line("let wb3 = (t & 7u) | ((t & ~7u) << 1u);");
+    em.line("let slot = (wb3 & 0x3fu) | ((wb3 & ~0x3fu) << 1u);");
+    em.line(&format!("gs32({}u, slot);", p.pre.sr0));
+    em.line(
+        "for (var c = 0u; c < 32u; c++) { pcs[c] = select(IDLE, 0u, c < min(lanes, K_SIMD)); }",
+    );
+    em.line("for (var s = 0u; s < K_NSURF; s++) { sv[s] = 0xffffffffu; }");
+    em.line("scratch_base = tid * cfg[CFG_SCRATCH_WORDS];");
+    em.close();
+}
+
+/// `main`: rounds of "every live thread runs to its next barrier or its end", each
+/// closed by workgroup barriers in uniform control flow.
+fn emit_main(em: &mut Emit, tpg: u32) {
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r#"
+@compute @workgroup_size({tpg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    let grp = wid + chunk.xyz;
+    let tid = ((grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x) * cfg[CFG_THREADS] + t;
+    init(tid, t, grp);
+    var done = false;
+    loop {{
+        if (!done) {{
+            if (run_thread() == 0u) {{
+                done = true;
+                count64(STAT_INSTS_LO, steps);
+                count64(STAT_CHAN_LO, chans);
+                atomicAdd(&stat[STAT_CHAN_HI], chans_hi);
+            }} else {{
+                atomicAdd(&wg_live, 1u);
+            }}
+        }}
+        storageBarrier();
+        workgroupBarrier();
+        if (t == 0u) {{
+            wg_go = atomicLoad(&wg_live);
+            atomicStore(&wg_live, 0u);
+        }}
+        let go = workgroupUniformLoad(&wg_go);
+        if (go == 0u) {{ break; }}
+    }}
+}}
+"#
+    );
+    em.out.push_str(&s);
+}
+
+/// Parse and validate WGSL with naga, with the capabilities the generated code uses
+/// (64-bit integers and floats). Returns naga's message on failure.
+#[cfg(feature = "gpu")]
+pub fn validate_wgsl(wgsl: &str) -> Result<(), String> {
+    let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
+    let caps = naga::valid::Capabilities::SHADER_INT64 | naga::valid::Capabilities::FLOAT64;
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| e.emit_to_string(wgsl))?;
+    Ok(())
+}

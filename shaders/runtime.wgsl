@@ -1,0 +1,713 @@
+// visa-emu WGSL runtime: the kernel-independent half of every generated module.
+// The translator (src/translate) appends one kernel's constants and blocks to this
+// text. Names starting with `K_` are constants the kernel part defines:
+//   K_GRF_WORDS  u32  words of one thread's GRF image (the interpreter's layout.total / 4)
+//   K_SLM_WORDS  u32  words of shared local memory of a work-group (at least 1)
+//   K_NADDR, K_NPRED, K_NSURF  sizes of the address, predicate and surface-variable files
+//
+// Bindings (group 0):
+//   0 cfg      read   u32 words: launch shape, step budget, allocation table, binding table
+//   1 payload  read   every thread's initial payload image (stride cfg[CFG_PAYLOAD_WORDS])
+//   2 heap     rw     every allocation of the launch, word-aligned, back to back
+//   3 scratch  rw     per-thread %scratch space (stride cfg[CFG_SCRATCH_WORDS])
+//   4 stat     rw     counters and the first runtime error (see STAT_*)
+//   5 chunk    uniform  first work-group of this dispatch chunk
+
+@group(0) @binding(0) var<storage, read> cfg: array<u32>;
+@group(0) @binding(1) var<storage, read> payload: array<u32>;
+@group(0) @binding(2) var<storage, read_write> heap: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> stat: array<atomic<u32>>;
+@group(0) @binding(5) var<uniform> chunk: vec4<u32>;
+
+const CFG_THREADS: u32 = 0u;        // SIMD threads per group
+const CFG_GROUPS: u32 = 1u;         // 1..3: group counts x, y, z
+const CFG_PAYLOAD_WORDS: u32 = 4u;  // payload stride per thread (last word: lanes)
+const CFG_STEP_LIMIT: u32 = 5u;     // instructions one thread may run
+const CFG_SCRATCH_WORDS: u32 = 6u;
+const CFG_NALLOC: u32 = 7u;
+const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
+const CFG_ALLOC: u32 = 272u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
+
+const STAT_ERROR: u32 = 0u;         // 0 = none, else an ERR_* code (first one wins)
+const STAT_ERROR_AT: u32 = 1u;      // instruction index of the error
+const STAT_OOB_READS: u32 = 2u;
+const STAT_OOB_WRITES: u32 = 3u;
+const STAT_INSTS_LO: u32 = 4u;      // instructions executed (all threads), 64-bit
+const STAT_INSTS_HI: u32 = 5u;
+const STAT_CHAN_LO: u32 = 6u;       // channel-instructions executed, 64-bit
+const STAT_CHAN_HI: u32 = 7u;
+
+const ERR_STEP_LIMIT: u32 = 1u;
+const ERR_SWITCH_RANGE: u32 = 2u;
+const ERR_CALL_DEPTH: u32 = 3u;
+
+const IDLE: u32 = 0xffffffffu;
+
+// ---- thread state -------------------------------------------------------------------
+
+var<private> g: array<u32, K_GRF_WORDS>;
+var<private> ar: array<u32, K_NADDR>;
+var<private> pr: array<u32, K_NPRED>;
+var<private> sv: array<u32, K_NSURF>;
+var<private> scratch_base: u32;
+
+fn fail(code: u32, at: u32) {
+    let r = atomicCompareExchangeWeak(&stat[STAT_ERROR], 0u, code);
+    if (r.exchanged) {
+        atomicStore(&stat[STAT_ERROR_AT], at);
+    }
+}
+
+fn count64(lo: u32, v: u32) {
+    let old = atomicAdd(&stat[lo], v);
+    if (old + v < old) {
+        atomicAdd(&stat[lo + 1u], 1u);
+    }
+}
+
+// GRF bytes, little-endian. Accesses past the image read 0 and are dropped, as the
+// interpreter's.
+fn gb(o: u32) -> u32 {
+    if (o >= K_GRF_WORDS * 4u) { return 0u; }
+    return (g[o >> 2u] >> ((o & 3u) * 8u)) & 0xffu;
+}
+
+fn gsb(o: u32, v: u32) {
+    if (o >= K_GRF_WORDS * 4u) { return; }
+    let s = (o & 3u) * 8u;
+    g[o >> 2u] = (g[o >> 2u] & ~(0xffu << s)) | ((v & 0xffu) << s);
+}
+
+fn g32(o: u32) -> u32 {
+    if ((o & 3u) == 0u && o < K_GRF_WORDS * 4u) { return g[o >> 2u]; }
+    return gb(o) | (gb(o + 1u) << 8u) | (gb(o + 2u) << 16u) | (gb(o + 3u) << 24u);
+}
+
+fn gld(o: u32, n: u32) -> u64 {
+    switch n {
+        case 1u: { return u64(gb(o)); }
+        case 2u: {
+            if ((o & 1u) == 0u && o < K_GRF_WORDS * 4u) {
+                return u64((g[o >> 2u] >> ((o & 2u) * 8u)) & 0xffffu);
+            }
+            return u64(gb(o) | (gb(o + 1u) << 8u));
+        }
+        case 4u: { return u64(g32(o)); }
+        default: { return u64(g32(o)) | (u64(g32(o + 4u)) << 32u); }
+    }
+}
+
+fn gs32(o: u32, v: u32) {
+    if ((o & 3u) == 0u && o < K_GRF_WORDS * 4u) { g[o >> 2u] = v; return; }
+    gsb(o, v); gsb(o + 1u, v >> 8u); gsb(o + 2u, v >> 16u); gsb(o + 3u, v >> 24u);
+}
+
+fn gst(o: u32, n: u32, v: u64) {
+    let lo = u32(v & 0xfffffffflu);
+    switch n {
+        case 1u: { gsb(o, lo); }
+        case 2u: {
+            if ((o & 1u) == 0u && o < K_GRF_WORDS * 4u) {
+                let s = (o & 2u) * 8u;
+                g[o >> 2u] = (g[o >> 2u] & ~(0xffffu << s)) | ((lo & 0xffffu) << s);
+            } else {
+                gsb(o, lo); gsb(o + 1u, lo >> 8u);
+            }
+        }
+        case 4u: { gs32(o, lo); }
+        default: { gs32(o, lo); gs32(o + 4u, u32(v >> 32u)); }
+    }
+}
+
+// ---- numbers ------------------------------------------------------------------------
+
+// Sign-extend the low `bits` bits.
+fn sext(v: u64, bits: u32) -> i64 {
+    if (bits >= 64u) { return i64(v); }
+    let s = 64u - bits;
+    return i64(v << s) >> s;
+}
+
+fn mask_bits(bits: u32) -> u64 {
+    if (bits >= 64u) { return 0xfffffffffffffffflu; }
+    return (1lu << bits) - 1lu;
+}
+
+// f64 -> i64 as Rust's `as` (NaN 0, saturating, toward zero): the integer view of a
+// float source in integer arithmetic.
+fn f2i(f: f64) -> i64 {
+    if (f != f) { return 0li; }
+    if (f >= 9223372036854775807.0lf) { return 9223372036854775807li; }
+    if (f <= -9223372036854775808.0lf) { return i64(-9223372036854775807li - 1li); }
+    return i64(f);
+}
+
+// Float -> integer destination of 2_datatypes: NaN 0, clamped to [lo, hi], truncated.
+fn f2int(f: f64, lo: i64, hi: i64, hi_f: f64, lo_f: f64) -> i64 {
+    if (f != f) { return 0li; }
+    if (f >= hi_f) { return hi; }
+    if (f <= lo_f) { return lo; }
+    return f2i(trunc(f));
+}
+
+// f64 -> u64 for UQ destinations (hi_f = 2^64).
+fn f2uq(f: f64) -> u64 {
+    if (f != f || f <= 0.0lf) { return 0lu; }
+    if (f >= 18446744073709551616.0lf) { return 0xfffffffffffffffflu; }
+    if (f >= 9223372036854775808.0lf) { return u64(f - 9223372036854775808.0lf) | 0x8000000000000000lu; }
+    return u64(f);
+}
+
+// f64 -> f32 in the cr0 rounding mode (0 RNE, 1 RU, 2 RD, 3 RZ).
+fn f64_to_f32_rm(f: f64, mode: u32) -> f32 {
+    let r = f32(f);
+    if (mode == 0u || f != f || f64(r) == f) { return r; }
+    var lo = r;
+    var hi = r;
+    if (f64(r) < f) { hi = next_up(r); } else { lo = next_down(r); }
+    switch mode {
+        case 1u: { return hi; }
+        case 2u: { return lo; }
+        default: { if (f > 0.0lf) { return lo; } return hi; }
+    }
+}
+
+fn next_up(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    if (x != x || b == 0x7f800000u) { return x; }
+    if (x == 0.0) { return bitcast<f32>(1u); }
+    if (x > 0.0) { return bitcast<f32>(b + 1u); }
+    return bitcast<f32>(b - 1u);
+}
+
+fn next_down(x: f32) -> f32 { return -next_up(-x); }
+
+// Integer -> F in the rounding mode (RNE native).
+fn i2f32(i: i64, mode: u32) -> f32 {
+    if (mode == 0u) { return f32(i); }
+    return f64_to_f32_rm(f64(i), mode);
+}
+
+// Flush a denormal to a signed zero when the mode does not keep denormals.
+fn flush32(x: f32, keep: bool) -> f32 {
+    if (keep) { return x; }
+    let b = bitcast<u32>(x);
+    if ((b & 0x7f800000u) == 0u) { return bitcast<f32>(b & 0x80000000u); }
+    return x;
+}
+
+fn flush64(x: f64, keep: bool) -> f64 {
+    if (keep) { return x; }
+    let b = bitcast<u64>(x);
+    if ((b & 0x7ff0000000000000lu) == 0lu) { return bitcast<f64>(b & 0x8000000000000000lu); }
+    return x;
+}
+
+fn sat64(x: f64) -> f64 {
+    if (x != x) { return 0.0lf; }
+    return clamp(x, 0.0lf, 1.0lf);
+}
+
+fn sat32(x: f32) -> f32 {
+    if (x != x) { return 0.0; }
+    return clamp(x, 0.0, 1.0);
+}
+
+// HF bits -> f32 (exact).
+fn hf2f(h: u32) -> f32 {
+    let s = (h & 0x8000u) << 16u;
+    let e = (h >> 10u) & 0x1fu;
+    let m = h & 0x3ffu;
+    if (e == 0u) {
+        // zero or subnormal: m * 2^-24, exact in f32
+        let v = f32(m) * 5.9604644775390625e-8;
+        return bitcast<f32>(bitcast<u32>(v) | s);
+    }
+    if (e == 31u) { return bitcast<f32>(s | 0x7f800000u | (m << 13u)); }
+    return bitcast<f32>(s | ((e + 112u) << 23u) | (m << 13u));
+}
+
+// f32 -> HF bits, round to nearest even, overflow to infinity, NaN kept quiet.
+fn f2hf(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    let s = (b >> 16u) & 0x8000u;
+    let e = i32((b >> 23u) & 0xffu);
+    var m = b & 0x7fffffu;
+    if (e == 255) {
+        if (m != 0u) { return s | 0x7e00u | (m >> 13u); }
+        return s | 0x7c00u;
+    }
+    let he = e - 112;
+    if (he >= 31) { return s | 0x7c00u; }
+    if (he <= 0) {
+        // subnormal half (or zero): shift the full mantissa
+        if (he < -10) { return s; }
+        m = m | 0x800000u;
+        let shift = u32(14 - he);
+        let q = m >> shift;
+        let rem = m & ((1u << shift) - 1u);
+        let halfway = 1u << (shift - 1u);
+        var r = q;
+        if (rem > halfway || (rem == halfway && (q & 1u) == 1u)) { r = r + 1u; }
+        return s | r;
+    }
+    var r = (u32(he) << 10u) | (m >> 13u);
+    let rem = m & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (r & 1u) == 1u)) { r = r + 1u; }
+    return s | r;
+}
+
+// f64 -> HF bits with one rounding: round to odd into f32 first (24 >= 11 + 2 bits).
+fn f64_to_hf(f: f64) -> u32 {
+    if (f != f) { return f2hf(f32(f)); }
+    var r = f32(f);
+    if (f64(r) != f && abs(f) < 3.0e38lf) {
+        if (abs(f64(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
+        r = bitcast<f32>(bitcast<u32>(r) | 1u);
+    }
+    return f2hf(r);
+}
+
+// f64 -> BF bits, round to nearest even (through round-to-odd f32).
+fn f64_to_bf(f: f64) -> u32 {
+    var r = f32(f);
+    if (f != f) { return (bitcast<u32>(r) >> 16u) | 0x40u; }
+    if (f64(r) != f && abs(f) < 3.0e38lf) {
+        if (abs(f64(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
+        r = bitcast<f32>(bitcast<u32>(r) | 1u);
+    }
+    let b = bitcast<u32>(r);
+    let rem = b & 0xffffu;
+    var q = b >> 16u;
+    if (rem > 0x8000u || (rem == 0x8000u && (q & 1u) == 1u)) { q = q + 1u; }
+    return q;
+}
+
+fn bf2f(h: u32) -> f32 { return bitcast<f32>(h << 16u); }
+
+// HF/BF exec type: round an f64 result to the type's precision (the value stays f64).
+fn round_hf(f: f64) -> f64 { return f64(hf2f(f64_to_hf(f))); }
+fn round_bf(f: f64) -> f64 { return f64(bf2f(f64_to_bf(f))); }
+
+// MIN/MAX: a NaN operand yields the other; -0 < +0.
+fn fminmax64(a: f64, b: f64, is_max: bool) -> f64 {
+    if (a != a) { return b; }
+    if (b != b) { return a; }
+    if (a == b && a == 0.0lf) {
+        let a_neg = (bitcast<u64>(a) >> 63u) == 1lu;
+        if (is_max == a_neg) { return b; }
+        return a;
+    }
+    if (is_max) { return max(a, b); }
+    return min(a, b);
+}
+
+fn fminmax32(a: f32, b: f32, is_max: bool) -> f32 {
+    if (a != a) { return b; }
+    if (b != b) { return a; }
+    if (a == b && a == 0.0) {
+        let a_neg = (bitcast<u32>(a) >> 31u) == 1u;
+        if (is_max == a_neg) { return b; }
+        return a;
+    }
+    if (is_max) { return max(a, b); }
+    return min(a, b);
+}
+
+fn rel_i(rel: u32, x: i64, y: i64) -> bool {
+    switch rel {
+        case 0u: { return x == y; }
+        case 1u: { return x != y; }
+        case 2u: { return x > y; }
+        case 3u: { return x >= y; }
+        case 4u: { return x < y; }
+        default: { return x <= y; }
+    }
+}
+
+fn rel_f(rel: u32, x: f64, y: f64) -> bool {
+    switch rel {
+        case 0u: { return x == y; }
+        case 1u: { return x != y; }
+        case 2u: { return x > y; }
+        case 3u: { return x >= y; }
+        case 4u: { return x < y; }
+        default: { return x <= y; }
+    }
+}
+
+fn rol(x: u64, n0: u32, bits: u32, left: bool) -> u64 {
+    let m = mask_bits(bits);
+    let v = x & m;
+    let n = n0 % bits;
+    if (n == 0u) { return v; }
+    if (left) { return ((v << n) | (v >> (bits - n))) & m; }
+    return ((v >> n) | (v << (bits - n))) & m;
+}
+
+fn fbh(x: u32, signed: bool) -> u32 {
+    if (x == 0u) { return 0xffffffffu; }
+    if (signed) {
+        if (x == 0xffffffffu) { return 0xffffffffu; }
+        var y = x;
+        if ((x >> 31u) == 1u) { y = ~x; }
+        return countLeadingZeros(y);
+    }
+    return countLeadingZeros(x);
+}
+
+fn bfe(w0: u32, off0: u32, x: u32) -> u32 {
+    let w = w0 & 0x1fu;
+    let off = off0 & 0x1fu;
+    var m = 0u;
+    if (w != 0u) { m = (1u << w) - 1u; }
+    return (x >> off) & m;
+}
+
+fn bfi(w0: u32, off0: u32, ins: u32, base: u32) -> u32 {
+    let w = w0 & 0x1fu;
+    let off = off0 & 0x1fu;
+    var m = 0u;
+    if (w != 0u) { m = ((1u << w) - 1u) << off; }
+    return ((ins << off) & m) | (base & ~m);
+}
+
+fn dp4a_byte(v: u64, k: u32, signed: bool) -> i64 {
+    let b = (v >> (8u * k)) & 0xfflu;
+    if (signed) { return sext(b, 8u); }
+    return i64(b);
+}
+
+// ---- memory -------------------------------------------------------------------------
+
+const SP_FLAT: u32 = 0u;
+const SP_BTI: u32 = 1u;
+const SP_SLM: u32 = 2u;
+const SP_SCRATCH: u32 = 3u;
+const NO_WORD: u32 = 0xffffffffu;
+
+var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;
+// Work-group coordination of the barrier rounds (see `main`).
+var<workgroup> wg_live: atomic<u32>;
+var<workgroup> wg_go: u32;
+
+// Byte offset of an access of `n` bytes inside its space's word array, or NO_WORD when
+// it hits no allocation (or straddles the end of one).
+fn locate(space: u32, bti: u32, addr: u64, n: u32) -> u32 {
+    switch space {
+        case 0u: {
+            let na = cfg[CFG_NALLOC];
+            for (var i = 0u; i < na; i++) {
+                let k = CFG_ALLOC + 4u * i;
+                let base = u64(cfg[k]) | (u64(cfg[k + 1u]) << 32u);
+                let size = u64(cfg[k + 2u]);
+                if (addr >= base && addr - base < size) {
+                    let off = addr - base;
+                    if (off + u64(n) > size) { return NO_WORD; }
+                    return cfg[k + 3u] + u32(off);
+                }
+            }
+            return NO_WORD;
+        }
+        case 1u: {
+            if (bti >= 256u) { return NO_WORD; }
+            let a = cfg[CFG_BTI + bti];
+            if (a == 0u) { return NO_WORD; }
+            let k = CFG_ALLOC + 4u * (a - 1u);
+            let size = u64(cfg[k + 2u]);
+            if (addr >= size || addr + u64(n) > size) { return NO_WORD; }
+            return cfg[k + 3u] + u32(addr);
+        }
+        case 2u: {
+            // IGC tags SLM addresses with bit 28; the data port decodes the bits below.
+            let a = addr & 0x0fffffffflu;
+            if (a + u64(n) > u64(K_SLM_WORDS * 4u)) { return NO_WORD; }
+            return u32(a);
+        }
+        default: {
+            let lim = cfg[CFG_SCRATCH_WORDS] * 4u;
+            if (addr + u64(n) > u64(lim)) { return NO_WORD; }
+            return scratch_base * 4u + u32(addr);
+        }
+    }
+}
+
+// Word primitives of each space (pointers to storage/workgroup arrays cannot be passed).
+fn wld(space: u32, w: u32) -> u32 {
+    switch space {
+        case 2u: { return atomicLoad(&slm[w]); }
+        case 3u: { return atomicLoad(&scratch[w]); }
+        default: { return atomicLoad(&heap[w]); }
+    }
+}
+
+fn wcas(space: u32, w: u32, old: u32, nv: u32) -> bool {
+    switch space {
+        case 2u: { return atomicCompareExchangeWeak(&slm[w], old, nv).exchanged; }
+        case 3u: { return atomicCompareExchangeWeak(&scratch[w], old, nv).exchanged; }
+        default: { return atomicCompareExchangeWeak(&heap[w], old, nv).exchanged; }
+    }
+}
+
+fn wstore(space: u32, w: u32, v: u32) {
+    switch space {
+        case 2u: { atomicStore(&slm[w], v); }
+        case 3u: { atomicStore(&scratch[w], v); }
+        default: { atomicStore(&heap[w], v); }
+    }
+}
+
+// Replace the bits `m` of word `w` with `v` (a byte or half-word store that leaves its
+// neighbours, which other threads may be writing, intact).
+fn wmerge(space: u32, w: u32, m: u32, v: u32) {
+    if (m == 0xffffffffu) { wstore(space, w, v); return; }
+    switch space {
+        case 2u: { atomicAnd(&slm[w], ~m); atomicOr(&slm[w], v & m); }
+        case 3u: { atomicAnd(&scratch[w], ~m); atomicOr(&scratch[w], v & m); }
+        default: { atomicAnd(&heap[w], ~m); atomicOr(&heap[w], v & m); }
+    }
+}
+
+fn byte_ld(space: u32, o: u32) -> u32 {
+    return (wld(space, o >> 2u) >> ((o & 3u) * 8u)) & 0xffu;
+}
+
+fn mem_ld(space: u32, bti: u32, addr: u64, n: u32) -> u64 {
+    let o = locate(space, bti, addr, n);
+    if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_READS], 1u); return 0lu; }
+    if ((o & 3u) == 0u && n >= 4u) {
+        var v = u64(wld(space, o >> 2u));
+        if (n == 8u) { v = v | (u64(wld(space, (o >> 2u) + 1u)) << 32u); }
+        return v;
+    }
+    var v = 0lu;
+    for (var i = 0u; i < n; i++) { v = v | (u64(byte_ld(space, o + i)) << (8u * i)); }
+    return v;
+}
+
+fn mem_st(space: u32, bti: u32, addr: u64, n: u32, v: u64) {
+    let o = locate(space, bti, addr, n);
+    if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_WRITES], 1u); return; }
+    if ((o & 3u) == 0u && n >= 4u) {
+        wstore(space, o >> 2u, u32(v & 0xfffffffflu));
+        if (n == 8u) { wstore(space, (o >> 2u) + 1u, u32(v >> 32u)); }
+        return;
+    }
+    // Sub-word: merge byte runs word by word.
+    var i = 0u;
+    loop {
+        if (i >= n) { break; }
+        let b = o + i;
+        let sh = (b & 3u) * 8u;
+        let take = min(4u - (b & 3u), n - i);
+        var m = 0xffffffffu;
+        if (take < 4u) { m = ((1u << (take * 8u)) - 1u) << sh; }
+        let part = u32((v >> (8u * i)) & 0xfffffffflu) << sh;
+        wmerge(space, b >> 2u, m, part);
+        i = i + take;
+    }
+}
+
+// ---- atomics ------------------------------------------------------------------------
+
+// Operation codes (the interpreter's AtomicOp order).
+const AOP_ADD: u32 = 0u;
+const AOP_SUB: u32 = 1u;
+const AOP_INC: u32 = 2u;
+const AOP_DEC: u32 = 3u;
+const AOP_UMIN: u32 = 4u;
+const AOP_UMAX: u32 = 5u;
+const AOP_XCHG: u32 = 6u;
+const AOP_CMPXCHG: u32 = 7u;
+const AOP_AND: u32 = 8u;
+const AOP_OR: u32 = 9u;
+const AOP_XOR: u32 = 10u;
+const AOP_IMIN: u32 = 11u;
+const AOP_IMAX: u32 = 12u;
+const AOP_PREDEC: u32 = 13u;
+const AOP_FMAX: u32 = 14u;
+const AOP_FMIN: u32 = 15u;
+const AOP_FCMPWR: u32 = 16u;
+const AOP_FADD: u32 = 17u;
+const AOP_FSUB: u32 = 18u;
+const AOP_LOAD: u32 = 19u;
+const AOP_STORE: u32 = 20u;
+
+fn afl(v: u64, bits: u32) -> f64 {
+    if (bits == 64u) { return bitcast<f64>(v); }
+    if (bits == 16u) { return f64(hf2f(u32(v))); }
+    return f64(bitcast<f32>(u32(v)));
+}
+
+fn atf(f: f64, bits: u32) -> u64 {
+    if (bits == 64u) { return bitcast<u64>(f); }
+    if (bits == 16u) { return u64(f64_to_hf(f)); }
+    return u64(bitcast<u32>(f32(f)));
+}
+
+// The new memory value, or `keep` = true to leave memory unchanged (interp AtomicOp::apply).
+struct AtomicNew { v: u64, keep: bool }
+
+fn atomic_apply(op: u32, old0: u64, s00: u64, s10: u64, bits: u32) -> AtomicNew {
+    let m = mask_bits(bits);
+    let old = old0 & m;
+    let s0 = s00 & m;
+    let s1 = s10 & m;
+    var r = AtomicNew(0lu, false);
+    switch op {
+        case 0u: { r.v = old + s0; }
+        case 1u: { r.v = old - s0; }
+        case 2u: { r.v = old + 1lu; }
+        case 3u, 13u: { r.v = old - 1lu; }
+        case 4u: { r.v = min(old, s0); }
+        case 5u: { r.v = max(old, s0); }
+        case 6u, 20u: { r.v = s0; }
+        case 7u: { if (old == s0) { r.v = s1; } else { r.keep = true; } }
+        case 8u: { r.v = old & s0; }
+        case 9u: { r.v = old | s0; }
+        case 10u: { r.v = old ^ s0; }
+        case 11u: { r.v = u64(min(sext(old, bits), sext(s0, bits))); }
+        case 12u: { r.v = u64(max(sext(old, bits), sext(s0, bits))); }
+        case 14u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), true), bits); }
+        case 15u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), false), bits); }
+        case 16u: { if (afl(old, bits) == afl(s0, bits)) { r.v = s1; } else { r.keep = true; } }
+        case 17u: { r.v = atf(afl(old, bits) + afl(s0, bits), bits); }
+        case 18u: { r.v = atf(afl(old, bits) - afl(s0, bits), bits); }
+        default: { r.keep = true; }
+    }
+    r.v = r.v & m;
+    return r;
+}
+
+// One atomic read-modify-write of `n` bytes (2, 4 or 8); returns the old value. 16- and
+// 32-bit operations are a compare-and-swap loop on their word, so they are atomic
+// against every other access. A 64-bit operation swaps its two words one after the
+// other: atomic against other 64-bit operations only when their low words differ
+// (documented in docs/design.md).
+fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64) -> u64 {
+    let o = locate(space, bti, addr, n);
+    if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_READS], 1u); return 0lu; }
+    if ((o & (min(n, 4u) - 1u)) != 0u) {
+        // Misaligned: not atomic on hardware either; a plain read-modify-write.
+        let old = mem_ld(space, bti, addr, n);
+        let r = atomic_apply(op, old, s0, s1, n * 8u);
+        if (!r.keep) { mem_st(space, bti, addr, n, r.v); }
+        return old;
+    }
+    let w = o >> 2u;
+    if (n == 8u) {
+        for (var tries = 0u; tries < 1000000u; tries++) {
+            let lo = wld(space, w);
+            let hi = wld(space, w + 1u);
+            let old = u64(lo) | (u64(hi) << 32u);
+            let r = atomic_apply(op, old, s0, s1, 64u);
+            if (r.keep) { return old; }
+            if (wcas(space, w, lo, u32(r.v & 0xfffffffflu))) {
+                // The low word is ours: the high word follows.
+                wstore(space, w + 1u, u32(r.v >> 32u));
+                return old;
+            }
+        }
+        return 0lu;
+    }
+    let sh = (o & 3u) * 8u;
+    var m = 0xffffffffu;
+    if (n == 2u) { m = 0xffffu << sh; }
+    for (var tries = 0u; tries < 1000000u; tries++) {
+        let word = wld(space, w);
+        let old = u64((word & m) >> sh);
+        let r = atomic_apply(op, old, s0, s1, n * 8u);
+        if (r.keep) { return old; }
+        let nw = (word & ~m) | ((u32(r.v) << sh) & m);
+        if (wcas(space, w, word, nw)) { return old; }
+    }
+    return 0lu;
+}
+
+// The interpreter's flush() of an f64 value against F's and HF's smallest normals.
+fn flush_f(x: f64, keep: bool) -> f64 {
+    if (keep || x == 0.0lf || abs(x) >= 1.1754943508222875e-38lf) { return x; }
+    if ((bitcast<u64>(x) >> 63u) == 1lu) { return -0.0lf; }
+    return 0.0lf;
+}
+
+fn flush_h(x: f64, keep: bool) -> f64 {
+    if (keep || x == 0.0lf || abs(x) >= 6.103515625e-05lf) { return x; }
+    if ((bitcast<u64>(x) >> 63u) == 1lu) { return -0.0lf; }
+    return 0.0lf;
+}
+
+// EvaluateChEn of 5_operands: mask control offset, NoMask, predicate any/all/inverse.
+fn chen(em: u32, n: u32, off: u32, nomask: bool, pbits: u32, has_pred: bool, comb: u32, inv: bool) -> u32 {
+    var full = 0xffffffffu;
+    if (n < 32u) { full = (1u << n) - 1u; }
+    var ch = full;
+    if (!nomask) { ch = (em >> off) & full; }
+    if (has_pred) {
+        var pm = (pbits >> off) & full;
+        if (comb == 1u) { pm = select(0u, full, pm != 0u); }
+        if (comb == 2u) { pm = select(0u, full, pm == full); }
+        if (inv) { pm = ~pm & full; }
+        ch = ch & pm;
+    }
+    return ch;
+}
+
+// A surface variable: 0xffffffff unset (the surface of the same index), bit 31 set for
+// the special surfaces, else a binding-table index.
+const SV_SLM: u32 = 0x80000000u;
+const SV_FLAT: u32 = 0x80000001u;
+const SV_SCRATCH: u32 = 0x80000002u;
+
+fn surf_code(id: u32) -> u32 {
+    if (id == 0u) { return SV_SLM; }
+    if (id == 5u) { return SV_SCRATCH; }
+    if (id >= 1u && id <= 4u) { return SV_FLAT; }
+    if (id >= K_NSURF) { return id; }
+    let v = sv[id];
+    if (v == 0xffffffffu) { return id; }
+    return v;
+}
+
+// (space, bti) of a surface operand.
+fn surf_space(id: u32) -> vec2<u32> {
+    let c = surf_code(id);
+    if (c == SV_SLM) { return vec2<u32>(SP_SLM, 0u); }
+    if (c == SV_FLAT) { return vec2<u32>(SP_FLAT, 0u); }
+    if (c == SV_SCRATCH) { return vec2<u32>(SP_SCRATCH, 0u); }
+    return vec2<u32>(SP_BTI, c);
+}
+
+// A surface variable read as a source: its binding-table index, 0 for the others.
+fn surf_value(id: u32) -> u32 {
+    if (id >= K_NSURF) { return 0u; }
+    let v = sv[id];
+    if ((v & 0x80000000u) != 0u) { return 0u; }
+    return v;
+}
+
+// A 64-bit immediate (naga cannot constant-fold conversions of 64-bit literals).
+fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
+
+// F arithmetic in the cr0 rounding mode: native in round-to-nearest; otherwise the
+// exact f64 result (exact for add and mul of f32 values) rounded once in the mode.
+fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
+    if (md == 0u) { return x + y; }
+    return f64_to_f32_rm(f64(x) + f64(y), md);
+}
+
+fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
+    if (md == 0u) { return x * y; }
+    return f64_to_f32_rm(f64(x) * f64(y), md);
+}
+
+fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
+    if (md == 0u) { return fma(x, y, z); }
+    return f64_to_f32_rm(fma(f64(x), f64(y), f64(z)), md);
+}
+
+fn flrp32(x: f32, y: f32, z: f32, md: u32) -> f32 {
+    if (md == 0u) { return x * y + (1.0 - x) * z; }
+    return f64_to_f32_rm(f64(x) * f64(y) + (1.0lf - f64(x)) * f64(z), md);
+}

@@ -1,0 +1,617 @@
+//! ALU instructions: the WGSL twin of the interpreter's `Thread::alu` and `element`.
+//! Every element follows the same steps as the golden model: raw bits, numeric value
+//! with the source modifier, the operation in the execution type (integers in
+//! extended precision, floats in F, DF, or f64 rounded to HF/BF), then the
+//! destination conversion with saturation and the cr0 rounding and denormal modes.
+
+use super::operand::{self, dst_range, is_float, num, src_elem, to_bits, Elem, Num};
+use super::{chen_expr, Emit, TranslateError};
+use crate::interp::prepare::{Dst, PField, PInst, Src};
+use crate::ir::{DataType, Modifier};
+use crate::isa::Opcode;
+
+/// The widest float among the sources and the destination (interp `float_exec_type`).
+fn float_exec_type(dst: DataType, srcs: &[DataType]) -> Option<DataType> {
+    let mut t: Option<DataType> = None;
+    for &ty in srcs.iter().chain(std::iter::once(&dst)) {
+        let ty = if ty == DataType::VF { DataType::F } else { ty };
+        if is_float(ty) {
+            t = Some(match (t, ty) {
+                (Some(DataType::DF), _) | (_, DataType::DF) => DataType::DF,
+                (Some(DataType::F), _) | (_, DataType::F) => DataType::F,
+                (_, x) => x,
+            });
+        }
+    }
+    t
+}
+
+/// What an element computes: a number to convert to the destination, or final bits.
+enum Out {
+    N(Num),
+    Bits(String),
+    /// Bits of the destination and of the second result (addc, subb, madw).
+    Two(String, String),
+}
+
+/// A float operation given as an f64 formula over `x`, `y`, `z` and (for F) the f32
+/// formula used in round-to-nearest mode.
+struct FOp<'a> {
+    f64: &'a str,
+    f32: Option<&'a str>,
+}
+
+fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
+    let get = |k: usize| {
+        v.get(k)
+            .cloned()
+            .unwrap_or(Num::I("i64(imm(0u, 0u))".into()))
+    };
+    let subst = |f: &str, a: &str, b: &str, c: &str| -> String {
+        f.replace("$x", &format!("({a})"))
+            .replace("$y", &format!("({b})"))
+            .replace("$z", &format!("({c})"))
+    };
+    let (a, b, c) = (get(0), get(1), get(2));
+    Ok(match exec {
+        Some(DataType::F) => {
+            let (x, y, z) = (a.as_f32(), b.as_f32(), c.as_f32());
+            let wide = subst(
+                op.f64,
+                &format!("f64({x})"),
+                &format!("f64({y})"),
+                &format!("f64({z})"),
+            );
+            match op.f32 {
+                // Round-to-nearest runs natively; the helpers take the f64 path only
+                // in a directed rounding mode.
+                Some(f) => Num::F32(format!("{f}({x}, {y}, {z}, md)")),
+                None => Num::F32(format!("f64_to_f32_rm({wide}, md)")),
+            }
+        }
+        Some(DataType::DF) | None => Num::F64(subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())),
+        Some(DataType::HF) => Num::F64(format!(
+            "round_hf({})",
+            subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())
+        )),
+        Some(_) => Num::F64(format!(
+            "round_bf({})",
+            subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())
+        )),
+    })
+}
+
+/// Transcendental math: f32 builtins (within the pages' ULP bounds), no f64 forms.
+fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
+    let get = |k: usize| {
+        v.get(k)
+            .cloned()
+            .unwrap_or(Num::I("i64(imm(0u, 0u))".into()))
+    };
+    let (x, y) = (get(0).as_f32(), get(1).as_f32());
+    let e = f
+        .replace("$x", &format!("({x})"))
+        .replace("$y", &format!("({y})"));
+    Ok(match exec {
+        Some(DataType::F) => Num::F32(e),
+        Some(DataType::HF) => Num::F64(format!("round_hf(f64({e}))")),
+        Some(DataType::BF) => Num::F64(format!("round_bf(f64({e}))")),
+        Some(DataType::DF) => {
+            return Err("double-precision transcendental math has no WGSL form".into())
+        }
+        _ => Num::F64(format!("f64({e})")),
+    })
+}
+
+fn int_bits(t: DataType) -> u32 {
+    8 * t.size()
+}
+
+/// One element: the interpreter's `element`.
+fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, String> {
+    use Opcode::*;
+    let v: Vec<Num> = e.iter().map(num).collect();
+    let tys: Vec<DataType> = e.iter().map(|x| x.ty).collect();
+    let fexec = float_exec_type(dty, &tys);
+    let n = |k: usize| {
+        v.get(k)
+            .cloned()
+            .unwrap_or(Num::I("i64(imm(0u, 0u))".into()))
+    };
+    let (a, b, c) = (n(0), n(1), n(2));
+    let raw = |k: usize| e.get(k).map_or("0lu".to_string(), |x| x.raw.clone());
+    let rty = |k: usize| e.get(k).map_or(DataType::UD, |x| x.ty);
+    let int2 = |f: &str| -> Num {
+        Num::I(
+            f.replace("$x", &format!("({})", a.as_int()))
+                .replace("$y", &format!("({})", b.as_int())),
+        )
+    };
+    let arith = |f64f: &'static str, f32f: &'static str, intf: &str| -> Result<Num, String> {
+        match fexec {
+            Some(_) => fop(
+                fexec,
+                &v,
+                FOp {
+                    f64: f64f,
+                    f32: Some(f32f),
+                },
+            ),
+            None => Ok(Num::I(
+                intf.replace("$x", &format!("({})", a.as_int()))
+                    .replace("$y", &format!("({})", b.as_int()))
+                    .replace("$z", &format!("({})", c.as_int())),
+            )),
+        }
+    };
+    let out = match op {
+        Mov | Fcvt => Out::N(a),
+        Add => Out::N(arith("$x + $y", "fadd32", "$x + $y")?),
+        Mul => Out::N(arith("$x * $y", "fmul32", "$x * $y")?),
+        Mad => Out::N(arith("fma($x, $y, $z)", "fmad32", "$x * $y + $z")?),
+        Add3 => Out::N(Num::I(format!(
+            "({} + {} + {})",
+            a.as_int(),
+            b.as_int(),
+            c.as_int()
+        ))),
+        AddrAdd => Out::N(int2("($x + $y)")),
+        Avg => Out::N(int2("(($x + $y + 1li) >> 1u)")),
+        Div => match fexec {
+            Some(_) => Out::N(fop(fexec, &v, FOp { f64: "$x / $y", f32: None })?),
+            None => Out::N(int2("select($x / $y, -1li, $y == 0li)")),
+        },
+        Mod => Out::N(int2("select($x % $y, $x, $y == 0li)")),
+        Divm => Out::N(fop(fexec, &v, FOp { f64: "$x / $y", f32: None })?),
+        Mulh => {
+            let bits = int_bits(rty(0)).max(int_bits(rty(1)));
+            if bits > 32 {
+                return Err("mulh of 64-bit operands needs 128-bit products".into());
+            }
+            if !rty(0).is_signed_int() && !rty(1).is_signed_int() {
+                Out::N(Num::I(format!(
+                    "i64((u64({}) * u64({})) >> 32u)",
+                    a.as_int(),
+                    b.as_int()
+                )))
+            } else {
+                Out::N(int2("(($x * $y) >> 32u)"))
+            }
+        }
+        Madw => {
+            let r = format!("({} * {} + {})", a.as_int(), b.as_int(), c.as_int());
+            let lo = to_bits(&Num::I(r.clone()), dty, false);
+            let hi = to_bits(&Num::I(format!("({r} >> 32u)")), dty, false);
+            Out::Two(lo, hi)
+        }
+        Addc => {
+            let r = format!(
+                "((u64({}) & 0xfffffffflu) + (u64({}) & 0xfffffffflu))",
+                a.as_int(),
+                b.as_int()
+            );
+            Out::Two(format!("({r} & 0xfffffffflu)"), format!("({r} >> 32u)"))
+        }
+        Subb => {
+            let (x, y) = (
+                format!("u32(u64({}) & 0xfffffffflu)", a.as_int()),
+                format!("u32(u64({}) & 0xfffffffflu)", b.as_int()),
+            );
+            Out::Two(
+                format!("u64({x} - {y})"),
+                format!("select(0lu, 1lu, {x} < {y})"),
+            )
+        }
+        And => Out::N(int2("($x & $y)")),
+        Or => Out::N(int2("($x | $y)")),
+        Xor => Out::N(int2("($x ^ $y)")),
+        Not => Out::N(int2("(~$x)")),
+        Shl | Shr | Asr => {
+            let wide = int_bits(rty(0)) == 64 || int_bits(dty) == 64;
+            let count = format!(
+                "u32(u64({}) & {}lu)",
+                b.as_int(),
+                if wide { 63 } else { 31 }
+            );
+            let sbits = int_bits(rty(0));
+            let mask = if sbits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << sbits) - 1
+            };
+            Out::N(Num::I(match op {
+                Shl => format!("i64(u64({}) << {count})", a.as_int()),
+                Shr => format!("i64(({} & {mask}lu) >> {count})", raw(0)),
+                _ => format!("({} >> {count})", a.as_int()),
+            }))
+        }
+        Rol | Ror => {
+            let bits = int_bits(dty).max(16);
+            Out::Bits(format!(
+                "rol({}, u32({}), {bits}u, {})",
+                raw(0),
+                b.as_int(),
+                op == Rol
+            ))
+        }
+        Cbit => Out::N(Num::I(format!(
+            "i64(countOneBits(u32({r} & 0xfffffffflu)) + countOneBits(u32({r} >> 32u)))",
+            r = raw(0)
+        ))),
+        Fbl => Out::N(Num::I(format!(
+            "i64(firstTrailingBit(u32({} & 0xfffffffflu)))",
+            raw(0)
+        ))),
+        Fbh => Out::N(Num::I(format!(
+            "i64(fbh(u32({} & 0xfffffffflu), {}))",
+            raw(0),
+            rty(0).is_signed_int()
+        ))),
+        Lzd => Out::N(Num::I(format!(
+            "i64(countLeadingZeros(u32({} & 0xfffffffflu)))",
+            raw(0)
+        ))),
+        Bfrev => Out::N(Num::I(format!(
+            "i64(reverseBits(u32({} & 0xfffffffflu)))",
+            raw(0)
+        ))),
+        Bfe => Out::N(Num::I(format!(
+            "i64(bfe(u32(u64({}) & 0xfffffffflu), u32(u64({}) & 0xfffffffflu), u32({} & 0xfffffffflu)))",
+            a.as_int(),
+            b.as_int(),
+            raw(2)
+        ))),
+        Bfi => Out::N(Num::I(format!(
+            "i64(bfi(u32(u64({}) & 0xfffffffflu), u32(u64({}) & 0xfffffffflu), u32({} & 0xfffffffflu), u32({} & 0xfffffffflu)))",
+            a.as_int(),
+            b.as_int(),
+            raw(2),
+            if e.len() > 3 { raw(3) } else { "0lu".into() }
+        ))),
+        Bfn => {
+            let ctrl = ints.first().copied().unwrap_or(0);
+            let (x, y, z) = (raw(0), raw(1), raw(2));
+            let mut terms = Vec::new();
+            for idx in 0..8u32 {
+                if (ctrl >> idx) & 1 == 0 {
+                    continue;
+                }
+                let pick = |bit: u32, s: &str| {
+                    if (idx >> bit) & 1 == 1 {
+                        format!("({s})")
+                    } else {
+                        format!("(~({s}))")
+                    }
+                };
+                terms.push(format!("({} & {} & {})", pick(0, &x), pick(1, &y), pick(2, &z)));
+            }
+            let r = if terms.is_empty() {
+                "0lu".to_string()
+            } else {
+                terms.join(" | ")
+            };
+            Out::N(Num::I(format!("i64({r})")))
+        }
+        Cmp => {
+            let rel = ints.first().copied().unwrap_or(0);
+            let r = match (&a, &b) {
+                (Num::I(x), Num::I(y)) => format!("rel_i({rel}u, {x}, {y})"),
+                _ => format!("rel_f({rel}u, {}, {})", a.as_f64(), b.as_f64()),
+            };
+            Out::Bits(format!("select(0lu, 1lu, {r})"))
+        }
+        MinMax => {
+            let max = ints.first().copied().unwrap_or(0) == 1;
+            match fexec {
+                Some(t) => {
+                    let r = format!("fminmax64({}, {}, {max})", a.as_f64(), b.as_f64());
+                    Out::N(Num::F64(match t {
+                        DataType::F => format!("f64(f32({r}))"),
+                        DataType::HF => format!("round_hf({r})"),
+                        DataType::BF => format!("round_bf({r})"),
+                        _ => r,
+                    }))
+                }
+                None => Out::N(Num::I(format!(
+                    "{}({}, {})",
+                    if max { "max" } else { "min" },
+                    a.as_int(),
+                    b.as_int()
+                ))),
+            }
+        }
+        Frc => Out::N(Num::F64(format!(
+            "({x} - floor({x}))",
+            x = a.as_f64()
+        ))),
+        Rndd => Out::N(Num::F64(format!("floor({})", a.as_f64()))),
+        Rndu => Out::N(Num::F64(format!("ceil({})", a.as_f64()))),
+        Rndz => Out::N(Num::F64(format!("trunc({})", a.as_f64()))),
+        Rnde => Out::N(Num::F64(format!("round({})", a.as_f64()))),
+        Inv | Invm => Out::N(fop(fexec, &v, FOp { f64: "1.0lf / $x", f32: None })?),
+        Sqrt | Sqrtm => Out::N(fop(fexec, &v, FOp { f64: "sqrt($x)", f32: None })?),
+        Rsqrt | Rsqtm => Out::N(fop(fexec, &v, FOp { f64: "1.0lf / sqrt($x)", f32: None })?),
+        Exp => Out::N(fmath(fexec, &v, "exp2($x)")?),
+        Log => Out::N(fmath(fexec, &v, "log2($x)")?),
+        Sin => Out::N(fmath(fexec, &v, "sin($x)")?),
+        Cos => Out::N(fmath(fexec, &v, "cos($x)")?),
+        Pow => Out::N(fmath(fexec, &v, "pow($x, $y)")?),
+        Lrp => Out::N(fop(
+            fexec,
+            &v,
+            FOp {
+                f64: "$x * $y + (1.0lf - $x) * $z",
+                f32: Some("flrp32"),
+            },
+        )?),
+        Dp4a => {
+            let mut acc = a.as_int();
+            for k in 0..4 {
+                acc = format!(
+                    "({acc} + dp4a_byte({}, {k}u, {}) * dp4a_byte({}, {k}u, {}))",
+                    raw(1),
+                    rty(1).is_signed_int(),
+                    raw(2),
+                    rty(2).is_signed_int()
+                );
+            }
+            Out::N(Num::I(acc))
+        }
+        other => {
+            return Err(format!(
+                "{} is not an ALU instruction the translator knows",
+                other.spec_name()
+            ))
+        }
+    };
+    Ok(out)
+}
+
+/// Emit one ALU instruction.
+pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
+    use Opcode::*;
+    let unsupported = |what: String| TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what,
+    };
+    let n = inst.exec.size as u32;
+    let moff = inst.exec.mask.channel_offset();
+    let mut dsts: Vec<&Dst> = Vec::new();
+    let mut srcs: Vec<&Src> = Vec::new();
+    let mut ints: Vec<u64> = Vec::new();
+    for f in &inst.fields {
+        match f {
+            PField::Dst(d) => dsts.push(d),
+            PField::Src(s) => srcs.push(s),
+            PField::Int(v) => ints.push(*v),
+            _ => {}
+        }
+    }
+    let Some(&dst) = dsts.first() else {
+        return Err(unsupported("no destination".into()));
+    };
+    let dty = dst.ty();
+    let sat = dst.sat();
+    let pred_view = if n == 1 && !matches!(dst, Dst::Pred(_)) {
+        None
+    } else {
+        Some(moff)
+    };
+    em.line(&format!("let ce = {};", chen_expr(inst, "em")));
+    em.line(&format!("let cr = g32({}u);", em.cr0));
+    em.line("let md = (cr >> 4u) & 3u;");
+    match inst.op {
+        Setp => {
+            let s = srcs
+                .first()
+                .ok_or_else(|| unsupported("no source".into()))?;
+            let scalar = matches!(s, Src::Imm { .. })
+                || matches!(
+                    s,
+                    Src::Direct {
+                        vs: 0,
+                        w: 1,
+                        hs: 0,
+                        ..
+                    }
+                );
+            let e = src_elem(s, n, pred_view);
+            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            if scalar {
+                let e0 = e.raw.clone();
+                em.line(&format!("let v = (({e0}) >> i) & 1lu;"));
+                let _ = &e0;
+            } else {
+                em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+                em.line(&format!("let v = ({}) & 1lu;", e.raw));
+            }
+            let lane = if matches!(dst, Dst::Pred(_)) {
+                format!("i + {moff}u")
+            } else {
+                "i".to_string()
+            };
+            em.line(&operand::store(dst, &lane, "v"));
+            em.close();
+            return Ok(());
+        }
+        Movs => {
+            if let (Dst::State { id }, Some(s)) = (dst, srcs.first()) {
+                let v = match s {
+                    Src::State { id: sid, .. } => format!("surf_code({sid}u)"),
+                    _ => format!("(u32({}) & 0x7fffffffu)", src_elem(s, 1, Some(0)).raw),
+                };
+                em.line(&format!("let i = 0u; sv[{id}u] = {v};"));
+                return Ok(());
+            }
+        }
+        _ => {}
+    }
+    // Sources, and whether results must be buffered (dst overlaps a source unevenly).
+    let elems: Vec<Elem> = srcs.iter().map(|s| src_elem(s, n, pred_view)).collect();
+    let mut two_pass = matches!(dst, Dst::Indirect { .. });
+    if let Some((d0, d1)) = dst_range(dst, n) {
+        for s in &srcs {
+            match s {
+                Src::Direct {
+                    off, ty, vs, w, hs, ..
+                } => {
+                    let (s0, s1) = operand::direct_range(s, n).unwrap_or((0, 0));
+                    let overlaps = s0 < d1 && d0 < s1;
+                    let same = if let Dst::Direct {
+                        off: doff,
+                        ty: dt,
+                        hs: dhs,
+                        ..
+                    } = dst
+                    {
+                        off == doff
+                            && ty.size() == dt.size()
+                            && (*w >= n || vs == &(w * hs))
+                            && hs == dhs
+                    } else {
+                        false
+                    };
+                    if overlaps && !same {
+                        two_pass = true;
+                    }
+                }
+                Src::Indirect { .. } => two_pass = true,
+                _ => {}
+            }
+        }
+    }
+    if srcs.is_empty() && inst.op != Movs {
+        return Err(unsupported("no source operand".into()));
+    }
+    if inst.op == Sel {
+        em.line(&format!(
+            "let en = {};",
+            if inst.exec.mask.no_mask {
+                format!("{}u", full(n))
+            } else {
+                format!("(em >> {moff}u) & {}u", full(n))
+            }
+        ));
+        let pb = match inst.pred {
+            Some(p) => {
+                let b = format!("((pr[{}u] >> {moff}u) & {}u)", p.id.0, full(n));
+                if p.inverse {
+                    format!("(~{b} & {}u)", full(n))
+                } else {
+                    b
+                }
+            }
+            None => format!("{}u", full(n)),
+        };
+        em.line(&format!("let pb = {pb};"));
+    }
+    let enabled = if inst.op == Sel { "en" } else { "ce" };
+    if two_pass {
+        em.line("var tv: array<u64, 32>;");
+        em.line("var tx: array<u64, 32>;");
+    }
+    em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+    em.line(&format!(
+        "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
+    ));
+    // Bind each source's raw bits once.
+    let mut bound = Vec::new();
+    for (k, e) in elems.iter().enumerate() {
+        em.line(&format!("let s{k} = {};", e.raw));
+        bound.push(Elem {
+            raw: format!("s{k}"),
+            ty: e.ty,
+            m: e.m,
+        });
+    }
+    let (v, extra): (String, Option<String>) = if inst.op == Sel {
+        let a = num(&bound[0]);
+        let b = num(bound.get(1).unwrap_or(&bound[0]));
+        let pick = |x: &Num| to_bits(x, dty, sat);
+        (
+            format!("select({}, {}, (pb & (1u << i)) != 0u)", pick(&b), pick(&a)),
+            None,
+        )
+    } else if inst.op == Movs {
+        (bound[0].raw.clone(), None)
+    } else {
+        match element(inst.op, dty, &bound, &ints).map_err(unsupported)? {
+            Out::N(x) => (to_bits(&x, dty, sat), None),
+            Out::Bits(b) => (b, None),
+            Out::Two(a, b) => (a, Some(b)),
+        }
+    };
+    em.line(&format!("let v = {v};"));
+    let second = extra.map(|x| {
+        em.line(&format!("let x = {x};"));
+        "x"
+    });
+    // Where results go: cmp writes predicate bits at the mask offset, or all ones.
+    let is_pred = matches!(dst, Dst::Pred(_));
+    let lane = if is_pred {
+        format!("i + {moff}u")
+    } else {
+        "i".into()
+    };
+    let value = if inst.op == Cmp && !is_pred {
+        let ones = if dty.size() >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * dty.size())) - 1
+        };
+        format!("select(0lu, {ones}lu, (v & 1lu) != 0lu)")
+    } else if inst.op == Cmp {
+        "(v & 1lu)".to_string()
+    } else {
+        "v".to_string()
+    };
+    let mut stores = vec![operand::store(
+        dst,
+        &lane,
+        if two_pass { "tv[i]" } else { &value },
+    )];
+    if let Some(x) = second {
+        let xs = if two_pass { "tx[i]" } else { x };
+        if let Some(d2) = dsts.get(1) {
+            stores.push(operand::store(d2, "i", xs));
+        }
+        if inst.op == Madw {
+            if let Dst::Direct { off, ty, hs, sat } = dst {
+                let lo_bytes = n * ty.size() * hs;
+                let hi = Dst::Direct {
+                    off: off + lo_bytes.div_ceil(grf_bytes) * grf_bytes,
+                    ty: *ty,
+                    hs: *hs,
+                    sat: *sat,
+                };
+                stores.push(operand::store(&hi, "i", xs));
+            }
+        }
+    }
+    if two_pass {
+        em.line(&format!("tv[i] = {value};"));
+        if second.is_some() {
+            em.line("tx[i] = x;");
+        }
+        em.close();
+        em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+        em.line(&format!(
+            "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
+        ));
+    }
+    for s in stores {
+        em.line(&s);
+    }
+    em.close();
+    let _ = Modifier::None;
+    Ok(())
+}
+
+pub fn full(n: u32) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
+    }
+}

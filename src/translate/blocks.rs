@@ -1,0 +1,71 @@
+//! Basic blocks: the units the shader dispatches. A block starts at instruction 0, at
+//! every label or subroutine, at every branch target and after every instruction that
+//! moves channel PCs (goto, jmp, call, ret, fret, switchjmp) or parks the thread at a
+//! barrier. Channel PCs therefore only ever hold block starts, and the smallest
+//! instruction index is the smallest block index: min-PC over blocks is the
+//! interpreter's min-PC over instructions.
+
+use crate::interp::prepare::{PField, PInst};
+use crate::isa::Opcode;
+use std::ops::Range;
+
+pub struct Blocks {
+    /// Instruction ranges, in program order.
+    pub ranges: Vec<Range<usize>>,
+    /// Block index of every instruction that starts a block (`u32::MAX` elsewhere).
+    pub block_of: Vec<u32>,
+}
+
+pub fn ends_block(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Goto | Jmp | Call | Ret | Fret | Switchjmp | Barrier | Sbarrier | Nbarrier
+    )
+}
+
+pub fn split(insts: &[PInst]) -> Blocks {
+    let n = insts.len();
+    let mut leader = vec![false; n + 1];
+    if n > 0 {
+        leader[0] = true;
+    }
+    for (i, inst) in insts.iter().enumerate() {
+        if matches!(inst.op, Opcode::Label | Opcode::Subroutine) {
+            leader[i] = true;
+        }
+        if ends_block(inst.op) {
+            leader[i + 1] = true;
+        }
+        for f in &inst.fields {
+            match f {
+                PField::Target(t) => {
+                    if let Some(l) = leader.get_mut(*t as usize) {
+                        *l = true;
+                    }
+                }
+                PField::Targets(ts) => {
+                    for t in ts {
+                        if let Some(l) = leader.get_mut(*t as usize) {
+                            *l = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut ranges = Vec::new();
+    let mut block_of = vec![u32::MAX; n];
+    let mut start = 0;
+    for (i, &lead) in leader.iter().enumerate().skip(1) {
+        if i == n || lead {
+            if start < i {
+                block_of[start] = ranges.len() as u32;
+                ranges.push(start..i);
+            }
+            start = i;
+        }
+    }
+    Blocks { ranges, block_of }
+}

@@ -1,0 +1,395 @@
+//! Memory messages: the WGSL twin of the interpreter's `Thread::message` and
+//! `Thread::lsc`. The message parameters are constants of the instruction, so each
+//! message becomes a loop over its enabled channels calling the runtime's `mem_ld`,
+//! `mem_st` and `mem_atomic` with the address space decided here where it is static.
+
+use super::operand::src_elem;
+use super::{chen_expr, Emit, TranslateError};
+use crate::interp::memory::AtomicOp;
+use crate::interp::prepare::{PField, PInst};
+use crate::isa::Opcode;
+
+fn field<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {
+    crate::isa::table::info(inst.op)
+        .index_of(name)
+        .and_then(|i| inst.fields.get(i))
+}
+
+fn int(inst: &PInst, name: &str) -> u64 {
+    match field(inst, name) {
+        Some(PField::Int(v)) => *v,
+        _ => 0,
+    }
+}
+
+fn raw(inst: &PInst, name: &str) -> Option<u32> {
+    match field(inst, name) {
+        Some(PField::Raw(r)) => *r,
+        _ => None,
+    }
+}
+
+/// `raw_read(off, byte, len)` as a u64 expression.
+fn rd(off: Option<u32>, byte: &str, len: u32) -> String {
+    match off {
+        Some(o) => format!("gld({o}u + {byte}, {len}u)"),
+        None => "0lu".into(),
+    }
+}
+
+fn wr(off: Option<u32>, byte: &str, len: u32, v: &str) -> String {
+    match off {
+        Some(o) => format!("gst({o}u + {byte}, {len}u, {v});"),
+        None => format!("_ = {v};"),
+    }
+}
+
+/// The scalar source `name` (element 0) as a u64 expression.
+fn scalar(inst: &PInst, name: &str) -> String {
+    match field(inst, name) {
+        Some(PField::Src(s)) => {
+            // Element 0: the message code binds `i = 0` before using it.
+            src_elem(s, 1, Some(0)).raw
+        }
+        _ => "0lu".into(),
+    }
+}
+
+/// `let sp = ...; let bt = ...;` for the surface field `name`.
+fn space(em: &mut Emit, inst: &PInst, name: &str) {
+    match field(inst, name) {
+        Some(PField::Surface(id)) => em.line(&format!(
+            "let sb = surf_space({id}u); let sp = sb.x; let bt = sb.y;"
+        )),
+        _ => em.line("let sp = SP_FLAT; let bt = 0u;"),
+    }
+}
+
+pub fn atomic_code(op: AtomicOp) -> u32 {
+    use AtomicOp::*;
+    match op {
+        Add => 0,
+        Sub => 1,
+        Inc => 2,
+        Dec => 3,
+        UMin => 4,
+        UMax => 5,
+        Xchg => 6,
+        CmpXchg => 7,
+        And => 8,
+        Or => 9,
+        Xor => 10,
+        IMin => 11,
+        IMax => 12,
+        PreDec => 13,
+        FMax => 14,
+        FMin => 15,
+        FCmpWr => 16,
+        FAdd => 17,
+        FSub => 18,
+        Load => 19,
+        Store => 20,
+    }
+}
+
+pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
+    use Opcode::*;
+    let unsupported = |what: String| TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what,
+    };
+    let n = inst.exec.size as u32;
+    em.line("let i = 0u;");
+    em.line(&format!("let ce = {};", chen_expr(inst, "em")));
+    match inst.op {
+        Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled => {
+            let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
+            if svm {
+                em.line("let sp = SP_FLAT; let bt = 0u;");
+                em.line(&format!("let base = {};", scalar(inst, "Address")));
+            } else {
+                space(em, inst, "Surface");
+                em.line(&format!("let base = {};", scalar(inst, "Offset")));
+            }
+            let mask = int(inst, "Channels");
+            let offs = raw(inst, "Element_offset");
+            let load = matches!(inst.op, Gather4Scaled | SvmGather4Scaled);
+            let data = if load {
+                raw(inst, "Dst")
+            } else {
+                raw(inst, "Src")
+            };
+            let slots = n.max(grf_bytes / 4);
+            let mut pos = 0;
+            for ch in 0..4u32 {
+                if mask & (1 << ch) == 0 {
+                    continue;
+                }
+                em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+                em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+                let eoff = if svm {
+                    rd(offs, "8u * i", 8)
+                } else {
+                    rd(offs, "4u * i", 4)
+                };
+                em.line(&format!("let a = base + {eoff} + {}lu;", 4 * ch));
+                let slot = format!("4u * ({}u + i)", pos * slots);
+                if load {
+                    em.line(&wr(data, &slot, 4, "mem_ld(sp, bt, a, 4u)"));
+                } else {
+                    em.line(&format!("mem_st(sp, bt, a, 4u, {});", rd(data, &slot, 4)));
+                }
+                em.close();
+                pos += 1;
+            }
+        }
+        GatherScaled | ScatterScaled => {
+            space(em, inst, "Surface");
+            em.line(&format!("let base = {};", scalar(inst, "Offset")));
+            let bytes = 1u32 << (int(inst, "Num_blocks") & 3);
+            let offs = raw(inst, "Element_offset");
+            let load = inst.op == GatherScaled;
+            let data = if load {
+                raw(inst, "Dst")
+            } else {
+                raw(inst, "Src")
+            };
+            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.line(&format!("let a = base + {};", rd(offs, "4u * i", 4)));
+            if load {
+                em.line(&wr(
+                    data,
+                    "4u * i",
+                    4,
+                    &format!("mem_ld(sp, bt, a, {bytes}u)"),
+                ));
+            } else {
+                em.line(&format!(
+                    "mem_st(sp, bt, a, {bytes}u, {});",
+                    rd(data, "4u * i", bytes)
+                ));
+            }
+            em.close();
+        }
+        OwordLd | OwordLdUnaligned | OwordSt => {
+            space(em, inst, "Surface");
+            let owords = 1u32 << (int(inst, "Size") & 7);
+            let off = scalar(inst, "Offset");
+            let addr = if inst.op == OwordLdUnaligned {
+                off
+            } else {
+                format!("({off} * 16lu)")
+            };
+            em.line(&format!("let base = {addr};"));
+            let st = inst.op == OwordSt;
+            let data = if st {
+                raw(inst, "Src")
+            } else {
+                raw(inst, "Dst")
+            };
+            em.open(&format!("for (var b = 0u; b < {}u; b += 4u)", owords * 16));
+            if st {
+                em.line(&format!(
+                    "mem_st(sp, bt, base + u64(b), 4u, {});",
+                    rd(data, "b", 4)
+                ));
+            } else {
+                em.line(&wr(data, "b", 4, "mem_ld(sp, bt, base + u64(b), 4u)"));
+            }
+            em.close();
+        }
+        DwordAtomic | SvmAtomic => {
+            let svm = inst.op == SvmAtomic;
+            let code = int(inst, "Op");
+            let op = AtomicOp::from_legacy(code)
+                .ok_or_else(|| unsupported(format!("atomic op code {code}")))?;
+            let width = if svm {
+                [32, 16, 64, 32][((code >> 5) & 3) as usize]
+            } else if code & 0x20 != 0 {
+                16
+            } else {
+                32
+            };
+            let bytes = width / 8;
+            let slot = if width == 64 { 8 } else { 4 };
+            if svm {
+                em.line("let sp = SP_FLAT; let bt = 0u;");
+            } else {
+                space(em, inst, "Surface");
+            }
+            let addrs = if svm {
+                raw(inst, "Addresses")
+            } else {
+                raw(inst, "Element_offset")
+            };
+            let (s0, s1, d) = (raw(inst, "Src0"), raw(inst, "Src1"), raw(inst, "Dst"));
+            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            let a = if svm {
+                rd(addrs, "8u * i", 8)
+            } else {
+                rd(addrs, "4u * i", 4)
+            };
+            em.line(&format!("let a = {a};"));
+            em.line(&format!(
+                "let a0 = {};",
+                rd(s0, &format!("{slot}u * i"), slot)
+            ));
+            em.line(&format!(
+                "let a1 = {};",
+                rd(s1, &format!("{slot}u * i"), slot)
+            ));
+            // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
+            let (x, y) = if op == AtomicOp::CmpXchg {
+                ("a1", "a0")
+            } else {
+                ("a0", "a1")
+            };
+            em.line(&format!(
+                "let old = mem_atomic(sp, bt, a, {bytes}u, {}u, {x}, {y});",
+                atomic_code(op)
+            ));
+            em.line(&wr(d, &format!("{slot}u * i"), slot, "old"));
+            em.close();
+        }
+        LscUntyped => lsc(em, inst, n, grf_bytes)?,
+        _ => {
+            return Err(unsupported(format!(
+                "{} is not translated yet",
+                inst.op.spec_name()
+            )))
+        }
+    }
+    Ok(())
+}
+
+fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateError> {
+    let unsupported = |what: String| TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what,
+    };
+    let subop = int(inst, "LscSubOp");
+    let sfid = int(inst, "LscSFID");
+    let ty = int(inst, "AddrType");
+    let asize: u32 = match int(inst, "AddrSize") {
+        1 => 2,
+        3 => 8,
+        _ => 4,
+    };
+    let (mem_bytes, slot): (u32, u32) = match int(inst, "DataSize") {
+        1 => (1, 1),
+        2 => (2, 2),
+        4 => (8, 8),
+        5 => (1, 4),
+        6 | 7 => (2, 4),
+        _ => (4, 4),
+    };
+    let vec = [0u32, 1, 2, 3, 4, 8, 16, 32, 64][(int(inst, "DataElemsPerAddr") as usize).min(8)];
+    let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
+    let scale = int(inst, "AddrScale").max(1);
+    let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
+    em.line(&format!("let surf = {};", scalar(inst, "Surface")));
+    if sfid == 3 {
+        em.line("let sp = SP_SLM; let bt = 0u;");
+    } else if ty == 4 {
+        em.line("let sp = SP_BTI; let bt = u32(surf & 0xfffffffflu);");
+    } else {
+        em.line("let sp = SP_FLAT; let bt = 0u;");
+    }
+    let addrs = raw(inst, "Src0Addrs");
+    let base = if matches!(ty, 2 | 3) { "surf" } else { "0lu" };
+    let addr_of = |i: &str| -> String {
+        format!(
+            "(u64(i64({} * {scale}lu) + {imm}li) + {base})",
+            rd(addrs, &format!("{asize}u * {i}"), asize)
+        )
+    };
+    let pitch = (n * slot).div_ceil(gb) * gb;
+    let dst = raw(inst, "DstData");
+    let src1 = raw(inst, "Src1Data");
+    let src2 = raw(inst, "Src2Data");
+    let keep = if mem_bytes < slot {
+        format!(" & {}lu", (1u64 << (8 * mem_bytes)) - 1)
+    } else {
+        String::new()
+    };
+    match subop {
+        0x00 | 0x04 => {
+            let load = subop == 0x00;
+            if transpose {
+                em.line(&format!("let addr = {};", addr_of("0u")));
+                em.open(&format!("for (var v = 0u; v < {vec}u; v++)"));
+                em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
+                if load {
+                    em.line(&wr(
+                        dst,
+                        &format!("v * {slot}u"),
+                        slot,
+                        &format!("mem_ld(sp, bt, a, {mem_bytes}u)"),
+                    ));
+                } else {
+                    em.line(&format!(
+                        "mem_st(sp, bt, a, {mem_bytes}u, {});",
+                        rd(src1, &format!("v * {slot}u"), mem_bytes)
+                    ));
+                }
+                em.close();
+                return Ok(());
+            }
+            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.line(&format!("let addr = {};", addr_of("i")));
+            em.open(&format!("for (var v = 0u; v < {vec}u; v++)"));
+            em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
+            let r = format!("v * {pitch}u + i * {slot}u");
+            if load {
+                em.line(&wr(
+                    dst,
+                    &r,
+                    slot,
+                    &format!("mem_ld(sp, bt, a, {mem_bytes}u)"),
+                ));
+            } else {
+                em.line(&format!(
+                    "mem_st(sp, bt, a, {mem_bytes}u, {}{keep});",
+                    rd(src1, &r, slot)
+                ));
+            }
+            em.close();
+            em.close();
+        }
+        0x08..=0x1a => {
+            let op = AtomicOp::from_lsc(subop)
+                .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?;
+            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.line(&format!("let addr = {};", addr_of("i")));
+            em.line(&format!(
+                "let a1 = {};",
+                rd(src1, &format!("i * {slot}u"), slot)
+            ));
+            em.line(&format!(
+                "let a2 = {};",
+                rd(src2, &format!("i * {slot}u"), slot)
+            ));
+            em.line(&format!(
+                "let old = mem_atomic(sp, bt, addr, {mem_bytes}u, {}u, a1, a2);",
+                atomic_code(op)
+            ));
+            em.line(&wr(dst, &format!("i * {slot}u"), slot, "old"));
+            em.close();
+        }
+        _ => {
+            return Err(unsupported(format!(
+                "{} is not translated yet",
+                crate::isa::syntax::LSC_SUBOP
+                    .name(subop)
+                    .unwrap_or("lsc sub-op")
+            )))
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,407 @@
+//! WGSL expressions for one element of an operand: where it lives in the GRF image,
+//! its raw bits, and its numeric value (the interpreter's `Val` and `Num`).
+//!
+//! Element expressions take the channel index as the WGSL variable `i` (u32).
+
+use crate::interp::alu::unpack;
+use crate::interp::prepare::{Dst, Src};
+use crate::ir::{DataType, Modifier};
+
+/// The numeric view of a value: an integer in extended precision (i64), or a float
+/// in the type the operation computes in.
+#[derive(Clone, Debug)]
+pub enum Num {
+    I(String),
+    F32(String),
+    F64(String),
+}
+
+/// A source element: its raw bits (as `u64`) and type after immediate unpacking.
+#[derive(Clone, Debug)]
+pub struct Elem {
+    pub raw: String,
+    pub ty: DataType,
+    pub m: Modifier,
+}
+
+/// `off + ((i / w) * vs + (i % w) * hs) * e`, folded where the region allows.
+fn region_offset(off: u32, vs: u32, w: u32, hs: u32, e: u32, n: u32) -> String {
+    if vs == 0 && hs == 0 {
+        return format!("{off}u");
+    }
+    if w >= n || vs == w * hs {
+        // One row (or rows that continue each other): a plain stride.
+        return format!("({off}u + i * {}u)", hs * e);
+    }
+    if w == 1 {
+        return format!("({off}u + i * {}u)", vs * e);
+    }
+    format!(
+        "({off}u + (i / {w}u) * {}u + (i % {w}u) * {}u)",
+        vs * e,
+        hs * e
+    )
+}
+
+/// Bytes of the GRF image a direct operand touches (for overlap checks).
+pub fn direct_range(s: &Src, n: u32) -> Option<(u32, u32)> {
+    if let Src::Direct {
+        off, ty, vs, w, hs, ..
+    } = s
+    {
+        let e = ty.size();
+        let mut hi = *off;
+        for i in 0..n {
+            let o = off + ((i / w) * vs + (i % w) * hs) * e;
+            hi = hi.max(o + e);
+        }
+        return Some((*off, hi));
+    }
+    None
+}
+
+pub fn dst_range(d: &Dst, n: u32) -> Option<(u32, u32)> {
+    match d {
+        Dst::Direct { off, ty, hs, .. } => {
+            Some((*off, off + (n.max(1) - 1) * hs * ty.size() + ty.size()))
+        }
+        _ => None,
+    }
+}
+
+/// The raw element `i` of a source. `pred_view`: the predicate-source view (see
+/// `interp::thread::Thread::pred_view`).
+pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
+    match s {
+        Src::Direct {
+            off,
+            ty,
+            vs,
+            w,
+            hs,
+            m,
+        } => {
+            let e = ty.size();
+            Elem {
+                raw: format!("gld({}, {e}u)", region_offset(*off, *vs, *w, *hs, e, n)),
+                ty: *ty,
+                m: *m,
+            }
+        }
+        Src::Indirect {
+            addr,
+            imm,
+            ty,
+            vs,
+            w,
+            hs,
+            m,
+        } => {
+            let e = ty.size();
+            let a = match vs {
+                None => format!(
+                    "i32(ar[{addr}u + i / {w}u]) + {imm} + i32((i % {w}u) * {}u)",
+                    hs * e
+                ),
+                Some(vs) => format!(
+                    "i32(ar[{addr}u]) + {imm} + i32((i / {w}u) * {}u + (i % {w}u) * {}u)",
+                    vs * e,
+                    hs * e
+                ),
+            };
+            Elem {
+                raw: format!("gld(u32(max(0, {a})), {e}u)"),
+                ty: *ty,
+                m: *m,
+            }
+        }
+        Src::Imm { ty, bits } => {
+            if ty.is_packed() {
+                let lanes = if *ty == DataType::VF { 4 } else { 8 };
+                let vals: Vec<_> = (0..lanes).map(|l| unpack(*ty, *bits, l)).collect();
+                let list: Vec<String> = vals.iter().map(|v| imm(v.bits)).collect();
+                Elem {
+                    raw: format!("array<u64, {lanes}>({})[i % {lanes}u]", list.join(", ")),
+                    ty: vals[0].ty,
+                    m: Modifier::None,
+                }
+            } else {
+                Elem {
+                    raw: imm(*bits),
+                    ty: *ty,
+                    m: Modifier::None,
+                }
+            }
+        }
+        Src::Pred(p) => {
+            let b = if p.inverse {
+                format!("(~pr[{}u])", p.id.0)
+            } else {
+                format!("pr[{}u]", p.id.0)
+            };
+            let raw = match pred_view {
+                Some(off) => format!("u64(({b} >> (i + {off}u)) & 1u)"),
+                None => format!("u64({b})"),
+            };
+            Elem {
+                raw,
+                ty: DataType::UD,
+                m: Modifier::None,
+            }
+        }
+        Src::Addr { base, width } => Elem {
+            raw: format!("u64(ar[{base}u + i % {width}u])"),
+            ty: DataType::UW,
+            m: Modifier::None,
+        },
+        Src::AddrOf { off } => Elem {
+            raw: imm(*off as u64),
+            ty: DataType::UW,
+            m: Modifier::None,
+        },
+        Src::State { id, .. } => Elem {
+            raw: format!("u64(surf_value({id}u))"),
+            ty: DataType::UD,
+            m: Modifier::None,
+        },
+    }
+}
+
+/// A 64-bit constant as a runtime value: naga's constant evaluator cannot convert
+/// 64-bit literals (`u32(1lu)` is rejected), so immediates go through `imm`.
+pub fn imm(bits: u64) -> String {
+    format!("imm({}u, {}u)", bits as u32, (bits >> 32) as u32)
+}
+
+pub fn is_float(t: DataType) -> bool {
+    matches!(
+        t,
+        DataType::F | DataType::DF | DataType::HF | DataType::BF | DataType::VF
+    )
+}
+
+fn int_bits(t: DataType) -> u32 {
+    8 * t.size()
+}
+
+/// The value of the raw bits as a float of its own type, as f64 (exact).
+fn float_of(raw: &str, t: DataType) -> String {
+    match t {
+        DataType::DF => format!("bitcast<f64>({raw})"),
+        DataType::HF => format!("f64(hf2f(u32({raw})))"),
+        DataType::BF => format!("f64(bf2f(u32({raw})))"),
+        _ => format!("f64(bitcast<f32>(u32({raw})))"),
+    }
+}
+
+/// The integer value of raw bits of an integer type, extended to i64.
+fn int_of(raw: &str, t: DataType) -> String {
+    if t.is_signed_int() {
+        if t.size() >= 8 {
+            format!("i64({raw})")
+        } else {
+            format!("sext({raw}, {}u)", int_bits(t))
+        }
+    } else if t.size() >= 8 {
+        format!("i64({raw})")
+    } else {
+        format!("i64(({raw}) & {}lu)", (1u64 << int_bits(t)) - 1)
+    }
+}
+
+/// The interpreter's `modify(v, m)`: `Num::Int` for integer types, `Num::Float` (as
+/// f64) for float types, with the source modifier applied.
+pub fn num(e: &Elem) -> Num {
+    if matches!(e.ty, DataType::F | DataType::VF) {
+        let f = format!("bitcast<f32>(u32({}))", e.raw);
+        return Num::F32(match e.m {
+            Modifier::Neg => format!("(-{f})"),
+            Modifier::Abs => format!("abs({f})"),
+            Modifier::NegAbs => format!("(-abs({f}))"),
+            _ => f,
+        });
+    }
+    if is_float(e.ty) {
+        let f = float_of(&e.raw, e.ty);
+        let f = match e.m {
+            Modifier::Neg => format!("(-{f})"),
+            Modifier::Abs => format!("abs({f})"),
+            Modifier::NegAbs => format!("(-abs({f}))"),
+            _ => f,
+        };
+        Num::F64(f)
+    } else {
+        let v = match e.m {
+            Modifier::Not => int_of(&format!("(~({}))", e.raw), e.ty),
+            _ => int_of(&e.raw, e.ty),
+        };
+        let v = match e.m {
+            Modifier::Neg => format!("(-{v})"),
+            Modifier::Abs => format!("abs({v})"),
+            Modifier::NegAbs => format!("(-abs({v}))"),
+            _ => v,
+        };
+        Num::I(v)
+    }
+}
+
+impl Num {
+    /// `Num::as_int`: floats truncate (saturating, NaN 0).
+    pub fn as_int(&self) -> String {
+        match self {
+            Num::I(s) => s.clone(),
+            Num::F32(s) => format!("f2i(f64({s}))"),
+            Num::F64(s) => format!("f2i({s})"),
+        }
+    }
+
+    /// `Num::as_f64`.
+    pub fn as_f64(&self) -> String {
+        match self {
+            Num::I(s) => format!("f64({s})"),
+            Num::F32(s) => format!("f64({s})"),
+            Num::F64(s) => s.clone(),
+        }
+    }
+
+    /// `a.as_f64() as f32`.
+    pub fn as_f32(&self) -> String {
+        match self {
+            Num::F32(s) => s.clone(),
+            _ => format!("f32({})", self.as_f64()),
+        }
+    }
+}
+
+fn f64_lit(v: f64) -> String {
+    format!("{v:?}lf")
+}
+
+/// The interpreter's `to_bits(n, to, sat, env)` as a `u64` expression. `cr` names the
+/// WGSL variable holding cr0.
+pub fn to_bits(n: &Num, to: DataType, sat: bool) -> String {
+    use DataType::*;
+    match to {
+        F => {
+            let keep = "((cr & 0x80u) != 0u)";
+            let r = match (n, sat) {
+                (Num::I(i), false) => format!("i2f32({i}, (cr >> 4u) & 3u)"),
+                (Num::F32(f), _) => {
+                    let f = if sat {
+                        format!("sat32({f})")
+                    } else {
+                        f.clone()
+                    };
+                    format!("flush32({f}, {keep})")
+                }
+                _ => {
+                    let mut f = n.as_f64();
+                    if sat {
+                        f = format!("sat64({f})");
+                    }
+                    format!("f64_to_f32_rm(flush_f({f}, {keep}), (cr >> 4u) & 3u)")
+                }
+            };
+            format!("u64(bitcast<u32>(flush32({r}, {keep})))")
+        }
+        DF => {
+            let keep = "((cr & 0x40u) != 0u)";
+            let f = match (n, sat) {
+                (Num::I(i), false) => format!("f64({i})"),
+                _ => {
+                    let f = n.as_f64();
+                    let f = if sat { format!("sat64({f})") } else { f };
+                    format!("flush64({f}, {keep})")
+                }
+            };
+            format!("bitcast<u64>({f})")
+        }
+        HF | BF => {
+            let mut f = n.as_f64();
+            if sat {
+                f = format!("sat64({f})");
+            }
+            if to == HF {
+                format!("u64(f64_to_hf(flush_h({f}, ((cr & 0x400u) != 0u))))")
+            } else {
+                format!("u64(f64_to_bf({f}))")
+            }
+        }
+        _ => {
+            let bits = int_bits(to);
+            let mask = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let (lo, hi): (i128, i128) = match to {
+                UD => (0, u32::MAX as i128),
+                D => (i32::MIN as i128, i32::MAX as i128),
+                UW => (0, u16::MAX as i128),
+                W => (i16::MIN as i128, i16::MAX as i128),
+                UB | Bool => (0, u8::MAX as i128),
+                B => (i8::MIN as i128, i8::MAX as i128),
+                UQ => (0, u64::MAX as i128),
+                _ => (i64::MIN as i128, i64::MAX as i128),
+            };
+            let lit = |v: i128| -> String {
+                if v == i64::MIN as i128 {
+                    "i64(-9223372036854775807li - 1li)".into()
+                } else {
+                    format!("{v}li")
+                }
+            };
+            match n {
+                Num::I(i) => {
+                    if !sat {
+                        return format!("(u64({i}) & {mask}lu)");
+                    }
+                    match to {
+                        UQ => format!("u64(max({i}, 0li))"),
+                        Q => format!("u64({i})"),
+                        _ => format!("(u64(clamp({i}, {}, {})) & {mask}lu)", lit(lo), lit(hi)),
+                    }
+                }
+                _ => {
+                    let f = n.as_f64();
+                    if to == UQ {
+                        return format!("f2uq({f})");
+                    }
+                    format!(
+                        "(u64(f2int({f}, {}, {}, {}, {})) & {mask}lu)",
+                        lit(lo),
+                        lit(hi),
+                        f64_lit(hi as f64),
+                        f64_lit(lo as f64)
+                    )
+                }
+            }
+        }
+    }
+}
+
+/// Store `v` (a u64 expression) as element `lane` (a u32 expression) of `d`.
+pub fn store(d: &Dst, lane: &str, v: &str) -> String {
+    match d {
+        Dst::Direct { off, ty, hs, .. } => {
+            let e = ty.size();
+            format!("gst({off}u + ({lane}) * {}u, {e}u, {v});", hs * e)
+        }
+        Dst::Indirect {
+            addr, imm, ty, hs, ..
+        } => {
+            let e = ty.size();
+            format!(
+                "gst(u32(max(0, i32(ar[{addr}u]) + {imm} + i32(({lane}) * {}u))), {e}u, {v});",
+                hs * e
+            )
+        }
+        Dst::Pred(p) => format!(
+            "if (({v} & 1lu) != 0lu) {{ pr[{p}u] = pr[{p}u] | (1u << ({lane})); }} else {{ pr[{p}u] = pr[{p}u] & ~(1u << ({lane})); }}",
+            p = p.0
+        ),
+        Dst::Addr { base } => format!("ar[{base}u + ({lane})] = u32({v}) & 0xffffu;"),
+        Dst::State { id } => format!("sv[{id}u] = u32({v}) & 0x7fffffffu;"),
+        Dst::Null => String::new(),
+    }
+}

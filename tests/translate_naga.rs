@@ -1,0 +1,60 @@
+//! Every corpus kernel translates to WGSL that naga parses and validates (one variant
+//! per case folder, plus the project's own cases).
+
+use std::path::Path;
+use visa_emu::translate::{translate, validate_wgsl, Target};
+
+fn variants() -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for root in [
+        visa_emu::corpus::paths::default_corpus_dir(),
+        Path::new("tests/cases").into(),
+    ] {
+        let Ok(cases) = std::fs::read_dir(&root) else {
+            continue;
+        };
+        for c in cases.flatten() {
+            let mut vs: Vec<_> = std::fs::read_dir(c.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.join("kernel.visaasm").exists())
+                .collect();
+            vs.sort();
+            out.extend(vs.into_iter().take(1));
+        }
+    }
+    out
+}
+
+#[test]
+fn corpus_kernels_translate_to_valid_wgsl() {
+    let vs = variants();
+    assert!(vs.len() > 40, "corpus not found ({} variants)", vs.len());
+    let mut failures = Vec::new();
+    for dir in &vs {
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let device = dir.file_name().unwrap().to_string_lossy().to_string();
+        let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
+        let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
+        let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
+        let target = Target {
+            threads_per_group: 2,
+            slm_bytes: 4096,
+        };
+        match translate(&p, &target) {
+            Ok(m) => {
+                if let Err(e) = validate_wgsl(&m.wgsl) {
+                    failures.push(format!(
+                        "{}: {}",
+                        dir.display(),
+                        e.lines().next().unwrap_or("")
+                    ));
+                }
+            }
+            Err(e) => failures.push(format!("{}: {e}", dir.display())),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
