@@ -2,3 +2,5 @@
 //! path (translator output run by the `host/` driver).
 
 pub mod cpu;
+#[cfg(feature = "gpu")]
+pub mod gpu;
