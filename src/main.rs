@@ -79,7 +79,8 @@ enum Command {
         /// Case folders, variant folders, or folders of cases.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Execution backend.
+        /// Execution backend: `cpu` (the reference interpreter) or `gpu`, `vulkan`,
+        /// `metal`, `dx12`, `gl` (the WGSL path through wgpu).
         #[arg(long, default_value = "cpu")]
         backend: String,
         /// Worker threads (default: all cores).
@@ -117,21 +118,48 @@ fn conformance(
         }
         None => Vec::new(),
     };
-    if backend != "cpu" {
-        return Err(Failed(format!(
-            "backend `{backend}` is not available yet; use --backend cpu"
-        )));
-    }
+    let gpu_choice = match backend {
+        "cpu" => None,
+        "gpu" | "any" => Some(visa_emu_host::BackendChoice::Any),
+        "vulkan" => Some(visa_emu_host::BackendChoice::Vulkan),
+        "metal" => Some(visa_emu_host::BackendChoice::Metal),
+        "dx12" => Some(visa_emu_host::BackendChoice::Dx12),
+        "gl" => Some(visa_emu_host::BackendChoice::Gl),
+        other => {
+            return Err(Failed(format!(
+                "unknown backend `{other}`: expected cpu, gpu, vulkan, metal, dx12 or gl"
+            )))
+        }
+    };
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
     if variants.is_empty() {
         return Err(Failed("no case folders found".into()));
     }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = visa_emu::interp::RunOptions::default();
+    // The GPU path: one device shared by the workers (its pipeline cache too).
+    let gpu = match gpu_choice {
+        Some(b) => {
+            let ctx = visa_emu_host::GpuContext::new(&visa_emu_host::GpuOptions {
+                backend: b,
+                ..Default::default()
+            })
+            .map_err(|e| Failed(e.to_string()))?;
+            eprintln!("GPU path on {}", ctx.adapter().name);
+            Some(std::sync::Mutex::new(ctx))
+        }
+        None => None,
+    };
     let outcomes = c::run_parallel(
         &variants,
         jobs,
-        |v| visa_emu::backend::cpu::check_variant(v, &opts),
+        |v| match &gpu {
+            Some(g) => {
+                let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
+                visa_emu::backend::gpu::check_variant(&mut g, v)
+            }
+            None => visa_emu::backend::cpu::check_variant(v, &opts),
+        },
         |o| match c::explained(&known, o) {
             Some(k) => println!("KNOWN {}  {}  [{}]", o.name, k.mismatch, k.reason),
             None => println!("{}", c::line(o)),
