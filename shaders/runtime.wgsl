@@ -421,7 +421,7 @@ fn locate(space: u32, bti: u32, addr: u64, n: u32) -> u32 {
         }
         case 2u: {
             // IGC tags SLM addresses with bit 28; the data port decodes the bits below.
-            let a = addr & 0x0fffffffflu;
+            let a = addr & 0x0ffffffflu;
             if (a + u64(n) > u64(K_SLM_WORDS * 4u)) { return NO_WORD; }
             return u32(a);
         }
@@ -702,8 +702,24 @@ fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     return f64_to_f32_rm(f64(x) * f64(y), md);
 }
 
+// A fused f32 multiply-add with one rounding on any adapter (SPIR-V's Fma may round
+// twice): the product is exact in f64, TwoSum gives the sum's error, and rounding the
+// sum to odd before the f32 conversion makes the double rounding innocuous.
+fn fma_rne32(x: f32, y: f32, z: f32) -> f32 {
+    let p = f64(x) * f64(y);
+    let c = f64(z);
+    let s = p + c;
+    let bp = s - c;
+    let bc = s - bp;
+    let err = (p - bp) + (c - bc);
+    if (err == 0.0lf || s != s || abs(s) > 1.0e300lf) { return f32(s); }
+    var b = bitcast<u64>(s);
+    if ((err > 0.0lf) != (s > 0.0lf)) { b = b - 1lu; }
+    return f32(bitcast<f64>(b | 1lu));
+}
+
 fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u) { return fma(x, y, z); }
+    if (md == 0u) { return fma_rne32(x, y, z); }
     return f64_to_f32_rm(fma(f64(x), f64(y), f64(z)), md);
 }
 
