@@ -69,7 +69,12 @@ fn corpus_on_the_gpu_path() {
 fn gpu_and_cpu_agree_byte_for_byte() {
     let root = visa_emu::corpus::paths::default_corpus_dir();
     let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    for name in CI_SET {
+    let extra = std::env::var("VISA_GPU_DIFF").ok();
+    let names: Vec<&str> = match &extra {
+        Some(n) => vec![n.as_str()],
+        None => CI_SET.to_vec(),
+    };
+    for name in names {
         let dir = root.join(name);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
         let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
@@ -77,9 +82,19 @@ fn gpu_and_cpu_agree_byte_for_byte() {
         assert_eq!(cpu.buffers.len(), g.buffers.len());
         for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
             let first = a.iter().zip(b).position(|(x, y)| x != y);
+            let wd = |v: &[u8], f: usize| -> Vec<u32> {
+                v[f & !3..(f & !3) + 16.min(v.len() - (f & !3))]
+                    .chunks(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
+                    .collect()
+            };
             assert!(
                 first.is_none(),
-                "{name}: buffer {n} differs at byte {first:?}"
+                "{name}: buffer {n} differs at byte {first:?} ({} words differ, last at byte {:?}): cpu {:x?} gpu {:x?}",
+                a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count(),
+                a.iter().zip(b).rposition(|(x, y)| x != y),
+                first.map(|f| wd(a, f)),
+                first.map(|f| wd(b, f))
             );
         }
         assert_eq!(
