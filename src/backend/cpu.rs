@@ -54,9 +54,15 @@ pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun
 /// Run and compare every output; `Ok` carries a short summary.
 pub fn check_variant(dir: &Path, opts: &RunOptions) -> Result<String, String> {
     let (case, run) = run_variant(dir, opts)?;
+    check_outputs(&case, &run.buffers)?;
+    Ok(format!("{} instructions", run.stats.instructions))
+}
+
+/// Compare every expected output of `case` with the run's buffers (any backend);
+/// `Err` names the first mismatching element.
+pub fn check_outputs(case: &Case, buffers: &[(String, Vec<u8>)]) -> Result<(), String> {
     for o in &case.outputs {
-        let got = run
-            .buffers
+        let got = buffers
             .iter()
             .find(|(n, _)| *n == o.arg)
             .map(|(_, b)| b.as_slice())
@@ -69,5 +75,5 @@ pub fn check_variant(dir: &Path, opts: &RunOptions) -> Result<String, String> {
             )
         })?;
     }
-    Ok(format!("{} instructions", run.stats.instructions))
+    Ok(())
 }

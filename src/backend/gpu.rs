@@ -3,7 +3,7 @@
 //! the `host/` driver and read the buffers back.
 
 use crate::abi::{launch, KernelAbi};
-use crate::corpus::case::{compare, Case};
+use crate::corpus::case::Case;
 use crate::corpus::paths::grf_bytes_of_device;
 use crate::interp;
 use crate::translate::{self, cfg, runtime_error, Target};
@@ -196,21 +196,7 @@ pub fn check_variant(gpu: &mut GpuContext, dir: &Path) -> Result<String, String>
     let case_dir = dir.parent().ok_or("variant folder has no case folder")?;
     let case = Case::load(case_dir).map_err(|e| e.to_string())?;
     let run = run_case(gpu, dir, &case, 50_000_000)?;
-    for o in &case.outputs {
-        let got = run
-            .buffers
-            .iter()
-            .find(|(n, _)| *n == o.arg)
-            .map(|(_, b)| b.as_slice())
-            .ok_or_else(|| format!("output {} is not a buffer argument", o.arg))?;
-        let want = case.expected(o).map_err(|e| e.to_string())?;
-        compare(&o.dtype, &o.tolerance, got, &want).map_err(|m| {
-            format!(
-                "output {} element {}: got {} expected {} ({} tolerance)",
-                o.arg, m.index, m.got, m.expected, o.tolerance.kind
-            )
-        })?;
-    }
+    super::cpu::check_outputs(&case, &run.buffers)?;
     Ok(format!(
         "{} instructions, pipeline {:.0} ms, dispatch {:.1} ms",
         run.instructions, run.pipeline_ms, run.dispatch_ms

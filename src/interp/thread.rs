@@ -1328,20 +1328,20 @@ impl Thread {
     }
 }
 
-fn ffld<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {
+pub(crate) fn ffld<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {
     crate::isa::table::info(inst.op)
         .index_of(name)
         .and_then(|i| inst.fields.get(i))
 }
 
-fn fint(inst: &PInst, name: &str) -> u64 {
+pub(crate) fn fint(inst: &PInst, name: &str) -> u64 {
     match ffld(inst, name) {
         Some(PField::Int(v)) => *v,
         _ => 0,
     }
 }
 
-fn fraw(inst: &PInst, name: &str) -> Option<u32> {
+pub(crate) fn fraw(inst: &PInst, name: &str) -> Option<u32> {
     match ffld(inst, name) {
         Some(PField::Raw(r)) => *r,
         _ => None,

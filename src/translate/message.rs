@@ -9,25 +9,8 @@ use crate::interp::memory::AtomicOp;
 use crate::interp::prepare::{PField, PInst};
 use crate::isa::Opcode;
 
-fn field<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {
-    crate::isa::table::info(inst.op)
-        .index_of(name)
-        .and_then(|i| inst.fields.get(i))
-}
-
-fn int(inst: &PInst, name: &str) -> u64 {
-    match field(inst, name) {
-        Some(PField::Int(v)) => *v,
-        _ => 0,
-    }
-}
-
-fn raw(inst: &PInst, name: &str) -> Option<u32> {
-    match field(inst, name) {
-        Some(PField::Raw(r)) => *r,
-        _ => None,
-    }
-}
+// Message fields by name: the interpreter's lookups, so both paths read the same fields.
+use crate::interp::thread::{ffld as field, fint as int, fraw as raw};
 
 /// `raw_read(off, byte, len)` as a u64 expression.
 fn rd(off: Option<u32>, byte: &str, len: u32) -> String {
