@@ -116,6 +116,23 @@ pub struct PInst {
     pub index: usize,
 }
 
+impl PInst {
+    /// Destinations, sources and integer fields, in field order (what an ALU
+    /// instruction computes with; the interpreter and the translator both read it so).
+    pub fn alu_operands(&self) -> (Vec<&Dst>, Vec<&Src>, Vec<u64>) {
+        let (mut dsts, mut srcs, mut ints) = (Vec::new(), Vec::new(), Vec::new());
+        for f in &self.fields {
+            match f {
+                PField::Dst(d) => dsts.push(d),
+                PField::Src(s) => srcs.push(s),
+                PField::Int(v) => ints.push(*v),
+                _ => {}
+            }
+        }
+        (dsts, srcs, ints)
+    }
+}
+
 /// A kernel ready to run.
 #[derive(Clone, Debug)]
 pub struct Prepared {

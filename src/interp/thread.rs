@@ -563,17 +563,7 @@ impl Thread {
         let n = inst.exec.size as u32;
         let moff = inst.exec.mask.channel_offset();
         let chen = self.chen(inst, em);
-        let mut dsts: Vec<&Dst> = Vec::new();
-        let mut srcs: Vec<&Src> = Vec::new();
-        let mut ints: Vec<u64> = Vec::new();
-        for f in &inst.fields {
-            match f {
-                PField::Dst(d) => dsts.push(d),
-                PField::Src(s) => srcs.push(s),
-                PField::Int(v) => ints.push(*v),
-                _ => {}
-            }
-        }
+        let (dsts, srcs, ints) = inst.alu_operands();
         let Some(&dst) = dsts.first() else {
             return Err(ExecError::Malformed {
                 index: inst.index,

@@ -6,7 +6,7 @@
 
 use super::operand::{self, dst_range, is_float, num, src_elem, to_bits, Elem, Num};
 use super::{chen_expr, Emit, TranslateError};
-use crate::interp::prepare::{Dst, PField, PInst, Src};
+use crate::interp::prepare::{Dst, PInst, Src};
 use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
 
@@ -377,17 +377,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     };
     let n = inst.exec.size as u32;
     let moff = inst.exec.mask.channel_offset();
-    let mut dsts: Vec<&Dst> = Vec::new();
-    let mut srcs: Vec<&Src> = Vec::new();
-    let mut ints: Vec<u64> = Vec::new();
-    for f in &inst.fields {
-        match f {
-            PField::Dst(d) => dsts.push(d),
-            PField::Src(s) => srcs.push(s),
-            PField::Int(v) => ints.push(*v),
-            _ => {}
-        }
-    }
+    let (dsts, srcs, ints) = inst.alu_operands();
     let Some(&dst) = dsts.first() else {
         return Err(unsupported("no destination".into()));
     };
