@@ -4,6 +4,8 @@
 //   K_GRF_WORDS  u32  words of one thread's GRF image (the interpreter's layout.total / 4)
 //   K_SLM_WORDS  u32  words of shared local memory of a work-group (at least 1)
 //   K_NADDR, K_NPRED, K_NSURF  sizes of the address, predicate and surface-variable files
+//   K_DEPTH      u32  call frames; K_SIMD the kernel's SIMD width; K_TPG threads per group
+//   K_SLM_PER_THREAD  u32  SLM words each thread saves/restores between passes
 //
 // Bindings (group 0):
 //   0 cfg      read   u32 words: launch shape, step budget, allocation table, binding table
@@ -11,14 +13,16 @@
 //   2 heap     rw     every allocation of the launch, word-aligned, back to back
 //   3 scratch  rw     per-thread %scratch space (stride cfg[CFG_SCRATCH_WORDS])
 //   4 stat     rw     counters and the first runtime error (see STAT_*)
-//   5 chunk    uniform  first work-group of this dispatch chunk
+//   5 state    rw     sliced runs: every thread's saved state, then every group's SLM
+//   6 chunk    uniform  first work-group of this dispatch chunk
 
 @group(0) @binding(0) var<storage, read> cfg: array<u32>;
 @group(0) @binding(1) var<storage, read> payload: array<u32>;
 @group(0) @binding(2) var<storage, read_write> heap: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;
 @group(0) @binding(4) var<storage, read_write> stat: array<atomic<u32>>;
-@group(0) @binding(5) var<uniform> chunk: vec4<u32>;
+@group(0) @binding(5) var<storage, read_write> state: array<u32>;
+@group(0) @binding(6) var<uniform> chunk: vec4<u32>;
 
 const CFG_THREADS: u32 = 0u;        // SIMD threads per group
 const CFG_GROUPS: u32 = 1u;         // 1..3: group counts x, y, z
@@ -26,6 +30,9 @@ const CFG_PAYLOAD_WORDS: u32 = 4u;  // payload stride per thread (last word: lan
 const CFG_STEP_LIMIT: u32 = 5u;     // instructions one thread may run
 const CFG_SCRATCH_WORDS: u32 = 6u;
 const CFG_NALLOC: u32 = 7u;
+const CFG_EDGE_BUDGET: u32 = 8u;    // sliced runs: loop back-edges one pass may take
+const CFG_PROBE: u32 = 9u;          // 2: probe the driver's loop limiter; 0: do not
+const CFG_SLICED: u32 = 10u;        // 1: threads save their state and passes resume them
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
 const CFG_ALLOC: u32 = 272u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 
@@ -37,10 +44,13 @@ const STAT_INSTS_LO: u32 = 4u;      // instructions executed (all threads), 64-b
 const STAT_INSTS_HI: u32 = 5u;
 const STAT_CHAN_LO: u32 = 6u;       // channel-instructions executed, 64-bit
 const STAT_CHAN_HI: u32 = 7u;
+const STAT_YIELDED: u32 = 8u;       // work-groups that saved their state in this pass
 
 const ERR_STEP_LIMIT: u32 = 1u;
 const ERR_SWITCH_RANGE: u32 = 2u;
 const ERR_CALL_DEPTH: u32 = 3u;
+const ERR_DRIVER_LOOPS: u32 = 4u;   // the driver's loop limiter ran out mid-block
+const ERR_NO_PROGRESS: u32 = 5u;    // one block needs more than a whole pass's budget
 
 const IDLE: u32 = 0xffffffffu;
 
@@ -51,11 +61,116 @@ var<private> ar: array<u32, K_NADDR>;
 var<private> pr: array<u32, K_NPRED>;
 var<private> sv: array<u32, K_NSURF>;
 var<private> scratch_base: u32;
+var<private> pcs: array<u32, 32>;
+var<private> frames: array<array<u32, 32>, K_DEPTH>;
+var<private> depth: u32;
+var<private> steps: u32;
+var<private> chans: u32;
+var<private> chans_hi: u32;
+// Sliced runs: loop back-edges taken in this pass (an upper bound), blocks run.
+var<private> edges: u32;
+var<private> ran: u32;
 
+// The first error wins; the weak exchange may fail spuriously, so retry.
 fn fail(code: u32, at: u32) {
-    let r = atomicCompareExchangeWeak(&stat[STAT_ERROR], 0u, code);
-    if (r.exchanged) {
-        atomicStore(&stat[STAT_ERROR_AT], at);
+    for (var k = 0u; k < 4u; k++) {
+        let r = atomicCompareExchangeWeak(&stat[STAT_ERROR], 0u, code);
+        if (r.exchanged) {
+            atomicStore(&stat[STAT_ERROR_AT], at);
+            return;
+        }
+        if (r.old_value != 0u) { return; }
+    }
+}
+
+// ---- sliced runs (drivers that cap loop iterations; see translate/budget.rs) --------
+
+// True when the driver's loop limiter is spent: a loop whose trip count the compiler
+// cannot know (cfg[CFG_PROBE] = 2) then stops after its first iteration.
+fn loops_exhausted() -> bool {
+    var k = 0u;
+    // loop-bound: 2
+    loop {
+        k = k + 1u;
+        if (k >= cfg[CFG_PROBE]) { break; }
+    }
+    return k < cfg[CFG_PROBE];
+}
+
+const ST_FRESH: u32 = 0u;
+const ST_RUNNING: u32 = 1u;
+const ST_BARRIER: u32 = 2u;
+const ST_DONE: u32 = 3u;
+const K_STATE_WORDS: u32 = 5u + 32u + 32u * K_DEPTH + K_NPRED + K_NADDR + K_NSURF + K_GRF_WORDS;
+
+fn save_state(tid: u32, status: u32) {
+    var o = tid * K_STATE_WORDS;
+    state[o] = status;
+    state[o + 1u] = steps;
+    state[o + 2u] = chans;
+    state[o + 3u] = chans_hi;
+    state[o + 4u] = depth;
+    o = o + 5u;
+    for (var c = 0u; c < 32u; c++) { state[o + c] = pcs[c]; }
+    o = o + 32u;
+    for (var d = 0u; d < K_DEPTH; d++) {
+        for (var c = 0u; c < 32u; c++) { state[o + c] = frames[d][c]; }
+        o = o + 32u;
+    }
+    for (var i = 0u; i < K_NPRED; i++) { state[o + i] = pr[i]; }
+    o = o + K_NPRED;
+    for (var i = 0u; i < K_NADDR; i++) { state[o + i] = ar[i]; }
+    o = o + K_NADDR;
+    for (var i = 0u; i < K_NSURF; i++) { state[o + i] = sv[i]; }
+    o = o + K_NSURF;
+    for (var i = 0u; i < K_GRF_WORDS; i++) { state[o + i] = g[i]; }
+}
+
+// Returns the saved status (ST_FRESH: nothing saved yet).
+fn restore_state(tid: u32) -> u32 {
+    var o = tid * K_STATE_WORDS;
+    let status = state[o];
+    if (status == ST_FRESH || status == ST_DONE) { return status; }
+    steps = state[o + 1u];
+    chans = state[o + 2u];
+    chans_hi = state[o + 3u];
+    depth = state[o + 4u];
+    o = o + 5u;
+    for (var c = 0u; c < 32u; c++) { pcs[c] = state[o + c]; }
+    o = o + 32u;
+    for (var d = 0u; d < K_DEPTH; d++) {
+        for (var c = 0u; c < 32u; c++) { frames[d][c] = state[o + c]; }
+        o = o + 32u;
+    }
+    for (var i = 0u; i < K_NPRED; i++) { pr[i] = state[o + i]; }
+    o = o + K_NPRED;
+    for (var i = 0u; i < K_NADDR; i++) { ar[i] = state[o + i]; }
+    o = o + K_NADDR;
+    for (var i = 0u; i < K_NSURF; i++) { sv[i] = state[o + i]; }
+    o = o + K_NSURF;
+    for (var i = 0u; i < K_GRF_WORDS; i++) { g[i] = state[o + i]; }
+    return status;
+}
+
+// A group's SLM lives after every thread's state; each thread moves its share.
+fn slm_save_base(group: u32) -> u32 {
+    let threads = cfg[CFG_GROUPS] * cfg[CFG_GROUPS + 1u] * cfg[CFG_GROUPS + 2u] * cfg[CFG_THREADS];
+    return threads * K_STATE_WORDS + group * K_SLM_WORDS;
+}
+
+fn save_slm(group: u32, t: u32) {
+    let base = slm_save_base(group);
+    for (var k = 0u; k < K_SLM_PER_THREAD; k++) {
+        let i = t + k * K_TPG;
+        if (i < K_SLM_WORDS) { state[base + i] = atomicLoad(&slm[i]); }
+    }
+}
+
+fn restore_slm(group: u32, t: u32) {
+    let base = slm_save_base(group);
+    for (var k = 0u; k < K_SLM_PER_THREAD; k++) {
+        let i = t + k * K_TPG;
+        if (i < K_SLM_WORDS) { atomicStore(&slm[i], state[base + i]); }
     }
 }
 
@@ -391,6 +506,8 @@ var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;
 // Work-group coordination of the barrier rounds (see `main`).
 var<workgroup> wg_live: atomic<u32>;
 var<workgroup> wg_go: u32;
+var<workgroup> wg_yield: atomic<u32>;
+var<workgroup> wg_stop: u32;
 
 // Byte offset of an access of `n` bytes inside its space's word array, or NO_WORD when
 // it hits no allocation (or straddles the end of one).
@@ -398,6 +515,7 @@ fn locate(space: u32, bti: u32, addr: u64, n: u32) -> u32 {
     switch space {
         case 0u: {
             let na = cfg[CFG_NALLOC];
+            // loop-bound: 16 (kernels with more buffer arguments may exceed it: the probe reports that; see translate/budget.rs)
             for (var i = 0u; i < na; i++) {
                 let k = CFG_ALLOC + 4u * i;
                 let base = u64(cfg[k]) | (u64(cfg[k + 1u]) << 32u);
@@ -482,6 +600,7 @@ fn mem_ld(space: u32, bti: u32, addr: u64, n: u32) -> u64 {
         return v;
     }
     var v = 0lu;
+    // loop-bound: 8 (at most 8 bytes; see translate/budget.rs)
     for (var i = 0u; i < n; i++) { v = v | (u64(byte_ld(space, o + i)) << (8u * i)); }
     return v;
 }
@@ -496,6 +615,7 @@ fn mem_st(space: u32, bti: u32, addr: u64, n: u32, v: u64) {
     }
     // Sub-word: merge byte runs word by word.
     var i = 0u;
+    // loop-bound: 8 (at most 8 bytes; see translate/budget.rs)
     loop {
         if (i >= n) { break; }
         let b = o + i;
@@ -597,6 +717,7 @@ fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64
     }
     let w = o >> 2u;
     if (n == 8u) {
+        // loop-bound: 4 (a CAS retries only under contention; see translate/budget.rs)
         for (var tries = 0u; tries < 1000000u; tries++) {
             let lo = wld(space, w);
             let hi = wld(space, w + 1u);
@@ -614,6 +735,7 @@ fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64
     let sh = (o & 3u) * 8u;
     var m = 0xffffffffu;
     if (n == 2u) { m = 0xffffu << sh; }
+    // loop-bound: 4 (a CAS retries only under contention; see translate/budget.rs)
     for (var tries = 0u; tries < 1000000u; tries++) {
         let word = wld(space, w);
         let old = u64((word & m) >> sh);

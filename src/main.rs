@@ -5,6 +5,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use visa_emu::cli;
 
+/// Instructions one GPU thread may execute before the watchdog stops it.
+const STEP_LIMIT: u32 = 50_000_000;
+
 #[derive(Parser)]
 #[command(
     name = "visa-emu",
@@ -14,6 +17,56 @@ use visa_emu::cli;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Where kernels execute (`run`, `conformance`).
+#[derive(clap::Args, Clone)]
+struct DeviceFlags {
+    /// `auto` (a hardware GPU when one can run the translated kernels, else the CPU
+    /// interpreter, with a notice), `cpu` (the reference interpreter), or the GPU path
+    /// on `gpu` (any backend), `vulkan`, `metal`, `dx12`, `gl`.
+    #[arg(long, default_value = "auto")]
+    backend: String,
+    /// Adapter index among the backend's adapters (best first).
+    #[arg(long)]
+    adapter: Option<usize>,
+    /// Open the device without subgroup operations (forces the fallback paths).
+    #[arg(long)]
+    no_subgroups: bool,
+    /// Open the device without f16 (forces emulated half precision).
+    #[arg(long)]
+    no_f16: bool,
+    /// Open the device without f64.
+    #[arg(long)]
+    no_f64: bool,
+    /// Open the device without 64-bit integers.
+    #[arg(long)]
+    no_int64: bool,
+}
+
+impl DeviceFlags {
+    /// Open what the flags ask for; `None` is the CPU interpreter.
+    fn open(&self) -> Result<Option<visa_emu_host::GpuContext>, Failed> {
+        use visa_emu::backend::select;
+        let arg: select::BackendArg = self.backend.parse().map_err(Failed)?;
+        let dev = select::DeviceArgs {
+            adapter: self.adapter,
+            no_subgroups: self.no_subgroups,
+            no_f16: self.no_f16,
+            no_f64: self.no_f64,
+            no_int64: self.no_int64,
+        };
+        let ctx = select::open(arg, &dev, &mut |n| eprintln!("visa-emu: {n}")).map_err(Failed)?;
+        match &ctx {
+            Some(c) => eprintln!(
+                "visa-emu: GPU path on {} ({})",
+                c.adapter().name,
+                c.adapter().backend
+            ),
+            None => eprintln!("visa-emu: CPU interpreter"),
+        }
+        Ok(ctx)
+    }
 }
 
 #[derive(Subcommand)]
@@ -40,8 +93,14 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
-    /// Run one compiled variant folder (CASE/DEVICE-simdN) on the CPU interpreter.
+    /// Run one compiled variant folder (CASE/DEVICE-simdN) on the GPU path or the CPU
+    /// interpreter.
     Run {
+        #[command(flatten)]
+        device: DeviceFlags,
+        /// Write the WGSL the kernel translates to into this file.
+        #[arg(long)]
+        wgsl: Option<PathBuf>,
         variant: PathBuf,
         /// Global size, e.g. `4096` or `64,48` (default: the case's).
         #[arg(long)]
@@ -79,10 +138,8 @@ enum Command {
         /// Case folders, variant folders, or folders of cases.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Execution backend: `cpu` (the reference interpreter) or `gpu`, `vulkan`,
-        /// `metal`, `dx12`, `gl` (the WGSL path through wgpu).
-        #[arg(long, default_value = "cpu")]
-        backend: String,
+        #[command(flatten)]
+        device: DeviceFlags,
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
@@ -105,7 +162,7 @@ impl std::fmt::Display for Failed {
 
 fn conformance(
     paths: &[PathBuf],
-    backend: &str,
+    device: &DeviceFlags,
     jobs: Option<usize>,
     known: Option<&std::path::Path>,
 ) -> Result<(), Failed> {
@@ -118,19 +175,6 @@ fn conformance(
         }
         None => Vec::new(),
     };
-    let gpu_choice = match backend {
-        "cpu" => None,
-        "gpu" | "any" => Some(visa_emu_host::BackendChoice::Any),
-        "vulkan" => Some(visa_emu_host::BackendChoice::Vulkan),
-        "metal" => Some(visa_emu_host::BackendChoice::Metal),
-        "dx12" => Some(visa_emu_host::BackendChoice::Dx12),
-        "gl" => Some(visa_emu_host::BackendChoice::Gl),
-        other => {
-            return Err(Failed(format!(
-                "unknown backend `{other}`: expected cpu, gpu, vulkan, metal, dx12 or gl"
-            )))
-        }
-    };
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
     if variants.is_empty() {
         return Err(Failed("no case folders found".into()));
@@ -138,18 +182,7 @@ fn conformance(
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = visa_emu::interp::RunOptions::default();
     // The GPU path: one device shared by the workers (its pipeline cache too).
-    let gpu = match gpu_choice {
-        Some(b) => {
-            let ctx = visa_emu_host::GpuContext::new(&visa_emu_host::GpuOptions {
-                backend: b,
-                ..Default::default()
-            })
-            .map_err(|e| Failed(e.to_string()))?;
-            eprintln!("GPU path on {}", ctx.adapter().name);
-            Some(std::sync::Mutex::new(ctx))
-        }
-        None => None,
-    };
+    let gpu = device.open()?.map(std::sync::Mutex::new);
     let outcomes = c::run_parallel(
         &variants,
         jobs,
@@ -203,6 +236,8 @@ fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Resu
 
 #[allow(clippy::too_many_arguments)]
 fn run(
+    device: &DeviceFlags,
+    wgsl: Option<&std::path::Path>,
     variant: &std::path::Path,
     global: Option<String>,
     local: Option<String>,
@@ -230,23 +265,66 @@ fn run(
     for s in set {
         r::apply_set(&mut case, s).map_err(Failed)?;
     }
-    let opts = visa_emu::interp::RunOptions {
-        trace,
-        workers,
-        ..Default::default()
+    let gpu = if wgsl.is_some() && device.backend == "auto" {
+        None // --wgsl alone: translate, and run on the interpreter
+    } else {
+        device.open()?
     };
+    if let Some(path) = wgsl {
+        let built = visa_emu::backend::gpu::build(variant, &case, STEP_LIMIT).map_err(Failed)?;
+        std::fs::write(path, &built.module.wgsl)
+            .map_err(|e| Failed(format!("{}: {e}", path.display())))?;
+        eprintln!(
+            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks)",
+            path.display(),
+            built.module.wgsl.len(),
+            built.module.blocks
+        );
+    }
     let t = std::time::Instant::now();
-    let run = visa_emu::backend::cpu::run_case(variant, &case, &opts).map_err(Failed)?;
-    println!(
-        "ran {} threads, {} instructions ({} channel-ops) in {:.1} ms; {} out-of-bounds reads, {} writes",
-        run.stats.threads,
-        run.stats.instructions,
-        run.stats.channel_ops,
-        t.elapsed().as_secs_f64() * 1e3,
-        run.stats.oob_reads,
-        run.stats.oob_writes
-    );
-    for (name, bytes) in &run.buffers {
+    let buffers = match gpu {
+        Some(mut g) => {
+            if trace {
+                return Err(Failed(
+                    "--trace needs the CPU interpreter: add --backend cpu".into(),
+                ));
+            }
+            let built =
+                visa_emu::backend::gpu::build(variant, &case, STEP_LIMIT).map_err(Failed)?;
+            let run = visa_emu::backend::gpu::execute(&mut g, &built).map_err(Failed)?;
+            println!(
+                "ran on the GPU: {} instructions ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
+                run.instructions,
+                run.channel_ops,
+                run.pipeline_ms,
+                run.dispatch_ms,
+                run.passes,
+                t.elapsed().as_secs_f64() * 1e3,
+                run.oob_reads,
+                run.oob_writes
+            );
+            run.buffers
+        }
+        None => {
+            let opts = visa_emu::interp::RunOptions {
+                trace,
+                workers,
+                ..Default::default()
+            };
+            let run = visa_emu::backend::cpu::run_case(variant, &case, &opts).map_err(Failed)?;
+            println!(
+                "ran {} threads, {} instructions ({} channel-ops) in {:.1} ms; {} out-of-bounds reads, {} writes",
+                run.stats.threads,
+                run.stats.instructions,
+                run.stats.channel_ops,
+                t.elapsed().as_secs_f64() * 1e3,
+                run.stats.oob_reads,
+                run.stats.oob_writes
+            );
+            run.buffers
+        }
+    };
+    for (name, bytes) in &buffers {
         let words: Vec<String> = bytes
             .chunks_exact(4)
             .take(4)
@@ -315,6 +393,8 @@ fn main() -> ExitCode {
             .map(|p| print!("{}", visa_emu::print::print_program(&p)))
             .map_err(|e| Failed(e.to_string())),
         Command::Run {
+            device,
+            wgsl,
             variant,
             global,
             local,
@@ -323,6 +403,8 @@ fn main() -> ExitCode {
             trace,
             workers,
         } => run(
+            &device,
+            wgsl.as_deref(),
             &variant,
             global,
             local,
@@ -339,10 +421,10 @@ fn main() -> ExitCode {
         Command::Bench { paths, runs, json } => bench(&paths, runs, json.as_deref()),
         Command::Conformance {
             paths,
-            backend,
+            device,
             jobs,
             known,
-        } => conformance(&paths, &backend, jobs, known.as_deref()),
+        } => conformance(&paths, &device, jobs, known.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

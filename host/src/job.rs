@@ -42,6 +42,19 @@ pub struct ComputeJob {
     /// larger than the per-dimension limit are then split into chunks. Without it a
     /// too-large dispatch is an error.
     pub chunk_base_binding: Option<u32>,
+    /// Dispatch again (every chunk) while the shader leaves a non-zero word here: for
+    /// programs that stop part-way and resume in the next pass.
+    pub repeat: Option<Repeat>,
+}
+
+/// The word a resumable program raises when it needs another pass.
+#[derive(Clone, Copy, Debug)]
+pub struct Repeat {
+    /// Index into [`ComputeJob::buffers`] and word within it; zeroed before each pass.
+    pub buffer: usize,
+    pub word: u64,
+    /// Passes allowed before the job is an error.
+    pub max_passes: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -53,6 +66,8 @@ pub struct JobTimings {
     /// GPU time of the compute passes from timestamp queries, when the adapter has them.
     pub gpu_ms: Option<f64>,
     pub pipeline_cached: bool,
+    /// Dispatch passes run (1 unless the job repeats).
+    pub passes: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -252,29 +267,67 @@ impl GpuContext {
         });
 
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        {
-            let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("visa-kernel"),
-                timestamp_writes: queries.as_ref().map(|(set, _, _)| {
-                    wgpu::ComputePassTimestampWrites {
-                        query_set: set,
-                        beginning_of_pass_write_index: Some(0),
-                        end_of_pass_write_index: Some(1),
-                    }
-                }),
-            });
-            pass.set_pipeline(&pipeline);
-            for (i, (_, size)) in chunks.iter().enumerate() {
-                let bg = bind_group_for(i);
-                pass.set_bind_group(0, &bg, &[]);
-                pass.dispatch_workgroups(size[0], size[1], size[2]);
+        let flag = job.repeat.map(|_| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("repeat-flag"),
+                size: 4,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        let mut passes = 0u32;
+        let mut gpu_ms: Option<f64> = None;
+        loop {
+            passes += 1;
+            if let Some(r) = job.repeat {
+                self.queue
+                    .write_buffer(&gpu_buffers[r.buffer].0, r.word * 4, &[0u8; 4]);
+            }
+            let mut enc = self.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("visa-kernel"),
+                    timestamp_writes: queries.as_ref().map(|(set, _, _)| {
+                        wgpu::ComputePassTimestampWrites {
+                            query_set: set,
+                            beginning_of_pass_write_index: Some(0),
+                            end_of_pass_write_index: Some(1),
+                        }
+                    }),
+                });
+                pass.set_pipeline(&pipeline);
+                for (i, (_, size)) in chunks.iter().enumerate() {
+                    let bg = bind_group_for(i);
+                    pass.set_bind_group(0, &bg, &[]);
+                    pass.dispatch_workgroups(size[0], size[1], size[2]);
+                }
+            }
+            if let Some((set, resolve, read)) = queries.as_ref() {
+                enc.resolve_query_set(set, 0..2, resolve, 0);
+                enc.copy_buffer_to_buffer(resolve, 0, read, 0, 16);
+            }
+            if let (Some(r), Some(f)) = (job.repeat, flag.as_ref()) {
+                enc.copy_buffer_to_buffer(&gpu_buffers[r.buffer].0, r.word * 4, f, 0, 4);
+            }
+            self.queue.submit([enc.finish()]);
+            if let Some((_, _, read)) = queries.as_ref() {
+                let bytes = self.read_buffer(read, 16)?;
+                let t: &[u64] = bytemuck::cast_slice(&bytes);
+                let period = self.queue.get_timestamp_period() as f64;
+                *gpu_ms.get_or_insert(0.0) += t[1].saturating_sub(t[0]) as f64 * period / 1e6;
+            }
+            let (Some(r), Some(f)) = (job.repeat, flag.as_ref()) else {
+                break;
+            };
+            let raised = self.read_buffer(f, 4)?;
+            if raised.iter().all(|&b| b == 0) {
+                break;
+            }
+            if passes >= r.max_passes {
+                return Err(HostError::Unfinished { passes });
             }
         }
-        if let Some((set, resolve, read)) = queries.as_ref() {
-            enc.resolve_query_set(set, 0..2, resolve, 0);
-            enc.copy_buffer_to_buffer(resolve, 0, read, 0, 16);
-        }
+        let mut enc = self.device.create_command_encoder(&Default::default());
         let mut staging = Vec::new();
         for (i, b) in job.buffers.iter().enumerate() {
             if !b.readback {
@@ -302,15 +355,6 @@ impl GpuContext {
                 job.buffers[*i].size.max(job.buffers[*i].data.len() as u64),
             )?;
         }
-        let gpu_ms = match queries.as_ref() {
-            Some((_, _, read)) => {
-                let bytes = self.read_buffer(read, 16)?;
-                let t: &[u64] = bytemuck::cast_slice(&bytes);
-                let period = self.queue.get_timestamp_period() as f64;
-                Some(t[1].saturating_sub(t[0]) as f64 * period / 1e6)
-            }
-            None => None,
-        };
         self.check_lost()?;
         Ok(JobResult {
             outputs,
@@ -319,6 +363,7 @@ impl GpuContext {
                 dispatch_ms: t1.elapsed().as_secs_f64() * 1e3,
                 gpu_ms,
                 pipeline_cached: cached,
+                passes,
             },
         })
     }

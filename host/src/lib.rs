@@ -10,7 +10,7 @@ mod context;
 mod job;
 
 pub use context::{AdapterSummary, BackendChoice, Capabilities, GpuContext, GpuOptions};
-pub use job::{BufferUse, ComputeJob, JobBuffer, JobResult, JobTimings};
+pub use job::{BufferUse, ComputeJob, JobBuffer, JobResult, JobTimings, Repeat};
 
 /// Errors of the driver. Every one says what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +38,8 @@ pub enum HostError {
     TooManyBuffers { count: usize, limit: u32 },
     #[error("reading back results failed: {0}")]
     Readback(String),
+    #[error("the program still asked for another pass after {passes} passes")]
+    Unfinished { passes: u32 },
     #[error("dispatch of {requested:?} workgroups cannot be split: {why}")]
     Dispatch { requested: [u32; 3], why: String },
 }

@@ -8,7 +8,7 @@ use crate::corpus::paths::grf_bytes_of_device;
 use crate::interp;
 use crate::translate::{self, cfg, runtime_error, Target};
 use std::path::Path;
-use visa_emu_host::{BufferUse, ComputeJob, GpuContext, JobBuffer};
+use visa_emu_host::{BufferUse, ComputeJob, GpuContext, JobBuffer, Repeat};
 
 /// What one GPU run produced.
 pub struct GpuRun {
@@ -19,9 +19,11 @@ pub struct GpuRun {
     pub oob_writes: u32,
     pub pipeline_ms: f64,
     pub dispatch_ms: f64,
+    /// Dispatch passes (more than 1 when threads were saved and resumed).
+    pub passes: u32,
 }
 
-fn words(b: &[u8]) -> Vec<u32> {
+fn words_of(b: &[u8]) -> Vec<u32> {
     b.chunks(4)
         .map(|c| {
             let mut w = [0u8; 4];
@@ -31,8 +33,34 @@ fn words(b: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-fn bytes(w: &[u32]) -> Vec<u8> {
+fn bytes_of(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A variant translated and laid out for the device, ready to dispatch.
+pub struct GpuLaunch {
+    pub module: translate::Module,
+    job: ComputeJob,
+    /// (argument name, heap offset, length) of every buffer argument.
+    buffers: Vec<(String, usize, usize)>,
+    step_limit: u32,
+    /// Threads and groups of the launch (to size a sliced run's state).
+    threads: u64,
+    groups: u64,
+}
+
+/// Loop back-edges one pass may spend on `gpu`, when its driver caps them per shader
+/// invocation (see `translate::budget`): llvmpipe allows 65535, less a margin.
+/// `VISA_GPU_PASS_BUDGET=N` overrides it (0: no slicing).
+pub fn pass_budget(gpu: &GpuContext) -> Option<u32> {
+    if let Some(v) = std::env::var_os("VISA_GPU_PASS_BUDGET") {
+        return v.to_str().and_then(|s| s.parse().ok()).filter(|&n| n > 0);
+    }
+    gpu.adapter()
+        .name
+        .to_lowercase()
+        .contains("llvmpipe")
+        .then_some(65535 - 1024)
 }
 
 /// Run a variant folder with the case's arguments on `gpu`.
@@ -42,6 +70,15 @@ pub fn run_case(
     case: &Case,
     step_limit: u32,
 ) -> Result<GpuRun, String> {
+    if let Some(why) = super::select::unusable(gpu) {
+        return Err(why);
+    }
+    let launch = build(dir, case, step_limit)?;
+    execute(gpu, &launch)
+}
+
+/// Translate the variant's kernel and lay out its launch (no device needed).
+pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -57,7 +94,12 @@ pub fn run_case(
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
     };
-    let module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
+    let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
+    // Debugging hook: run hand-edited WGSL in place of the translation (same bindings).
+    if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
+        module.wgsl = std::fs::read_to_string(&path)
+            .map_err(|e| format!("VISA_WGSL_OVERRIDE={}: {e}", Path::new(&path).display()))?;
+    }
 
     // Heap: every allocation, word-aligned, back to back.
     let allocs = lp.memory.allocations();
@@ -94,7 +136,7 @@ pub fn run_case(
             for x in 0..groups[0] {
                 for t in 0..l.threads_per_group {
                     let pl = lp.payload([x, y, z], t);
-                    let mut w = words(&pl.bytes);
+                    let mut w = words_of(&pl.bytes);
                     w.resize(pw - 1, 0);
                     w.push(pl.lanes);
                     payload.extend(w);
@@ -117,13 +159,13 @@ pub fn run_case(
         buffers: vec![
             JobBuffer {
                 size: (table.len() * 4) as u64,
-                data: bytes(&table),
+                data: bytes_of(&table),
                 usage: BufferUse::ReadOnly,
                 readback: false,
             },
             JobBuffer {
                 size: (payload.len() * 4).max(4) as u64,
-                data: bytes(&payload),
+                data: bytes_of(&payload),
                 usage: BufferUse::ReadOnly,
                 readback: false,
             },
@@ -140,17 +182,74 @@ pub fn run_case(
                 readback: false,
             },
             JobBuffer {
-                size: 32,
-                data: vec![0; 32],
+                size: 64,
+                data: vec![0; 64],
                 usage: BufferUse::ReadWrite,
                 readback: true,
+            },
+            // Binding 5, the saved state of sliced runs: sized by `execute`.
+            JobBuffer {
+                size: 4,
+                data: Vec::new(),
+                usage: BufferUse::ReadWrite,
+                readback: false,
             },
         ],
         workgroups: groups,
         chunk_base_binding: Some(translate::binding::CHUNK),
+        repeat: None,
     };
+    let buffers = lp
+        .buffers
+        .iter()
+        .map(|(n, id)| (n.clone(), heap_off[id.0], allocs[id.0].data.len()))
+        .collect();
+    Ok(GpuLaunch {
+        module,
+        job,
+        buffers,
+        step_limit,
+        threads,
+        groups: total_groups,
+    })
+}
+
+/// Dispatch a built launch and read its buffers back.
+pub fn execute(gpu: &mut GpuContext, launch: &GpuLaunch) -> Result<GpuRun, String> {
+    let step_limit = launch.step_limit;
+    let mut job = launch.job.clone();
+    if let Some(budget) = pass_budget(gpu) {
+        let need = launch.module.max_block_cost;
+        if u64::from(budget) < need {
+            return Err(format!(
+                "a pass on '{}' allows {budget} loop iterations; one block of this kernel may need {need}",
+                gpu.adapter().name
+            ));
+        }
+        let words = launch.threads * launch.module.state_words as u64
+            + launch.groups * launch.module.slm_words as u64;
+        let bytes = words * 4;
+        let limit = gpu.capabilities().max_storage_buffer_binding_size;
+        if bytes > limit {
+            return Err(format!(
+                "resuming threads on '{}' needs {bytes} bytes of saved state, over its {limit}-byte buffer limit; use a smaller launch or --backend cpu",
+                gpu.adapter().name
+            ));
+        }
+        let mut cfg_words = words_of(&job.buffers[translate::binding::CFG as usize].data);
+        cfg_words[cfg::EDGE_BUDGET] = budget;
+        cfg_words[cfg::PROBE] = 2;
+        cfg_words[cfg::SLICED] = 1;
+        job.buffers[translate::binding::CFG as usize].data = bytes_of(&cfg_words);
+        job.buffers[translate::binding::STATE as usize].size = bytes.max(4);
+        job.repeat = Some(Repeat {
+            buffer: translate::binding::STAT as usize,
+            word: translate::stat::YIELDED as u64,
+            max_passes: 1_000_000,
+        });
+    }
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
-    let stat = words(&r.outputs[4]);
+    let stat = words_of(&r.outputs[4]);
     if stat[0] != 0 {
         let at = stat[1];
         let why = match stat[0] {
@@ -159,19 +258,23 @@ pub fn run_case(
             ),
             runtime_error::SWITCH_RANGE => format!("instruction {at}: switchjmp index out of range"),
             runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
+            runtime_error::DRIVER_LOOPS => format!(
+                "the driver stopped the shader's loops before the block at instruction {at} \
+                 (its per-invocation loop limit ran out earlier than estimated); the results \
+                 would be wrong, so none are returned"
+            ),
+            runtime_error::NO_PROGRESS => format!(
+                "the block at instruction {at} needs more loop iterations than one pass allows"
+            ),
             c => format!("runtime error code {c} at instruction {at}"),
         };
         return Err(why);
     }
     let heap = &r.outputs[2];
-    let buffers = lp
+    let buffers = launch
         .buffers
         .iter()
-        .map(|(n, id)| {
-            let off = heap_off[id.0];
-            let len = allocs[id.0].data.len();
-            (n.clone(), heap[off..off + len].to_vec())
-        })
+        .map(|(n, off, len)| (n.clone(), heap[*off..*off + *len].to_vec()))
         .collect();
     Ok(GpuRun {
         buffers,
@@ -181,6 +284,7 @@ pub fn run_case(
         oob_writes: stat[3],
         pipeline_ms: r.timings.pipeline_ms,
         dispatch_ms: r.timings.dispatch_ms,
+        passes: r.timings.passes,
     })
 }
 
@@ -198,7 +302,7 @@ pub fn check_variant(gpu: &mut GpuContext, dir: &Path) -> Result<String, String>
     let run = run_case(gpu, dir, &case, 50_000_000)?;
     super::cpu::check_outputs(&case, &run.buffers)?;
     Ok(format!(
-        "{} instructions, pipeline {:.0} ms, dispatch {:.1} ms",
-        run.instructions, run.pipeline_ms, run.dispatch_ms
+        "{} instructions, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
+        run.instructions, run.pipeline_ms, run.dispatch_ms, run.passes
     ))
 }

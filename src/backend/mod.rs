@@ -4,3 +4,5 @@
 pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+#[cfg(feature = "gpu")]
+pub mod select;

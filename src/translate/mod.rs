@@ -17,12 +17,14 @@
 
 mod alu;
 mod blocks;
+pub mod budget;
 mod message;
 mod operand;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
 use crate::ir::PredCombine;
 use crate::isa::Opcode;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The kernel-independent WGSL runtime, included at build time.
@@ -35,7 +37,8 @@ pub mod binding {
     pub const HEAP: u32 = 2;
     pub const SCRATCH: u32 = 3;
     pub const STAT: u32 = 4;
-    pub const CHUNK: u32 = 5;
+    pub const STATE: u32 = 5;
+    pub const CHUNK: u32 = 6;
 }
 
 /// Word offsets in the `cfg` buffer (mirrors the `CFG_*` constants of runtime.wgsl).
@@ -46,6 +49,9 @@ pub mod cfg {
     pub const STEP_LIMIT: usize = 5;
     pub const SCRATCH_WORDS: usize = 6;
     pub const NALLOC: usize = 7;
+    pub const EDGE_BUDGET: usize = 8;
+    pub const PROBE: usize = 9;
+    pub const SLICED: usize = 10;
     pub const BTI: usize = 16;
     pub const ALLOC: usize = 272;
 }
@@ -55,6 +61,13 @@ pub mod runtime_error {
     pub const STEP_LIMIT: u32 = 1;
     pub const SWITCH_RANGE: u32 = 2;
     pub const CALL_DEPTH: u32 = 3;
+    pub const DRIVER_LOOPS: u32 = 4;
+    pub const NO_PROGRESS: u32 = 5;
+}
+
+/// Word offsets in the `stat` buffer (`STAT_*` of runtime.wgsl).
+pub mod stat {
+    pub const YIELDED: usize = 8;
 }
 
 /// What the translation depends on besides the kernel: the launch's group shape.
@@ -76,6 +89,12 @@ pub struct Module {
     pub blocks: usize,
     /// First instruction index of each block (to name the block of a runtime error).
     pub block_starts: Vec<usize>,
+    /// Sliced runs: the loop back-edges a pass needs at least (the costliest block plus
+    /// saving and restoring a thread); a budget below it cannot make progress.
+    pub max_block_cost: u64,
+    /// Sliced runs: words of one thread's saved state, and of one group's SLM.
+    pub state_words: u32,
+    pub slm_words: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,6 +107,8 @@ pub enum TranslateError {
     },
     #[error("the launch needs {threads} threads per group; a workgroup holds at most 1024")]
     GroupTooLarge { threads: u32 },
+    #[error("generated WGSL without a loop bound (translator bug): {0}")]
+    Budget(budget::UnboundedLoop),
 }
 
 /// Indented WGSL text under construction.
@@ -207,33 +228,58 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     em.line(&format!("const K_NSURF: u32 = {nsurf}u;"));
     em.line(&format!("const K_SIMD: u32 = {}u;", p.simd));
     em.line(&format!("const K_DEPTH: u32 = {depth}u;"));
-    em.line("var<private> pcs: array<u32, 32>;");
-    em.line("var<private> frames: array<array<u32, 32>, K_DEPTH>;");
-    em.line("var<private> depth: u32;");
-    em.line("var<private> steps: u32;");
-    em.line("var<private> chans: u32;");
-    em.line("var<private> chans_hi: u32;");
+    em.line(&format!("const K_TPG: u32 = {tpg}u;"));
+    em.line(&format!(
+        "const K_SLM_PER_THREAD: u32 = {}u;",
+        slm_words.div_ceil(tpg)
+    ));
+    let consts: HashMap<String, u64> = [
+        ("K_GRF_WORDS", grf_words as u64),
+        ("K_SLM_WORDS", slm_words as u64),
+        ("K_NADDR", p.addr_total.max(1) as u64),
+        ("K_NPRED", p.kernel.preds.len().max(1) as u64),
+        ("K_NSURF", nsurf as u64),
+        ("K_SIMD", p.simd as u64),
+        ("K_DEPTH", depth as u64),
+        ("K_TPG", tpg as u64),
+        ("K_SLM_PER_THREAD", slm_words.div_ceil(tpg) as u64),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let costs = budget::Costs::of_functions(RUNTIME, &consts).map_err(TranslateError::Budget)?;
+    // What a pass spends outside blocks: restoring (or initializing) before the first,
+    // saving after the last, and a little for `main`'s round loop.
+    let start_cost =
+        costs.function("restore_state") + costs.function("restore_slm") + costs.function("init");
+    let save_cost = costs.function("save_state") + costs.function("save_slm") + 64;
     em.line("");
     emit_init(&mut em, p);
     // The block loop.
     em.open("fn run_thread() -> u32");
     em.open("loop");
     em.line("var pc = IDLE;");
-    em.line("for (var c = 0u; c < 32u; c++) { pc = min(pc, pcs[c]); }");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
     em.open("if (pc == IDLE)");
     em.open("if (depth > 0u)");
     em.line("depth = depth - 1u;");
     em.line("pcs = frames[depth];");
+    em.line("edges = edges + 1u;");
     em.line("continue;");
     em.close();
     em.line("return 0u;");
     em.close();
     em.line("var em = 0u;");
-    em.line("for (var c = 0u; c < 32u; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+    // What every block pays besides its own code: this loop's back-edge, the two scans
+    // above, the probe.
+    let head_cost = 1 + 2 * p.simd as u64 + 2;
+    let mut max_block_cost = 0u64;
     em.open("switch pc");
     for (b, range) in cfg_blocks.ranges.iter().enumerate() {
         let len = range.end - range.start;
         em.open(&format!("case {b}u:"));
+        let body_at = em.out.len();
         em.line(&format!(
             "// instructions {}..{}",
             p.insts[range.start].index,
@@ -264,6 +310,26 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                 "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
             ));
         }
+        // Sliced runs: end the pass before a block that might not fit in its budget.
+        let cost = head_cost
+            + costs
+                .block(&em.out[body_at..])
+                .map_err(TranslateError::Budget)?;
+        max_block_cost = max_block_cost.max(cost);
+        let at = p.insts[range.start].index;
+        let pad = "    ".repeat(em.depth);
+        let check = format!(
+            "{pad}if (cfg[CFG_SLICED] != 0u) {{\n\
+             {pad}    if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+             {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
+             {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
+             {pad}        return 2u;\n\
+             {pad}    }}\n\
+             {pad}    edges = edges + {cost}u;\n\
+             {pad}}}\n\
+             {pad}ran = ran + 1u;\n"
+        );
+        em.out.insert_str(body_at, &check);
         em.close();
     }
     em.line("default: { return 0u; }");
@@ -271,7 +337,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     em.close();
     em.line("return 0u;");
     em.close();
-    emit_main(&mut em, tpg);
+    emit_main(&mut em, tpg, start_cost);
     let mut wgsl = String::with_capacity(RUNTIME.len() + em.out.len());
     wgsl.push_str(RUNTIME);
     wgsl.push_str("\n// ---- kernel ----\n");
@@ -281,6 +347,15 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         entry_point: "main",
         workgroup_size: tpg,
         blocks: cfg_blocks.ranges.len(),
+        max_block_cost: max_block_cost + start_cost + save_cost,
+        state_words: 5
+            + 32
+            + 32 * depth
+            + p.kernel.preds.len().max(1) as u32
+            + p.addr_total.max(1)
+            + nsurf as u32
+            + grf_words,
+        slm_words,
         block_starts: cfg_blocks
             .ranges
             .iter()
@@ -476,8 +551,10 @@ fn emit_init(em: &mut Emit, p: &Prepared) {
 }
 
 /// `main`: rounds of "every live thread runs to its next barrier or its end", each
-/// closed by workgroup barriers in uniform control flow.
-fn emit_main(em: &mut Emit, tpg: u32) {
+/// closed by workgroup barriers in uniform control flow. In a sliced run a thread may
+/// also stop before a block (its pass's loop budget is spent): its group then saves
+/// every thread and its SLM, and the host's next pass restores and resumes them.
+fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -485,28 +562,61 @@ fn emit_main(em: &mut Emit, tpg: u32) {
 @compute @workgroup_size({tpg})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     let grp = wid + chunk.xyz;
-    let tid = ((grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x) * cfg[CFG_THREADS] + t;
-    init(tid, t, grp);
-    var done = false;
+    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
+    let tid = group * cfg[CFG_THREADS] + t;
+    let sliced = cfg[CFG_SLICED] != 0u;
+    // Restoring (or initializing) costs loop iterations too.
+    edges = {start_cost}u;
+    var status = ST_FRESH;
+    if (sliced) {{
+        status = restore_state(tid);
+        if (status != ST_DONE) {{ restore_slm(group, t); }}
+    }}
+    if (status == ST_FRESH) {{
+        init(tid, t, grp);
+        status = ST_RUNNING;
+    }} else {{
+        scratch_base = tid * cfg[CFG_SCRATCH_WORDS];
+    }}
+    workgroupBarrier();
     loop {{
-        if (!done) {{
-            if (run_thread() == 0u) {{
-                done = true;
+        edges = edges + 1u;
+        if (status == ST_RUNNING) {{
+            let r = run_thread();
+            if (r == 0u) {{
+                status = ST_DONE;
                 count64(STAT_INSTS_LO, steps);
                 count64(STAT_CHAN_LO, chans);
                 atomicAdd(&stat[STAT_CHAN_HI], chans_hi);
+            }} else if (r == 1u) {{
+                status = ST_BARRIER;
             }} else {{
-                atomicAdd(&wg_live, 1u);
+                atomicAdd(&wg_yield, 1u);
             }}
         }}
+        if (status == ST_BARRIER) {{ atomicAdd(&wg_live, 1u); }}
         storageBarrier();
         workgroupBarrier();
         if (t == 0u) {{
             wg_go = atomicLoad(&wg_live);
             atomicStore(&wg_live, 0u);
+            wg_stop = atomicLoad(&wg_yield);
+            atomicStore(&wg_yield, 0u);
+        }}
+        let stop = workgroupUniformLoad(&wg_stop);
+        if (stop != 0u) {{
+            save_state(tid, status);
+            save_slm(group, t);
+            if (t == 0u) {{ atomicAdd(&stat[STAT_YIELDED], 1u); }}
+            break;
         }}
         let go = workgroupUniformLoad(&wg_go);
-        if (go == 0u) {{ break; }}
+        if (go == 0u) {{
+            // Finished: a later pass must not start the thread again.
+            if (sliced) {{ state[tid * K_STATE_WORDS] = ST_DONE; }}
+            break;
+        }}
+        if (status == ST_BARRIER) {{ status = ST_RUNNING; }}
     }}
 }}
 "#

@@ -1,0 +1,131 @@
+//! `--backend` for the commands that execute kernels: parse the name, open the GPU
+//! device it asks for, and decide `auto` (a hardware GPU when one can run the
+//! translator's output, else the CPU interpreter, with a notice saying why).
+
+use visa_emu_host::{BackendChoice, GpuContext, GpuOptions};
+
+/// What `--backend` asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    /// The reference interpreter.
+    Cpu,
+    /// A hardware GPU if one is usable, else the interpreter.
+    Auto,
+    /// The GPU path on this wgpu backend (`Any`: the best adapter of every backend).
+    Gpu(BackendChoice),
+}
+
+impl std::str::FromStr for BackendArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<BackendArg, String> {
+        Ok(match s {
+            "cpu" => BackendArg::Cpu,
+            "auto" => BackendArg::Auto,
+            "gpu" | "any" => BackendArg::Gpu(BackendChoice::Any),
+            "vulkan" => BackendArg::Gpu(BackendChoice::Vulkan),
+            "metal" => BackendArg::Gpu(BackendChoice::Metal),
+            "dx12" => BackendArg::Gpu(BackendChoice::Dx12),
+            "gl" => BackendArg::Gpu(BackendChoice::Gl),
+            other => {
+                return Err(format!(
+                    "unknown backend `{other}`: expected auto, cpu, gpu, vulkan, metal, dx12 or gl"
+                ))
+            }
+        })
+    }
+}
+
+/// Device options beyond the backend: the adapter index and forced fallbacks.
+#[derive(Clone, Debug, Default)]
+pub struct DeviceArgs {
+    pub adapter: Option<usize>,
+    pub no_subgroups: bool,
+    pub no_f16: bool,
+    pub no_f64: bool,
+    pub no_int64: bool,
+}
+
+/// Why a GPU context cannot run the translator's output, if it cannot.
+pub fn unusable(ctx: &GpuContext) -> Option<String> {
+    let c = ctx.capabilities();
+    let missing: Vec<&str> = [
+        (!c.int64).then_some("SHADER_INT64"),
+        (!c.f64).then_some("SHADER_F64"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "the adapter '{}' lacks {}; the translator needs native 64-bit integers and \
+             doubles (the emulated paths are not built yet)",
+            ctx.adapter().name,
+            missing.join(" and ")
+        )
+    })
+}
+
+/// Open the device `arg` asks for; `Ok(None)` means "use the CPU interpreter".
+/// `notice` receives one line when `auto` falls back.
+pub fn open(
+    arg: BackendArg,
+    dev: &DeviceArgs,
+    notice: &mut dyn FnMut(&str),
+) -> Result<Option<GpuContext>, String> {
+    let opts = |backend| GpuOptions {
+        backend,
+        adapter: dev.adapter,
+        disable_subgroups: dev.no_subgroups,
+        disable_f16: dev.no_f16,
+        disable_f64: dev.no_f64,
+        disable_int64: dev.no_int64,
+    };
+    match arg {
+        BackendArg::Cpu => Ok(None),
+        BackendArg::Gpu(b) => {
+            let ctx = GpuContext::new(&opts(b)).map_err(|e| e.to_string())?;
+            match unusable(&ctx) {
+                Some(why) => Err(format!("{why}: pick another adapter or use --backend cpu")),
+                None => Ok(Some(ctx)),
+            }
+        }
+        BackendArg::Auto => {
+            let ctx = match GpuContext::new(&opts(BackendChoice::Any)) {
+                Ok(c) => c,
+                Err(e) => {
+                    notice(&format!("using the CPU interpreter: {e}"));
+                    return Ok(None);
+                }
+            };
+            if ctx.adapter().device_type == "Cpu" {
+                notice(&format!(
+                    "using the CPU interpreter: the only adapter is the software '{}' \
+                     (--backend vulkan runs the GPU path on it anyway)",
+                    ctx.adapter().name
+                ));
+                return Ok(None);
+            }
+            if let Some(why) = unusable(&ctx) {
+                notice(&format!("using the CPU interpreter: {why}"));
+                return Ok(None);
+            }
+            Ok(Some(ctx))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_names() {
+        assert_eq!("cpu".parse::<BackendArg>(), Ok(BackendArg::Cpu));
+        assert_eq!(
+            "vulkan".parse::<BackendArg>(),
+            Ok(BackendArg::Gpu(BackendChoice::Vulkan))
+        );
+        let e = "cuda".parse::<BackendArg>().unwrap_err();
+        assert!(e.contains("`cuda`") && e.contains("vulkan"), "{e}");
+    }
+}

@@ -1,0 +1,223 @@
+//! Loop-iteration cost of generated WGSL, for drivers that cap it.
+//!
+//! llvmpipe (lavapipe, Mesa's software Vulkan) gives each shader invocation 65535 loop
+//! back-edges in all, shared by every loop, and once they are spent every loop exits
+//! after its current iteration: a long vISA thread would silently stop half-way
+//! (Mesa `gallivm/lp_bld_ir_common.c`, `LP_MAX_TGSI_LOOP_ITERATIONS`). The translated
+//! kernel therefore counts an upper bound of the back-edges each block may take and,
+//! when the next block would not fit in the pass's budget, saves the thread and ends
+//! the pass; the host dispatches again until every thread is done (see `main`).
+//!
+//! The bound of a piece of WGSL is found by scanning it: a `for` loop whose condition
+//! compares with a literal (`i < 16u`) multiplies what its body costs; a loop with any
+//! other bound needs a `// loop-bound: N` comment on its line or the line above (the
+//! runtime's allocation search and CAS loops have one); a call costs what the callee's
+//! body costs. The bound is an estimate where the comment is: a driver-stopped loop is
+//! still caught at the next block by the probe (`loops_exhausted`), and reported.
+
+use std::collections::HashMap;
+
+/// Why a piece of WGSL has no cost bound.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: a loop without a literal bound or a `// loop-bound: N` comment: `{text}`")]
+pub struct UnboundedLoop {
+    pub line: usize,
+    pub text: String,
+}
+
+/// Back-edge costs of the runtime's functions, by name.
+#[derive(Debug, Clone, Default)]
+pub struct Costs {
+    funcs: HashMap<String, u64>,
+    /// Values of the named constants loops may be bounded by (`K_GRF_WORDS`...).
+    consts: HashMap<String, u64>,
+}
+
+impl Costs {
+    /// Scan every `fn` of `wgsl` (a callee before its callers, as WGSL requires).
+    pub fn of_functions(wgsl: &str, consts: &HashMap<String, u64>) -> Result<Costs, UnboundedLoop> {
+        let mut costs = Costs {
+            funcs: HashMap::new(),
+            consts: consts.clone(),
+        };
+        let lines: Vec<&str> = wgsl.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            let Some(name) = fn_name(lines[i]) else {
+                i += 1;
+                continue;
+            };
+            // The body: up to the line where the braces opened on the `fn` line close.
+            let start = i;
+            let mut depth = 0i64;
+            loop {
+                depth += brace_delta(lines[i]);
+                i += 1;
+                if depth <= 0 || i >= lines.len() {
+                    break;
+                }
+            }
+            let body = lines[start..i].join("\n");
+            let c = costs.block(&body).map_err(|mut e| {
+                e.line += start;
+                e
+            })?;
+            costs.funcs.insert(name, c);
+        }
+        Ok(costs)
+    }
+
+    /// The cost of one call of the function `name` (0 for an unknown name).
+    pub fn function(&self, name: &str) -> u64 {
+        self.funcs.get(name).copied().unwrap_or(0)
+    }
+
+    /// Upper bound of the back-edges `code` takes (loops and the calls they make).
+    pub fn block(&self, code: &str) -> Result<u64, UnboundedLoop> {
+        let lines: Vec<&str> = code.lines().collect();
+        // Multipliers of the open loops, with the brace depth at which each closes.
+        let mut stack: Vec<(i64, u64)> = Vec::new();
+        let mut depth = 0i64;
+        let mut total = 0u64;
+        for (n, raw) in lines.iter().enumerate() {
+            let line = raw.split("//").next().unwrap_or("");
+            let mult: u64 = stack.iter().map(|s| s.1).product();
+            let is_loop = line.trim_start().starts_with("for (")
+                || line.contains(" for (")
+                || line.trim_start().starts_with("loop ");
+            let mut inner = mult;
+            if is_loop {
+                let bound = annotated(raw)
+                    .or_else(|| n.checked_sub(1).and_then(|p| annotated(lines[p])))
+                    .or_else(|| literal_bound(line, &self.consts))
+                    .ok_or_else(|| UnboundedLoop {
+                        line: n + 1,
+                        text: raw.trim().to_string(),
+                    })?;
+                total += mult * bound;
+                inner = mult * bound;
+            }
+            for callee in calls(line) {
+                if let Some(c) = self.funcs.get(callee) {
+                    // A call on a loop's own line runs in its body.
+                    total += c * inner;
+                }
+            }
+            let before = depth;
+            depth += brace_delta(line);
+            // A loop opened and closed on its own line adds no scope.
+            if is_loop && depth > before {
+                stack.push((before, inner / mult.max(1)));
+            }
+            while stack.last().is_some_and(|s| depth <= s.0) {
+                stack.pop();
+            }
+        }
+        Ok(total)
+    }
+}
+
+fn fn_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("fn ")?;
+    let end = rest.find('(')?;
+    Some(rest[..end].trim().to_string())
+}
+
+fn brace_delta(line: &str) -> i64 {
+    let code = line.split("//").next().unwrap_or("");
+    code.matches('{').count() as i64 - code.matches('}').count() as i64
+}
+
+/// `// loop-bound: N` on this line.
+fn annotated(line: &str) -> Option<u64> {
+    let (_, c) = line.split_once("// loop-bound:")?;
+    c.split_whitespace().next()?.parse().ok()
+}
+
+/// `for (var i = 0u; i < 16u; ...)`: 16; a named constant's value for `i < K_X`.
+fn literal_bound(line: &str, consts: &HashMap<String, u64>) -> Option<u64> {
+    let header = &line[line.find("for (")?..];
+    let cond = header.split(';').nth(1)?;
+    let (_, rhs) = cond.split_once('<')?;
+    let rhs = rhs.trim().trim_start_matches('=').trim();
+    let digits = rhs.strip_suffix('u').unwrap_or(rhs);
+    let n: u64 = match digits.parse() {
+        Ok(n) => n,
+        Err(_) => *consts.get(digits)?,
+    };
+    Some(if cond.contains("<=") { n + 1 } else { n })
+}
+
+/// Names called on a line: identifiers directly followed by `(`.
+fn calls(line: &str) -> impl Iterator<Item = &str> {
+    let bytes = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+            let s = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            if bytes.get(i) == Some(&b'(') {
+                out.push(&line[s..i]);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out.into_iter()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_literal_loops_multiply() {
+        let c = Costs::default();
+        let code =
+            "for (var i = 0u; i < 16u; i++) {\n  for (var k = 0u; k < 4u; k++) { x(); }\n}\n";
+        assert_eq!(c.block(code).unwrap(), 16 + 16 * 4);
+    }
+
+    #[test]
+    fn calls_cost_their_body_and_annotations_bound_loops() {
+        let rt = "fn leaf(n: u32) {\n    // loop-bound: 8\n    for (var i = 0u; i < n; i++) { y(); }\n}\nfn mid() {\n    leaf(1u); leaf(2u);\n}\n";
+        let c = Costs::of_functions(rt, &HashMap::new()).unwrap();
+        assert_eq!(c.funcs["leaf"], 8);
+        assert_eq!(c.funcs["mid"], 16);
+        let code = "for (var i = 0u; i < 4u; i++) { mid(); }\nleaf(0u);\n";
+        assert_eq!(c.block(code).unwrap(), 4 + 4 * 16 + 8);
+    }
+
+    #[test]
+    fn an_unbounded_loop_is_an_error_naming_its_line() {
+        let e = Costs::default()
+            .block("let a = 1;\nfor (var i = 0u; i < n; i++) { }\n")
+            .unwrap_err();
+        assert_eq!(e.line, 2);
+    }
+
+    #[test]
+    fn every_runtime_loop_has_a_bound() {
+        let consts = [
+            "K_GRF_WORDS",
+            "K_SLM_WORDS",
+            "K_NADDR",
+            "K_NPRED",
+            "K_NSURF",
+            "K_SIMD",
+            "K_DEPTH",
+            "K_TPG",
+            "K_SLM_PER_THREAD",
+        ]
+        .into_iter()
+        .map(|k| (k.to_string(), 10))
+        .collect();
+        let c = Costs::of_functions(super::super::RUNTIME, &consts).unwrap();
+        assert!(c.funcs["mem_ld"] > 0, "mem_ld loops over bytes");
+        // save_state: 32 pcs, K_DEPTH frames of 32, and five files of 10 words.
+        assert_eq!(c.funcs["save_state"], 32 + 10 + 10 * 32 + 4 * 10);
+    }
+}
