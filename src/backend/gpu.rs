@@ -214,11 +214,21 @@ pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, Stri
     })
 }
 
-/// Dispatch a built launch and read its buffers back.
+/// Dispatch a built launch and read its buffers back (sliced as [`pass_budget`] says).
 pub fn execute(gpu: &mut GpuContext, launch: &GpuLaunch) -> Result<GpuRun, String> {
+    let budget = pass_budget(gpu);
+    execute_with_budget(gpu, launch, budget)
+}
+
+/// Dispatch with an explicit per-pass loop budget (`None`: one unbounded pass).
+pub fn execute_with_budget(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    budget: Option<u32>,
+) -> Result<GpuRun, String> {
     let step_limit = launch.step_limit;
     let mut job = launch.job.clone();
-    if let Some(budget) = pass_budget(gpu) {
+    if let Some(budget) = budget {
         let need = launch.module.max_block_cost;
         if u64::from(budget) < need {
             return Err(format!(
