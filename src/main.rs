@@ -133,6 +133,17 @@ enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
     },
+    /// Run variants on the CPU interpreter and on every adapter of every wgpu backend;
+    /// report per buffer whether each agrees with the interpreter (exits non-zero on a
+    /// disagreement or an error).
+    Validate {
+        /// Variant or case folders, or folders of cases.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Also write the report as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+    },
     /// Run every case folder (corpus layout) and compare with the expected outputs.
     Conformance {
         /// Case folders, variant folders, or folders of cases.
@@ -340,6 +351,37 @@ fn run(
     Ok(())
 }
 
+fn validate(paths: &[PathBuf], json: Option<&std::path::Path>) -> Result<(), Failed> {
+    use visa_emu::cli::{conformance as c, validate as v};
+    let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
+    if variants.is_empty() {
+        return Err(Failed("no case folders found".into()));
+    }
+    let mut adapters = v::Adapters::open_all();
+    eprintln!(
+        "visa-emu: validating {} variant(s) on the CPU interpreter and {} adapter(s)",
+        variants.len(),
+        adapters.devices.len()
+    );
+    let mut reports = Vec::new();
+    for (i, dir) in variants.iter().enumerate() {
+        eprintln!("[{}/{}] {}", i + 1, variants.len(), c::variant_name(dir));
+        reports.push(v::validate_variant(dir, &mut adapters));
+    }
+    print!("{}", v::table(&reports));
+    if let Some(p) = json {
+        let text = serde_json::to_string_pretty(&reports).map_err(|e| Failed(e.to_string()))?;
+        std::fs::write(p, text).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
+    }
+    let failed = reports.iter().filter(|r| r.failed()).count();
+    if failed > 0 {
+        return Err(Failed(format!(
+            "{failed} variant(s) with a disagreement or an error"
+        )));
+    }
+    Ok(())
+}
+
 fn check(file: &std::path::Path, grf_bytes: u32, notes: bool) -> Result<(), Failed> {
     use visa_emu::validate::{validate, Severity};
     let p = cli::load_file(file, grf_bytes).map_err(|e| Failed(e.to_string()))?;
@@ -419,6 +461,7 @@ fn main() -> ExitCode {
             notes,
         } => check(&file, grf_bytes, notes),
         Command::Bench { paths, runs, json } => bench(&paths, runs, json.as_deref()),
+        Command::Validate { paths, json } => validate(&paths, json.as_deref()),
         Command::Conformance {
             paths,
             device,

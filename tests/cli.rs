@@ -96,3 +96,71 @@ fn run_with_overridden_arguments_writes_outputs() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("no argument `nosuch`"));
 }
+
+#[test]
+fn run_on_the_gpu_path_and_validate_across_adapters() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let variant = root.join("examples/saxpy/tgllp-simd16");
+    let out = std::env::temp_dir().join(format!("visa-emu-gpu-run-{}", std::process::id()));
+    let wgsl = out.join("saxpy.wgsl");
+    std::fs::create_dir_all(&out).unwrap();
+    // `run --backend vulkan` (lavapipe in CI) with changed arguments, and its WGSL.
+    let o = bin()
+        .arg("run")
+        .arg(&variant)
+        .args([
+            "--backend",
+            "vulkan",
+            "--set",
+            "a=1.0",
+            "--set",
+            "n=16",
+            "--out-dir",
+        ])
+        .arg(&out)
+        .arg("--wgsl")
+        .arg(&wgsl)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ran on the GPU"));
+    assert!(std::fs::read_to_string(&wgsl)
+        .unwrap()
+        .contains("fn run_thread"));
+    let f = |b: &[u8], i: usize| f32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
+    let x = std::fs::read(root.join("examples/saxpy/inputs/x.bin")).unwrap();
+    let y0 = std::fs::read(root.join("examples/saxpy/inputs/y.bin")).unwrap();
+    let y = std::fs::read(out.join("y.bin")).unwrap();
+    for i in 0..16 {
+        assert_eq!(f(&y, i), f(&x, i) + f(&y0, i), "element {i}");
+    }
+    assert_eq!(&y[64..], &y0[64..]);
+
+    // `validate`: the interpreter is the reference, every usable adapter agrees.
+    let json = out.join("validate.json");
+    let o = bin()
+        .arg("validate")
+        .arg(&variant)
+        .arg("--json")
+        .arg(&json)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let targets = report[0]["targets"].as_array().unwrap();
+    assert_eq!(targets[0]["verdict"], "reference");
+    assert_eq!(targets[0]["expected_outputs"], "pass");
+    assert!(
+        targets.iter().any(|t| t["verdict"] == "agree"),
+        "no adapter ran it: {targets:?}"
+    );
+    let bad = bin()
+        .args(["run", "--backend", "cuda"])
+        .arg(&variant)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown backend `cuda`"));
+}

@@ -4,6 +4,8 @@ pub mod bench;
 pub mod conformance;
 pub mod info;
 pub mod run;
+#[cfg(feature = "gpu")]
+pub mod validate;
 
 use crate::decode::{load_bytes, LoadError};
 use crate::ir::Program;

@@ -1,0 +1,322 @@
+//! `visa-emu validate`: run kernels on the CPU interpreter (the reference) and on every
+//! adapter of every wgpu backend, and report per output buffer whether they agree, with
+//! the first differing element.
+
+use crate::backend::{cpu, gpu, select};
+use crate::corpus::case::Case;
+use std::path::Path;
+use std::time::Instant;
+use visa_emu_host::{BackendChoice, GpuContext, GpuOptions};
+
+/// The first element where a target's buffer differs from the reference.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Difference {
+    pub element: usize,
+    pub reference: String,
+    pub got: String,
+    /// How many elements differ in all.
+    pub count: usize,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct BufferVerdict {
+    pub name: String,
+    pub dtype: String,
+    pub agree: bool,
+    pub first_difference: Option<Difference>,
+}
+
+/// One target (the interpreter or one adapter) on one variant.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct TargetResult {
+    pub target: String,
+    /// `reference`, `agree`, `disagree`, `unusable` (the adapter cannot run it) or `error`.
+    pub verdict: String,
+    /// The error or the reason the adapter is unusable.
+    pub message: Option<String>,
+    /// Against the case's expected outputs (within its tolerances): `pass`, or the
+    /// first mismatch.
+    pub expected_outputs: Option<String>,
+    pub buffers: Vec<BufferVerdict>,
+    pub ms: f64,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VariantReport {
+    pub variant: String,
+    pub targets: Vec<TargetResult>,
+}
+
+impl VariantReport {
+    /// A usable target disagreed with the reference, or the reference failed.
+    pub fn failed(&self) -> bool {
+        self.targets
+            .iter()
+            .any(|t| matches!(t.verdict.as_str(), "disagree" | "error"))
+    }
+}
+
+/// Every adapter of every backend, opened once (errors kept as the reason).
+pub struct Adapters {
+    pub devices: Vec<(String, Result<GpuContext, String>)>,
+}
+
+impl Adapters {
+    pub fn open_all() -> Adapters {
+        let mut devices = Vec::new();
+        for b in [
+            BackendChoice::Vulkan,
+            BackendChoice::Metal,
+            BackendChoice::Dx12,
+            BackendChoice::Gl,
+        ] {
+            for a in GpuContext::adapters(b) {
+                let name = format!("{} #{} {}", a.backend, a.index, a.name);
+                let ctx = GpuContext::new(&GpuOptions {
+                    backend: b,
+                    adapter: Some(a.index),
+                    ..Default::default()
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|c| match select::unusable(&c) {
+                    Some(why) => Err(why),
+                    None => Ok(c),
+                });
+                devices.push((name, ctx));
+            }
+        }
+        Adapters { devices }
+    }
+}
+
+/// Element size and formatter of a numpy dtype name (unknown names: 32-bit words).
+fn element(dtype: &str) -> (usize, fn(&[u8]) -> String) {
+    fn le<const N: usize>(b: &[u8]) -> [u8; N] {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&b[..N]);
+        a
+    }
+    match dtype {
+        "float32" => (4, |b| format!("{:e}", f32::from_le_bytes(le(b)))),
+        "float64" => (8, |b| format!("{:e}", f64::from_le_bytes(le(b)))),
+        "float16" => (2, |b| {
+            format!("{:e}", half::f16::from_le_bytes(le(b)).to_f32())
+        }),
+        "int8" => (1, |b| format!("{}", b[0] as i8)),
+        "uint8" => (1, |b| format!("{}", b[0])),
+        "int16" => (2, |b| format!("{}", i16::from_le_bytes(le(b)))),
+        "uint16" => (2, |b| format!("{}", u16::from_le_bytes(le(b)))),
+        "int32" => (4, |b| format!("{}", i32::from_le_bytes(le(b)))),
+        "int64" => (8, |b| format!("{}", i64::from_le_bytes(le(b)))),
+        "uint64" => (8, |b| format!("{}", u64::from_le_bytes(le(b)))),
+        _ => (4, |b| format!("{:#010x}", u32::from_le_bytes(le(b)))),
+    }
+}
+
+/// Compare one buffer with the reference element by element (bit-exact).
+pub fn compare_buffer(name: &str, dtype: &str, reference: &[u8], got: &[u8]) -> BufferVerdict {
+    let (size, fmt) = element(dtype);
+    let mut first = None;
+    let mut count = 0;
+    let n = reference.len().max(got.len()).div_ceil(size);
+    for k in 0..n {
+        let r = reference.get(k * size..(k + 1) * size);
+        let g = got.get(k * size..(k + 1) * size);
+        if r != g {
+            count += 1;
+            if first.is_none() {
+                let show = |x: Option<&[u8]>| x.map_or("(missing)".to_string(), fmt);
+                first = Some((k, show(r), show(g)));
+            }
+        }
+    }
+    BufferVerdict {
+        name: name.to_string(),
+        dtype: dtype.to_string(),
+        agree: count == 0,
+        first_difference: first.map(|(element, reference, got)| Difference {
+            element,
+            reference,
+            got,
+            count,
+        }),
+    }
+}
+
+fn dtype_of(case: &Case, buffer: &str) -> String {
+    case.args
+        .iter()
+        .find(|a| a.name == buffer)
+        .and_then(|a| a.dtype.clone())
+        .unwrap_or_else(|| "uint32".into())
+}
+
+/// Run one variant on the interpreter and on every usable adapter.
+pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
+    let variant = crate::cli::conformance::variant_name(dir);
+    let mut targets = Vec::new();
+    let loaded = dir
+        .parent()
+        .ok_or_else(|| "variant folder has no case folder".to_string())
+        .and_then(|c| Case::load(c).map_err(|e| e.to_string()));
+    let case = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            targets.push(error_target("cpu (reference)", e, 0.0));
+            return VariantReport { variant, targets };
+        }
+    };
+    let t = Instant::now();
+    let reference = match cpu::run_case(dir, &case, &Default::default()) {
+        Ok(r) => r.buffers,
+        Err(e) => {
+            targets.push(error_target("cpu (reference)", e, ms(t)));
+            return VariantReport { variant, targets };
+        }
+    };
+    targets.push(TargetResult {
+        target: "cpu (reference)".into(),
+        verdict: "reference".into(),
+        message: None,
+        expected_outputs: Some(expected(&case, &reference)),
+        buffers: Vec::new(),
+        ms: ms(t),
+    });
+    for (name, ctx) in adapters.devices.iter_mut() {
+        let ctx = match ctx {
+            Ok(c) => c,
+            Err(why) => {
+                targets.push(TargetResult {
+                    target: name.clone(),
+                    verdict: "unusable".into(),
+                    message: Some(why.clone()),
+                    expected_outputs: None,
+                    buffers: Vec::new(),
+                    ms: 0.0,
+                });
+                continue;
+            }
+        };
+        let t = Instant::now();
+        match gpu::run_case(ctx, dir, &case, 50_000_000) {
+            Err(e) => targets.push(error_target(name, e, ms(t))),
+            Ok(run) => {
+                let buffers: Vec<BufferVerdict> = reference
+                    .iter()
+                    .map(|(n, want)| {
+                        let got = run
+                            .buffers
+                            .iter()
+                            .find(|(m, _)| m == n)
+                            .map_or(&[][..], |(_, b)| b.as_slice());
+                        compare_buffer(n, &dtype_of(&case, n), want, got)
+                    })
+                    .collect();
+                let agree = buffers.iter().all(|b| b.agree);
+                targets.push(TargetResult {
+                    target: name.clone(),
+                    verdict: if agree { "agree" } else { "disagree" }.into(),
+                    message: None,
+                    expected_outputs: Some(expected(&case, &run.buffers)),
+                    buffers,
+                    ms: ms(t),
+                });
+            }
+        }
+    }
+    VariantReport { variant, targets }
+}
+
+fn expected(case: &Case, buffers: &[(String, Vec<u8>)]) -> String {
+    match cpu::check_outputs(case, buffers) {
+        Ok(()) => "pass".into(),
+        Err(e) => e,
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn error_target(target: &str, e: String, ms: f64) -> TargetResult {
+    TargetResult {
+        target: target.into(),
+        verdict: "error".into(),
+        message: Some(e),
+        expected_outputs: None,
+        buffers: Vec::new(),
+        ms,
+    }
+}
+
+/// The readable table: one line per variant and target.
+pub fn table(reports: &[VariantReport]) -> String {
+    let mut s = format!(
+        "{:<36} {:<44} {:<10} {:>10}  details\n",
+        "variant", "target", "verdict", "ms"
+    );
+    for r in reports {
+        for (i, t) in r.targets.iter().enumerate() {
+            let v = if i == 0 { r.variant.as_str() } else { "" };
+            let mut details = String::new();
+            if let Some(m) = &t.message {
+                details = m.lines().next().unwrap_or("").to_string();
+            }
+            for b in &t.buffers {
+                if let Some(d) = &b.first_difference {
+                    details += &format!(
+                        "{}: {} of its elements differ, first [{}]: reference {} got {}; ",
+                        b.name, d.count, d.element, d.reference, d.got
+                    );
+                }
+            }
+            if t.verdict == "agree" {
+                details = format!("{} buffers equal", t.buffers.len());
+            }
+            match t.expected_outputs.as_deref() {
+                Some("pass") | None => {}
+                Some(e) => details += &format!(" (expected outputs: {e})"),
+            }
+            s += &format!(
+                "{:<36} {:<44} {:<10} {:>10.1}  {}\n",
+                v,
+                truncate(&t.target, 44),
+                t.verdict,
+                t.ms,
+                details.trim()
+            );
+        }
+    }
+    s
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_compare_by_element_of_their_dtype() {
+        let a: Vec<u8> = [1.0f32, 2.0, 3.0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        let mut b = a.clone();
+        assert!(compare_buffer("x", "float32", &a, &b).agree);
+        b[5] ^= 1; // element 1
+        b[9] ^= 1; // element 2
+        let v = compare_buffer("x", "float32", &a, &b);
+        let d = v.first_difference.unwrap();
+        assert_eq!((d.element, d.count), (1, 2));
+        assert_eq!(d.reference, "2e0");
+        let short = compare_buffer("x", "int16", &a, &a[..4]);
+        assert_eq!(short.first_difference.unwrap().got, "(missing)");
+    }
+}
