@@ -121,17 +121,36 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         workers: usize,
     },
-    /// Measure the CPU interpreter on corpus variant folders (channel-operations/s).
+    /// Measure the CPU interpreter and the GPU path side by side on variant folders:
+    /// times, channel-operations/s, GB/s, and the ratios against the interpreter and
+    /// against a hand-written WGSL kernel (`benches/wgsl/<case>.wgsl`) when there is one.
     Bench {
         /// Variant or case folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Timed runs per workload (after one warm-up).
+        #[command(flatten)]
+        device: DeviceFlags,
+        /// Timed runs per workload (after one warm-up); the median is reported.
         #[arg(long, default_value_t = 5)]
         runs: usize,
+        /// Interpreter threads (default: all cores).
+        #[arg(long)]
+        workers: Option<usize>,
+        /// K times the work-items (dimension 0), buffer contents repeated K times.
+        #[arg(long, default_value_t = 1)]
+        scale: u64,
+        /// Argument override after scaling: NAME=@FILE or NAME=VALUE.
+        #[arg(long = "set")]
+        set: Vec<String>,
+        /// Folder of hand-written WGSL baselines (default: benches/wgsl of the sources).
+        #[arg(long)]
+        baselines: Option<PathBuf>,
         /// Also write the rows as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also draw the ratios as an SVG bar chart into this file.
+        #[arg(long)]
+        svg: Option<PathBuf>,
     },
     /// Run variants on the CPU interpreter and on every adapter of every wgpu backend;
     /// report per buffer whether each agrees with the interpreter (exits non-zero on a
@@ -227,20 +246,79 @@ fn conformance(
     Ok(())
 }
 
-fn bench(paths: &[PathBuf], runs: usize, json: Option<&std::path::Path>) -> Result<(), Failed> {
-    use visa_emu::cli::{bench as b, conformance as c};
+/// `bench`'s options.
+struct BenchArgs {
+    runs: usize,
+    workers: Option<usize>,
+    scale: u64,
+    set: Vec<String>,
+    baselines: Option<PathBuf>,
+    json: Option<PathBuf>,
+    svg: Option<PathBuf>,
+}
+
+fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), Failed> {
+    use visa_emu::cli::{bench as b, bench_gpu as bg, conformance as c, run as r};
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
+    if variants.is_empty() {
+        return Err(Failed("no case folders found".into()));
+    }
+    let mut gpu = device.open()?;
+    let workers = o
+        .workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let baselines = bg::baseline_dir(o.baselines.as_deref());
+    let tmp = std::env::temp_dir().join(format!("visa-emu-bench-{}", std::process::id()));
     let mut rows = Vec::new();
     for v in &variants {
-        rows.push(
-            b::bench_variant(v, runs.max(1))
-                .map_err(|e| Failed(format!("{}: {e}", v.display())))?,
-        );
+        let name = c::variant_name(v);
+        let fail = |e: String| Failed(format!("{name}: {e}"));
+        eprintln!("visa-emu: bench {name}");
+        let case_dir = v.parent().ok_or_else(|| fail("no case folder".into()))?;
+        let mut case =
+            visa_emu::corpus::case::Case::load(case_dir).map_err(|e| fail(e.to_string()))?;
+        r::scale_case(&mut case, o.scale, &tmp.join(&name)).map_err(fail)?;
+        for s in &o.set {
+            r::apply_set(&mut case, s).map_err(fail)?;
+        }
+        let (items, bytes) = b::shape(&case);
+        let cpu = b::bench_cpu(v, &case, o.runs.max(1), workers).map_err(fail)?;
+        let gpu_row = match gpu.as_mut() {
+            Some(g) => Some(
+                bg::bench_gpu(
+                    g,
+                    v,
+                    &case,
+                    o.runs,
+                    cpu.run_ms,
+                    cpu.channel_ops,
+                    bytes,
+                    &baselines,
+                )
+                .map_err(fail)?,
+            ),
+            None => None,
+        };
+        rows.push(b::BenchRow {
+            workload: if o.scale > 1 {
+                format!("{name} x{}", o.scale)
+            } else {
+                name
+            },
+            work_items: items,
+            buffer_bytes: bytes,
+            cpu,
+            gpu: gpu_row,
+        });
     }
+    let _ = std::fs::remove_dir_all(&tmp);
     print!("{}", b::table(&rows));
-    if let Some(p) = json {
+    if let Some(p) = &o.json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| Failed(e.to_string()))?;
         std::fs::write(p, text).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
+    }
+    if let Some(p) = &o.svg {
+        std::fs::write(p, b::svg(&rows)).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
     }
     Ok(())
 }
@@ -460,7 +538,29 @@ fn main() -> ExitCode {
             grf_bytes,
             notes,
         } => check(&file, grf_bytes, notes),
-        Command::Bench { paths, runs, json } => bench(&paths, runs, json.as_deref()),
+        Command::Bench {
+            paths,
+            device,
+            runs,
+            workers,
+            scale,
+            set,
+            baselines,
+            json,
+            svg,
+        } => bench(
+            &paths,
+            &device,
+            &BenchArgs {
+                runs,
+                workers,
+                scale,
+                set,
+                baselines,
+                json,
+                svg,
+            },
+        ),
         Command::Validate { paths, json } => validate(&paths, json.as_deref()),
         Command::Conformance {
             paths,

@@ -21,6 +21,8 @@ pub struct GpuRun {
     pub dispatch_ms: f64,
     /// Dispatch passes (more than 1 when threads were saved and resumed).
     pub passes: u32,
+    /// GPU time of the passes from timestamp queries, when the adapter has them.
+    pub gpu_ms: Option<f64>,
 }
 
 fn words_of(b: &[u8]) -> Vec<u32> {
@@ -228,7 +230,24 @@ pub fn execute_with_budget(
 ) -> Result<GpuRun, String> {
     let step_limit = launch.step_limit;
     let mut job = launch.job.clone();
-    if let Some(budget) = budget {
+    let whole_thread_fits = launch
+        .module
+        .unsliced_cost
+        .zip(budget)
+        .is_some_and(|(need, b)| need <= u64::from(b));
+    if budget.is_some() && !whole_thread_fits {
+        // The state buffer would not fit: run in one pass and let the probe report a
+        // driver-stopped loop rather than return wrong data.
+        let words = launch.threads * launch.module.state_words as u64
+            + launch.groups * launch.module.slm_words as u64;
+        if words * 4 > gpu.capabilities().max_storage_buffer_binding_size {
+            let mut cfg_words = words_of(&job.buffers[translate::binding::CFG as usize].data);
+            cfg_words[cfg::PROBE] = 2;
+            job.buffers[translate::binding::CFG as usize].data = bytes_of(&cfg_words);
+            return finish(gpu, launch, &job, step_limit, Some(words * 4));
+        }
+    }
+    if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
         let need = launch.module.max_block_cost;
         if u64::from(budget) < need {
             return Err(format!(
@@ -258,7 +277,19 @@ pub fn execute_with_budget(
             max_passes: 1_000_000,
         });
     }
-    let r = gpu.run(&job).map_err(|e| e.to_string())?;
+    finish(gpu, launch, &job, step_limit, None)
+}
+
+/// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
+/// have needed when it was too large (for the error message).
+fn finish(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    job: &ComputeJob,
+    step_limit: u32,
+    unsliced_state: Option<u64>,
+) -> Result<GpuRun, String> {
+    let r = gpu.run(job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[4]);
     if stat[0] != 0 {
         let at = stat[1];
@@ -268,11 +299,19 @@ pub fn execute_with_budget(
             ),
             runtime_error::SWITCH_RANGE => format!("instruction {at}: switchjmp index out of range"),
             runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
-            runtime_error::DRIVER_LOOPS => format!(
-                "the driver stopped the shader's loops before the block at instruction {at} \
-                 (its per-invocation loop limit ran out earlier than estimated); the results \
-                 would be wrong, so none are returned"
-            ),
+            runtime_error::DRIVER_LOOPS => match unsliced_state {
+                Some(bytes) => format!(
+                    "the driver stopped the shader's loops before the block at instruction {at} \
+                     (its per-invocation loop limit ran out), and resuming threads in passes \
+                     would need {bytes} bytes of saved state, over the adapter's buffer limit: \
+                     use a smaller launch or --backend cpu"
+                ),
+                None => format!(
+                    "the driver stopped the shader's loops before the block at instruction {at} \
+                     (its per-invocation loop limit ran out earlier than estimated); the results \
+                     would be wrong, so none are returned"
+                ),
+            },
             runtime_error::NO_PROGRESS => format!(
                 "the block at instruction {at} needs more loop iterations than one pass allows"
             ),
@@ -295,6 +334,7 @@ pub fn execute_with_budget(
         pipeline_ms: r.timings.pipeline_ms,
         dispatch_ms: r.timings.dispatch_ms,
         passes: r.timings.passes,
+        gpu_ms: r.timings.gpu_ms,
     })
 }
 

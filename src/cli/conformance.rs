@@ -15,7 +15,16 @@ pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
         } else if p.join("case.json").exists() {
             out.extend(variants_of(p)?);
         } else {
-            let mut cases: Vec<PathBuf> = std::fs::read_dir(p)?
+            let entries = std::fs::read_dir(p).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}: not a variant folder, a case folder or a folder of cases ({e})",
+                        p.display()
+                    ),
+                )
+            })?;
+            let mut cases: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|c| c.join("case.json").exists())
                 .collect();

@@ -1,6 +1,8 @@
 //! The pieces of the `visa-emu` command line that are worth testing as a library.
 
 pub mod bench;
+#[cfg(feature = "gpu")]
+pub mod bench_gpu;
 pub mod conformance;
 pub mod info;
 pub mod run;

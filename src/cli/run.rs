@@ -71,6 +71,42 @@ pub fn apply_set(case: &mut Case, set: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `--scale K`: K times the work-items in dimension 0, every buffer argument's initial
+/// contents repeated K times (written under `tmp`). Scalars stay: change a size
+/// argument with `--set` as the kernel needs.
+pub fn scale_case(case: &mut Case, k: u64, tmp: &std::path::Path) -> Result<(), String> {
+    if k <= 1 {
+        return Ok(());
+    }
+    let g = case
+        .ndrange
+        .global_size
+        .first_mut()
+        .ok_or("the case has no NDRange")?;
+    *g *= k;
+    std::fs::create_dir_all(tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let inputs: Vec<Option<Vec<u8>>> = case
+        .args
+        .iter()
+        .map(|a| {
+            (a.kind == "buffer")
+                .then(|| case.input_bytes(a))
+                .transpose()
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| e.to_string())?;
+    for (a, data) in case.args.iter_mut().zip(inputs) {
+        let Some(data) = data else { continue };
+        let tiled = data.repeat(k as usize);
+        let path = tmp.join(format!("{}.bin", a.name));
+        std::fs::write(&path, &tiled).map_err(|e| format!("{}: {e}", path.display()))?;
+        a.input_file = Some(path.display().to_string());
+        a.bytes = Some(tiled.len() as u64);
+        a.count = a.count.map(|c| c * k);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -69,3 +69,16 @@ pub fn split(insts: &[PInst]) -> Blocks {
     }
     Blocks { ranges, block_of }
 }
+
+/// True when no block can run twice in a thread: every branch goes forward and there
+/// are no subroutine calls (a subroutine called twice runs twice).
+pub fn acyclic(insts: &[PInst]) -> bool {
+    insts.iter().enumerate().all(|(i, inst)| {
+        !matches!(inst.op, Opcode::Call | Opcode::Fcall | Opcode::Ifcall)
+            && inst.fields.iter().all(|f| match f {
+                PField::Target(t) => *t as usize > i,
+                PField::Targets(ts) => ts.iter().all(|t| *t as usize > i),
+                _ => true,
+            })
+    })
+}

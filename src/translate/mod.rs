@@ -92,6 +92,9 @@ pub struct Module {
     /// Sliced runs: the loop back-edges a pass needs at least (the costliest block plus
     /// saving and restoring a thread); a budget below it cannot make progress.
     pub max_block_cost: u64,
+    /// When no block can run twice: an upper bound of the loop back-edges a whole
+    /// thread takes, so a driver's cap that covers it needs no slicing.
+    pub unsliced_cost: Option<u64>,
     /// Sliced runs: words of one thread's saved state, and of one group's SLM.
     pub state_words: u32,
     pub slm_words: u32,
@@ -275,6 +278,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     // above, the probe.
     let head_cost = 1 + 2 * p.simd as u64 + 2;
     let mut max_block_cost = 0u64;
+    let mut all_blocks_cost = 0u64;
     em.open("switch pc");
     for (b, range) in cfg_blocks.ranges.iter().enumerate() {
         let len = range.end - range.start;
@@ -316,11 +320,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                 .block(&em.out[body_at..])
                 .map_err(TranslateError::Budget)?;
         max_block_cost = max_block_cost.max(cost);
+        all_blocks_cost += cost;
         let at = p.insts[range.start].index;
         let pad = "    ".repeat(em.depth);
         let check = format!(
-            "{pad}if (cfg[CFG_SLICED] != 0u) {{\n\
-             {pad}    if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+            "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+             {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
              {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
              {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
              {pad}        return 2u;\n\
@@ -348,6 +353,9 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         workgroup_size: tpg,
         blocks: cfg_blocks.ranges.len(),
         max_block_cost: max_block_cost + start_cost + save_cost,
+        // Each block at most once, plus `main`'s rounds (one per barrier block).
+        unsliced_cost: blocks::acyclic(&p.insts)
+            .then(|| start_cost + all_blocks_cost + 2 * (cfg_blocks.ranges.len() as u64 + 1)),
         state_words: 5
             + 32
             + 32 * depth
