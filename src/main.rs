@@ -152,6 +152,9 @@ enum Command {
         #[arg(long)]
         svg: Option<PathBuf>,
     },
+    /// List the adapters of every wgpu backend (the `--adapter N` indices) and what each
+    /// offers the GPU path.
+    Adapters,
     /// Run variants on the CPU interpreter and on every adapter of every wgpu backend;
     /// report per buffer whether each agrees with the interpreter (exits non-zero on a
     /// disagreement or an error).
@@ -429,6 +432,65 @@ fn run(
     Ok(())
 }
 
+fn adapters() -> Result<(), Failed> {
+    use visa_emu_host::{BackendChoice, GpuContext, GpuOptions};
+    let mut n = 0;
+    for b in [
+        BackendChoice::Vulkan,
+        BackendChoice::Metal,
+        BackendChoice::Dx12,
+        BackendChoice::Gl,
+    ] {
+        for a in GpuContext::adapters(b) {
+            n += 1;
+            println!(
+                "--backend {} --adapter {}: {} ({}, {})",
+                b.name(),
+                a.index,
+                a.name,
+                a.device_type,
+                a.driver.trim()
+            );
+            match GpuContext::new(&GpuOptions {
+                backend: b,
+                adapter: Some(a.index),
+                ..Default::default()
+            }) {
+                Ok(ctx) => {
+                    let c = ctx.capabilities();
+                    let yes = |f: bool| if f { "yes" } else { "no" };
+                    println!(
+                        "    int64 {} f64 {} f16 {} subgroups {} ({}..{} wide) int64-atomics {} timestamps {}; \
+                         workgroup up to {} invocations, {} KiB shared; storage binding up to {} MiB",
+                        yes(c.int64),
+                        yes(c.f64),
+                        yes(c.f16),
+                        yes(c.subgroups),
+                        c.subgroup_min_size,
+                        c.subgroup_max_size,
+                        yes(c.int64_atomics),
+                        yes(c.timestamps),
+                        c.max_invocations_per_workgroup,
+                        c.max_workgroup_storage_bytes / 1024,
+                        c.max_storage_buffer_binding_size >> 20
+                    );
+                    match visa_emu::backend::select::unusable(&ctx) {
+                        Some(why) => println!("    GPU path: unusable: {why}"),
+                        None => println!("    GPU path: usable"),
+                    }
+                }
+                Err(e) => println!("    cannot open: {e}"),
+            }
+        }
+    }
+    if n == 0 {
+        println!(
+            "no adapters (on Linux without a GPU: apt-get install mesa-vulkan-drivers for lavapipe)"
+        );
+    }
+    Ok(())
+}
+
 fn validate(paths: &[PathBuf], json: Option<&std::path::Path>) -> Result<(), Failed> {
     use visa_emu::cli::{conformance as c, validate as v};
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
@@ -561,6 +623,7 @@ fn main() -> ExitCode {
                 svg,
             },
         ),
+        Command::Adapters => adapters(),
         Command::Validate { paths, json } => validate(&paths, json.as_deref()),
         Command::Conformance {
             paths,
