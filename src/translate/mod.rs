@@ -30,6 +30,14 @@ use std::fmt::Write;
 /// The kernel-independent WGSL runtime, included at build time.
 pub const RUNTIME: &str = include_str!("../../shaders/runtime.wgsl");
 
+/// The text of the runtime's function `name` (for tests that run runtime pieces on
+/// their own).
+pub fn runtime_function(name: &str) -> Option<&'static str> {
+    let start = RUNTIME.find(&format!("\nfn {name}("))? + 1;
+    let end = RUNTIME[start..].find("\n}\n")? + start + 3;
+    Some(&RUNTIME[start..end])
+}
+
 /// Binding numbers of the generated module (group 0).
 pub mod binding {
     pub const CFG: u32 = 0;
