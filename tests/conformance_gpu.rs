@@ -11,7 +11,19 @@ use visa_emu::backend::gpu::check_variant;
 use visa_emu_host::{GpuContext, GpuOptions};
 
 /// Variants CI runs on lavapipe (each verified passing there).
-const CI_SET: &[&str] = &["saxpy/tgllp-simd16", "divergent_if_else/tgllp-simd16"];
+const CI_SET: &[&str] = &[
+    "saxpy/tgllp-simd16",
+    "divergent_if_else/tgllp-simd16",
+    // Resumed in 3 passes on lavapipe (llvmpipe's loop cap).
+    "mandelbrot/tgllp-simd16",
+    // Compare-and-swap loops on global memory.
+    "atomic_cmpxchg_mul/tgllp-simd16",
+    // Integer wrap-around, mulh, shifts of every width.
+    "int_arith_wrap/tgllp-simd16",
+];
+
+/// Kernels whose executed-instruction counts depend on the thread schedule.
+const CONTENDED: &[&str] = &["atomic_cmpxchg_mul/"];
 
 #[test]
 fn corpus_on_the_gpu_path() {
@@ -107,13 +119,17 @@ fn gpu_and_cpu_agree_byte_for_byte() {
                 first.map(|f| wd(b, f))
             );
         }
-        assert_eq!(
-            cpu.stats.instructions, g.instructions,
-            "{name}: instruction counts"
-        );
-        assert_eq!(
-            cpu.stats.channel_ops, g.channel_ops,
-            "{name}: channel-op counts"
-        );
+        // Retry loops around compare-and-swap run as often as threads collide, which
+        // depends on the schedule: only their results must agree.
+        if !CONTENDED.iter().any(|c| name.starts_with(c)) {
+            assert_eq!(
+                cpu.stats.instructions, g.instructions,
+                "{name}: instruction counts"
+            );
+            assert_eq!(
+                cpu.stats.channel_ops, g.channel_ops,
+                "{name}: channel-op counts"
+            );
+        }
     }
 }
