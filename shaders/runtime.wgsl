@@ -2,10 +2,11 @@
 // The translator (src/translate) appends one kernel's constants and blocks to this
 // text. Names starting with `K_` are constants the kernel part defines:
 //   K_GRF_WORDS  u32  words of one thread's GRF image (the interpreter's layout.total / 4)
+//   K_GRF_QUADS  u32  K_GRF_WORDS / 4, rounded up
 //   K_SLM_WORDS  u32  words of shared local memory of a work-group (at least 1)
 //   K_NADDR, K_NPRED, K_NSURF  sizes of the address, predicate and surface-variable files
 //   K_DEPTH      u32  call frames; K_SIMD the kernel's SIMD width; K_TPG threads per group
-//   K_SLM_PER_THREAD  u32  SLM words each thread saves/restores between passes
+//   K_SLM_PER_THREAD  u32  SLM quads (4 words) each thread saves/restores between passes
 //
 // Bindings (group 0):
 //   0 cfg      read   u32 words: launch shape, step budget, allocation table, binding table
@@ -56,7 +57,8 @@ const IDLE: u32 = 0xffffffffu;
 
 // ---- thread state -------------------------------------------------------------------
 
-var<private> g: array<u32, K_GRF_WORDS>;
+// Padded to whole quads (`save_state`); the accessors bound accesses by K_GRF_WORDS.
+var<private> g: array<u32, K_GRF_QUADS * 4u>;
 var<private> ar: array<u32, K_NADDR>;
 var<private> pr: array<u32, K_NPRED>;
 var<private> sv: array<u32, K_NSURF>;
@@ -101,7 +103,7 @@ const ST_FRESH: u32 = 0u;
 const ST_RUNNING: u32 = 1u;
 const ST_BARRIER: u32 = 2u;
 const ST_DONE: u32 = 3u;
-const K_STATE_WORDS: u32 = 5u + 32u + 32u * K_DEPTH + K_NPRED + K_NADDR + K_NSURF + K_GRF_WORDS;
+const K_STATE_WORDS: u32 = 5u + 32u + 32u * K_DEPTH + K_NPRED + K_NADDR + K_NSURF + 4u * K_GRF_QUADS;
 
 fn save_state(tid: u32, status: u32) {
     var o = tid * K_STATE_WORDS;
@@ -123,7 +125,15 @@ fn save_state(tid: u32, status: u32) {
     o = o + K_NADDR;
     for (var i = 0u; i < K_NSURF; i++) { state[o + i] = sv[i]; }
     o = o + K_NSURF;
-    for (var i = 0u; i < K_GRF_WORDS; i++) { state[o + i] = g[i]; }
+    // Four words an iteration: the GRF is most of the state, and loop iterations are
+    // what a capped driver counts.
+    for (var q = 0u; q < K_GRF_QUADS; q++) {
+        let k = 4u * q;
+        state[o + k] = g[k];
+        state[o + k + 1u] = g[k + 1u];
+        state[o + k + 2u] = g[k + 2u];
+        state[o + k + 3u] = g[k + 3u];
+    }
 }
 
 // Returns the saved status (ST_FRESH: nothing saved yet).
@@ -148,7 +158,13 @@ fn restore_state(tid: u32) -> u32 {
     o = o + K_NADDR;
     for (var i = 0u; i < K_NSURF; i++) { sv[i] = state[o + i]; }
     o = o + K_NSURF;
-    for (var i = 0u; i < K_GRF_WORDS; i++) { g[i] = state[o + i]; }
+    for (var q = 0u; q < K_GRF_QUADS; q++) {
+        let k = 4u * q;
+        g[k] = state[o + k];
+        g[k + 1u] = state[o + k + 1u];
+        g[k + 2u] = state[o + k + 2u];
+        g[k + 3u] = state[o + k + 3u];
+    }
     return status;
 }
 
@@ -158,19 +174,26 @@ fn slm_save_base(group: u32) -> u32 {
     return threads * K_STATE_WORDS + group * K_SLM_WORDS;
 }
 
+// Four words an iteration (loop iterations are what a capped driver counts).
 fn save_slm(group: u32, t: u32) {
     let base = slm_save_base(group);
     for (var k = 0u; k < K_SLM_PER_THREAD; k++) {
-        let i = t + k * K_TPG;
+        let i = 4u * (t + k * K_TPG);
         if (i < K_SLM_WORDS) { state[base + i] = atomicLoad(&slm[i]); }
+        if (i + 1u < K_SLM_WORDS) { state[base + i + 1u] = atomicLoad(&slm[i + 1u]); }
+        if (i + 2u < K_SLM_WORDS) { state[base + i + 2u] = atomicLoad(&slm[i + 2u]); }
+        if (i + 3u < K_SLM_WORDS) { state[base + i + 3u] = atomicLoad(&slm[i + 3u]); }
     }
 }
 
 fn restore_slm(group: u32, t: u32) {
     let base = slm_save_base(group);
     for (var k = 0u; k < K_SLM_PER_THREAD; k++) {
-        let i = t + k * K_TPG;
+        let i = 4u * (t + k * K_TPG);
         if (i < K_SLM_WORDS) { atomicStore(&slm[i], state[base + i]); }
+        if (i + 1u < K_SLM_WORDS) { atomicStore(&slm[i + 1u], state[base + i + 1u]); }
+        if (i + 2u < K_SLM_WORDS) { atomicStore(&slm[i + 2u], state[base + i + 2u]); }
+        if (i + 3u < K_SLM_WORDS) { atomicStore(&slm[i + 3u], state[base + i + 3u]); }
     }
 }
 

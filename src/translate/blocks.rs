@@ -24,6 +24,9 @@ pub fn ends_block(op: Opcode) -> bool {
     )
 }
 
+/// Instructions in one block at most.
+pub const MAX_BLOCK_INSTS: usize = 96;
+
 pub fn split(insts: &[PInst]) -> Blocks {
     let n = insts.len();
     let mut leader = vec![false; n + 1];
@@ -59,7 +62,10 @@ pub fn split(insts: &[PInst]) -> Blocks {
     let mut block_of = vec![u32::MAX; n];
     let mut start = 0;
     for (i, &lead) in leader.iter().enumerate().skip(1) {
-        if i == n || lead {
+        // Long straight-line code is cut too, so that one block's loops fit in a pass
+        // of a driver that caps them (see `budget`): the channels that run a block run
+        // its continuation next, together, so the cut changes nothing else.
+        if i == n || lead || i - start >= MAX_BLOCK_INSTS {
             if start < i {
                 block_of[start] = ranges.len() as u32;
                 ranges.push(start..i);

@@ -34,12 +34,26 @@ pub struct Costs {
 }
 
 impl Costs {
-    /// Scan every `fn` of `wgsl` (a callee before its callers, as WGSL requires).
+    /// Scan every `fn` of `wgsl`. WGSL lets a function call one defined further down,
+    /// so the scan repeats until no cost changes (there is no recursion in WGSL).
     pub fn of_functions(wgsl: &str, consts: &HashMap<String, u64>) -> Result<Costs, UnboundedLoop> {
         let mut costs = Costs {
             funcs: HashMap::new(),
             consts: consts.clone(),
         };
+        for _ in 0..64 {
+            let before = costs.funcs.clone();
+            costs.scan_functions(wgsl)?;
+            if costs.funcs == before {
+                return Ok(costs);
+            }
+        }
+        // Unreachable without recursion, which WGSL forbids; keep the last estimate.
+        Ok(costs)
+    }
+
+    fn scan_functions(&mut self, wgsl: &str) -> Result<(), UnboundedLoop> {
+        let costs = self;
         let lines: Vec<&str> = wgsl.lines().collect();
         let mut i = 0;
         while i < lines.len() {
@@ -64,7 +78,7 @@ impl Costs {
             })?;
             costs.funcs.insert(name, c);
         }
-        Ok(costs)
+        Ok(())
     }
 
     /// The cost of one call of the function `name` (0 for an unknown name).
@@ -97,7 +111,9 @@ impl Costs {
                 total += mult * bound;
                 inner = mult * bound;
             }
-            for callee in calls(line) {
+            // A `fn` header names the function itself, not a call.
+            let header = line.trim_start().starts_with("fn ");
+            for callee in calls(line).filter(|_| !header) {
                 if let Some(c) = self.funcs.get(callee) {
                     // A call on a loop's own line runs in its body.
                     total += c * inner;
@@ -192,6 +208,14 @@ mod tests {
     }
 
     #[test]
+    fn a_callee_defined_after_its_caller_still_counts() {
+        let rt =
+            "fn top() {\n    leaf();\n}\nfn leaf() {\n    for (var i = 0u; i < 8u; i++) { }\n}\n";
+        let c = Costs::of_functions(rt, &HashMap::new()).unwrap();
+        assert_eq!(c.funcs["top"], 8);
+    }
+
+    #[test]
     fn an_unbounded_loop_is_an_error_naming_its_line() {
         let e = Costs::default()
             .block("let a = 1;\nfor (var i = 0u; i < n; i++) { }\n")
@@ -203,6 +227,7 @@ mod tests {
     fn every_runtime_loop_has_a_bound() {
         let consts = [
             "K_GRF_WORDS",
+            "K_GRF_QUADS",
             "K_SLM_WORDS",
             "K_NADDR",
             "K_NPRED",

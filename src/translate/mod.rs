@@ -100,6 +100,8 @@ pub struct Module {
     /// Sliced runs: the loop back-edges a pass needs at least (the costliest block plus
     /// saving and restoring a thread); a budget below it cannot make progress.
     pub max_block_cost: u64,
+    /// The part of `max_block_cost` spent restoring (or initializing) and saving.
+    pub state_cost: u64,
     /// When no block can run twice: an upper bound of the loop back-edges a whole
     /// thread takes, so a driver's cap that covers it needs no slicing.
     pub unsliced_cost: Option<u64>,
@@ -230,6 +232,10 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     let slm_words = target.slm_bytes.div_ceil(4).max(1);
     let nsurf = p.kernel.surfaces.len().max(8);
     em.line(&format!("const K_GRF_WORDS: u32 = {grf_words}u;"));
+    em.line(&format!(
+        "const K_GRF_QUADS: u32 = {}u;",
+        grf_words.div_ceil(4)
+    ));
     em.line(&format!("const K_SLM_WORDS: u32 = {slm_words}u;"));
     em.line(&format!("const K_NADDR: u32 = {}u;", p.addr_total.max(1)));
     em.line(&format!(
@@ -242,10 +248,11 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     em.line(&format!("const K_TPG: u32 = {tpg}u;"));
     em.line(&format!(
         "const K_SLM_PER_THREAD: u32 = {}u;",
-        slm_words.div_ceil(tpg)
+        slm_words.div_ceil(4).div_ceil(tpg)
     ));
     let consts: HashMap<String, u64> = [
         ("K_GRF_WORDS", grf_words as u64),
+        ("K_GRF_QUADS", grf_words.div_ceil(4) as u64),
         ("K_SLM_WORDS", slm_words as u64),
         ("K_NADDR", p.addr_total.max(1) as u64),
         ("K_NPRED", p.kernel.preds.len().max(1) as u64),
@@ -253,19 +260,24 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         ("K_SIMD", p.simd as u64),
         ("K_DEPTH", depth as u64),
         ("K_TPG", tpg as u64),
-        ("K_SLM_PER_THREAD", slm_words.div_ceil(tpg) as u64),
+        (
+            "K_SLM_PER_THREAD",
+            slm_words.div_ceil(4).div_ceil(tpg) as u64,
+        ),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let costs = budget::Costs::of_functions(RUNTIME, &consts).map_err(TranslateError::Budget)?;
+    em.line("");
+    emit_init(&mut em, p);
+    // The runtime's functions and `init` (the blocks come next).
+    let costs = budget::Costs::of_functions(&format!("{RUNTIME}\n{}", em.out), &consts)
+        .map_err(TranslateError::Budget)?;
     // What a pass spends outside blocks: restoring (or initializing) before the first,
     // saving after the last, and a little for `main`'s round loop.
     let start_cost =
         costs.function("restore_state") + costs.function("restore_slm") + costs.function("init");
     let save_cost = costs.function("save_state") + costs.function("save_slm") + 64;
-    em.line("");
-    emit_init(&mut em, p);
     // The block loop.
     em.open("fn run_thread() -> u32");
     em.open("loop");
@@ -361,6 +373,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         workgroup_size: tpg,
         blocks: cfg_blocks.ranges.len(),
         max_block_cost: max_block_cost + start_cost + save_cost,
+        state_cost: start_cost + save_cost,
         // Each block at most once, plus `main`'s rounds (one per barrier block).
         unsliced_cost: blocks::acyclic(&p.insts)
             .then(|| start_cost + all_blocks_cost + 2 * (cfg_blocks.ranges.len() as u64 + 1)),
@@ -370,7 +383,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             + p.kernel.preds.len().max(1) as u32
             + p.addr_total.max(1)
             + nsurf as u32
-            + grf_words,
+            + 4 * grf_words.div_ceil(4),
         slm_words,
         block_starts: cfg_blocks
             .ranges
