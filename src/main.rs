@@ -5,9 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use visa_emu::cli;
 
-/// Instructions one GPU thread may execute before the watchdog stops it.
-const STEP_LIMIT: u32 = 50_000_000;
-
 #[derive(Parser)]
 #[command(
     name = "visa-emu",
@@ -130,27 +127,8 @@ enum Command {
         paths: Vec<PathBuf>,
         #[command(flatten)]
         device: DeviceFlags,
-        /// Timed runs per workload (after one warm-up); the median is reported.
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        /// Interpreter threads (default: all cores).
-        #[arg(long)]
-        workers: Option<usize>,
-        /// K times the work-items (dimension 0), buffer contents repeated K times.
-        #[arg(long, default_value_t = 1)]
-        scale: u64,
-        /// Argument override after scaling: NAME=@FILE or NAME=VALUE.
-        #[arg(long = "set")]
-        set: Vec<String>,
-        /// Folder of hand-written WGSL baselines (default: benches/wgsl of the sources).
-        #[arg(long)]
-        baselines: Option<PathBuf>,
-        /// Also write the rows as JSON to this file.
-        #[arg(long)]
-        json: Option<PathBuf>,
-        /// Also draw the ratios as an SVG bar chart into this file.
-        #[arg(long)]
-        svg: Option<PathBuf>,
+        #[command(flatten)]
+        opts: BenchArgs,
     },
     /// List the adapters of every wgpu backend (the `--adapter N` indices) and what each
     /// offers the GPU path.
@@ -250,13 +228,28 @@ fn conformance(
 }
 
 /// `bench`'s options.
+#[derive(clap::Args)]
 struct BenchArgs {
+    /// Timed runs per workload (after one warm-up); the median is reported.
+    #[arg(long, default_value_t = 5)]
     runs: usize,
+    /// Interpreter threads (default: all cores).
+    #[arg(long)]
     workers: Option<usize>,
+    /// K times the work-items (dimension 0), buffer contents repeated K times.
+    #[arg(long, default_value_t = 1)]
     scale: u64,
+    /// Argument override after scaling: NAME=@FILE or NAME=VALUE.
+    #[arg(long = "set")]
     set: Vec<String>,
+    /// Folder of hand-written WGSL baselines (default: benches/wgsl of the sources).
+    #[arg(long)]
     baselines: Option<PathBuf>,
+    /// Also write the rows as JSON to this file.
+    #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw the ratios as an SVG bar chart into this file.
+    #[arg(long)]
     svg: Option<PathBuf>,
 }
 
@@ -362,8 +355,21 @@ fn run(
     } else {
         device.open()?
     };
-    if let Some(path) = wgsl {
-        let built = visa_emu::backend::gpu::build(variant, &case, STEP_LIMIT).map_err(Failed)?;
+    // One translation serves both --wgsl and the GPU run.
+    let t0 = std::time::Instant::now();
+    let built = if wgsl.is_some() || gpu.is_some() {
+        Some(
+            visa_emu::backend::gpu::build(
+                variant,
+                &case,
+                visa_emu::backend::gpu::DEFAULT_STEP_LIMIT,
+            )
+            .map_err(Failed)?,
+        )
+    } else {
+        None
+    };
+    if let (Some(path), Some(built)) = (wgsl, &built) {
         std::fs::write(path, &built.module.wgsl)
             .map_err(|e| Failed(format!("{}: {e}", path.display())))?;
         eprintln!(
@@ -373,16 +379,19 @@ fn run(
             built.module.blocks
         );
     }
-    let t = std::time::Instant::now();
-    let buffers = match gpu {
-        Some(mut g) => {
+    // The GPU's total includes its translation; the interpreter's starts here.
+    let t = if gpu.is_some() {
+        t0
+    } else {
+        std::time::Instant::now()
+    };
+    let buffers = match (gpu, built) {
+        (Some(mut g), Some(built)) => {
             if trace {
                 return Err(Failed(
                     "--trace needs the CPU interpreter: add --backend cpu".into(),
                 ));
             }
-            let built =
-                visa_emu::backend::gpu::build(variant, &case, STEP_LIMIT).map_err(Failed)?;
             let run = visa_emu::backend::gpu::execute(&mut g, &built).map_err(Failed)?;
             println!(
                 "ran on the GPU: {} instructions ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
@@ -397,7 +406,7 @@ fn run(
             );
             run.buffers
         }
-        None => {
+        _ => {
             let opts = visa_emu::interp::RunOptions {
                 trace,
                 workers,
@@ -433,57 +442,44 @@ fn run(
 }
 
 fn adapters() -> Result<(), Failed> {
-    use visa_emu_host::{BackendChoice, GpuContext, GpuOptions};
-    let mut n = 0;
-    for b in [
-        BackendChoice::Vulkan,
-        BackendChoice::Metal,
-        BackendChoice::Dx12,
-        BackendChoice::Gl,
-    ] {
-        for a in GpuContext::adapters(b) {
-            n += 1;
-            println!(
-                "--backend {} --adapter {}: {} ({}, {})",
-                b.name(),
-                a.index,
-                a.name,
-                a.device_type,
-                a.driver.trim()
-            );
-            match GpuContext::new(&GpuOptions {
-                backend: b,
-                adapter: Some(a.index),
-                ..Default::default()
-            }) {
-                Ok(ctx) => {
-                    let c = ctx.capabilities();
-                    let yes = |f: bool| if f { "yes" } else { "no" };
-                    println!(
-                        "    int64 {} f64 {} f16 {} subgroups {} ({}..{} wide) int64-atomics {} timestamps {}; \
-                         workgroup up to {} invocations, {} KiB shared; storage binding up to {} MiB",
-                        yes(c.int64),
-                        yes(c.f64),
-                        yes(c.f16),
-                        yes(c.subgroups),
-                        c.subgroup_min_size,
-                        c.subgroup_max_size,
-                        yes(c.int64_atomics),
-                        yes(c.timestamps),
-                        c.max_invocations_per_workgroup,
-                        c.max_workgroup_storage_bytes / 1024,
-                        c.max_storage_buffer_binding_size >> 20
-                    );
-                    match visa_emu::backend::select::unusable(&ctx) {
-                        Some(why) => println!("    GPU path: unusable: {why}"),
-                        None => println!("    GPU path: usable"),
-                    }
+    let all = visa_emu::backend::select::open_each();
+    for (b, a, ctx) in &all {
+        println!(
+            "--backend {} --adapter {}: {} ({}, {})",
+            b.name(),
+            a.index,
+            a.name,
+            a.device_type,
+            a.driver.trim()
+        );
+        match ctx {
+            Ok(ctx) => {
+                let c = ctx.capabilities();
+                let yes = |f: bool| if f { "yes" } else { "no" };
+                println!(
+                    "    int64 {} f64 {} f16 {} subgroups {} ({}..{} wide) int64-atomics {} timestamps {}; \
+                     workgroup up to {} invocations, {} KiB shared; storage binding up to {} MiB",
+                    yes(c.int64),
+                    yes(c.f64),
+                    yes(c.f16),
+                    yes(c.subgroups),
+                    c.subgroup_min_size,
+                    c.subgroup_max_size,
+                    yes(c.int64_atomics),
+                    yes(c.timestamps),
+                    c.max_invocations_per_workgroup,
+                    c.max_workgroup_storage_bytes / 1024,
+                    c.max_storage_buffer_binding_size >> 20
+                );
+                match visa_emu::backend::select::unusable(ctx) {
+                    Some(why) => println!("    GPU path: unusable: {why}"),
+                    None => println!("    GPU path: usable"),
                 }
-                Err(e) => println!("    cannot open: {e}"),
             }
+            Err(e) => println!("    cannot open: {e}"),
         }
     }
-    if n == 0 {
+    if all.is_empty() {
         println!(
             "no adapters (on Linux without a GPU: apt-get install mesa-vulkan-drivers for lavapipe)"
         );
@@ -603,26 +599,8 @@ fn main() -> ExitCode {
         Command::Bench {
             paths,
             device,
-            runs,
-            workers,
-            scale,
-            set,
-            baselines,
-            json,
-            svg,
-        } => bench(
-            &paths,
-            &device,
-            &BenchArgs {
-                runs,
-                workers,
-                scale,
-                set,
-                baselines,
-                json,
-                svg,
-            },
-        ),
+            opts,
+        } => bench(&paths, &device, &opts),
         Command::Adapters => adapters(),
         Command::Validate { paths, json } => validate(&paths, json.as_deref()),
         Command::Conformance {

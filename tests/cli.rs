@@ -63,18 +63,9 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("line 3") && e.contains("mnemonic"), "{e}");
 }
 
-#[test]
-fn run_with_overridden_arguments_writes_outputs() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = std::env::temp_dir().join(format!("visa-emu-run-{}", std::process::id()));
-    let o = bin()
-        .arg("run")
-        .arg(root.join("examples/saxpy/tgllp-simd16"))
-        .args(["--set", "a=1.0", "--set", "n=16", "--out-dir"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+/// `y.bin` under `out` is the bundled saxpy run with `a=1.0`, `n=16`: the first 16
+/// elements are x + y, the rest untouched.
+fn check_saxpy_a1_n16(root: &std::path::Path, out: &std::path::Path) {
     let f = |b: &[u8], i: usize| f32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
     let x = std::fs::read(root.join("examples/saxpy/inputs/x.bin")).unwrap();
     let y0 = std::fs::read(root.join("examples/saxpy/inputs/y.bin")).unwrap();
@@ -87,6 +78,21 @@ fn run_with_overridden_arguments_writes_outputs() {
         &y0[64..],
         "n=16: elements from 16 on are untouched"
     );
+}
+
+#[test]
+fn run_with_overridden_arguments_writes_outputs() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::env::temp_dir().join(format!("visa-emu-run-{}", std::process::id()));
+    let o = bin()
+        .arg("run")
+        .arg(root.join("examples/saxpy/tgllp-simd16"))
+        .args(["--set", "a=1.0", "--set", "n=16", "--out-dir"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    check_saxpy_a1_n16(root, &out);
     let bad = bin()
         .arg("run")
         .arg(root.join("examples/saxpy/tgllp-simd16"))
@@ -128,14 +134,7 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
     assert!(std::fs::read_to_string(&wgsl)
         .unwrap()
         .contains("fn run_thread"));
-    let f = |b: &[u8], i: usize| f32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap());
-    let x = std::fs::read(root.join("examples/saxpy/inputs/x.bin")).unwrap();
-    let y0 = std::fs::read(root.join("examples/saxpy/inputs/y.bin")).unwrap();
-    let y = std::fs::read(out.join("y.bin")).unwrap();
-    for i in 0..16 {
-        assert_eq!(f(&y, i), f(&x, i) + f(&y0, i), "element {i}");
-    }
-    assert_eq!(&y[64..], &y0[64..]);
+    check_saxpy_a1_n16(root, &out);
 
     // `validate`: the interpreter is the reference, every usable adapter agrees.
     let json = out.join("validate.json");

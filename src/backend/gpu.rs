@@ -218,6 +218,14 @@ pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, Stri
     })
 }
 
+/// Overwrite words of a built job's `cfg` buffer.
+fn set_cfg(job: &mut ComputeJob, words: &[(usize, u32)]) {
+    let buf = &mut job.buffers[translate::binding::CFG as usize].data;
+    for &(i, v) in words {
+        buf[4 * i..4 * i + 4].copy_from_slice(&v.to_le_bytes());
+    }
+}
+
 /// Dispatch a built launch and read its buffers back (sliced as [`pass_budget`] says).
 pub fn execute(gpu: &mut GpuContext, launch: &GpuLaunch) -> Result<GpuRun, String> {
     let budget = pass_budget(gpu);
@@ -237,19 +245,16 @@ pub fn execute_with_budget(
         .unsliced_cost
         .zip(budget)
         .is_some_and(|(need, b)| need <= u64::from(b));
-    if budget.is_some() && !whole_thread_fits {
-        // The state buffer would not fit: run in one pass and let the probe report a
-        // driver-stopped loop rather than return wrong data.
-        let words = launch.threads * launch.module.state_words as u64
-            + launch.groups * launch.module.slm_words as u64;
-        if words * 4 > gpu.capabilities().max_storage_buffer_binding_size {
-            let mut cfg_words = words_of(&job.buffers[translate::binding::CFG as usize].data);
-            cfg_words[cfg::PROBE] = 2;
-            job.buffers[translate::binding::CFG as usize].data = bytes_of(&cfg_words);
-            return finish(gpu, launch, &job, step_limit, Some(words * 4));
-        }
-    }
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
+        let bytes = 4
+            * (launch.threads * launch.module.state_words as u64
+                + launch.groups * launch.module.slm_words as u64);
+        if bytes > gpu.capabilities().max_storage_buffer_binding_size {
+            // The state buffer would not fit: run in one pass and let the probe report
+            // a driver-stopped loop rather than return wrong data.
+            set_cfg(&mut job, &[(cfg::PROBE, 2)]);
+            return finish(gpu, launch, &job, step_limit, Some(bytes));
+        }
         let need = launch.module.max_block_cost;
         if u64::from(budget) < need {
             return Err(format!(
@@ -258,21 +263,14 @@ pub fn execute_with_budget(
                 launch.module.state_cost
             ));
         }
-        let words = launch.threads * launch.module.state_words as u64
-            + launch.groups * launch.module.slm_words as u64;
-        let bytes = words * 4;
-        let limit = gpu.capabilities().max_storage_buffer_binding_size;
-        if bytes > limit {
-            return Err(format!(
-                "resuming threads on '{}' needs {bytes} bytes of saved state, over its {limit}-byte buffer limit; use a smaller launch or --backend cpu",
-                gpu.adapter().name
-            ));
-        }
-        let mut cfg_words = words_of(&job.buffers[translate::binding::CFG as usize].data);
-        cfg_words[cfg::EDGE_BUDGET] = budget;
-        cfg_words[cfg::PROBE] = 2;
-        cfg_words[cfg::SLICED] = 1;
-        job.buffers[translate::binding::CFG as usize].data = bytes_of(&cfg_words);
+        set_cfg(
+            &mut job,
+            &[
+                (cfg::EDGE_BUDGET, budget),
+                (cfg::PROBE, 2),
+                (cfg::SLICED, 1),
+            ],
+        );
         job.buffers[translate::binding::STATE as usize].size = bytes.max(4);
         job.repeat = Some(Repeat {
             buffer: translate::binding::STAT as usize,
@@ -341,7 +339,12 @@ fn finish(
     })
 }
 
-fn hash(s: &str) -> u64 {
+/// Instructions one GPU thread may execute before the watchdog stops it (the
+/// interpreter's default too).
+pub const DEFAULT_STEP_LIMIT: u32 = 50_000_000;
+
+/// Pipeline-cache key of a WGSL program.
+pub fn hash(s: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     s.hash(&mut h);
@@ -352,7 +355,7 @@ fn hash(s: &str) -> u64 {
 pub fn check_variant(gpu: &mut GpuContext, dir: &Path) -> Result<String, String> {
     let case_dir = dir.parent().ok_or("variant folder has no case folder")?;
     let case = Case::load(case_dir).map_err(|e| e.to_string())?;
-    let run = run_case(gpu, dir, &case, 50_000_000)?;
+    let run = run_case(gpu, dir, &case, DEFAULT_STEP_LIMIT)?;
     super::cpu::check_outputs(&case, &run.buffers)?;
     Ok(format!(
         "{} instructions, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",

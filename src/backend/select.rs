@@ -2,7 +2,7 @@
 //! device it asks for, and decide `auto` (a hardware GPU when one can run the
 //! translator's output, else the CPU interpreter, with a notice saying why).
 
-use visa_emu_host::{BackendChoice, GpuContext, GpuOptions};
+use visa_emu_host::{AdapterSummary, BackendChoice, GpuContext, GpuOptions};
 
 /// What `--backend` asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +43,29 @@ pub struct DeviceArgs {
     pub no_f16: bool,
     pub no_f64: bool,
     pub no_int64: bool,
+}
+
+/// Every adapter of every wgpu backend, each opened with default options (the
+/// error text where it cannot be).
+pub fn open_each() -> Vec<(BackendChoice, AdapterSummary, Result<GpuContext, String>)> {
+    let mut out = Vec::new();
+    for b in [
+        BackendChoice::Vulkan,
+        BackendChoice::Metal,
+        BackendChoice::Dx12,
+        BackendChoice::Gl,
+    ] {
+        for a in GpuContext::adapters(b) {
+            let ctx = GpuContext::new(&GpuOptions {
+                backend: b,
+                adapter: Some(a.index),
+                ..Default::default()
+            })
+            .map_err(|e| e.to_string());
+            out.push((b, a, ctx));
+        }
+    }
+    out
 }
 
 /// Why a GPU context cannot run the translator's output, if it cannot.

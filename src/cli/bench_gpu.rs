@@ -8,19 +8,12 @@
 //! the case's local size.
 //! It is dispatched over global / local work-groups.
 
-use super::bench::{BaselineBench, GpuBench};
+use super::bench::{median, BaselineBench, GpuBench};
 use crate::backend::gpu;
 use crate::corpus::case::Case;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use visa_emu_host::{BufferUse, ComputeJob, GpuContext, JobBuffer};
-
-const STEP_LIMIT: u32 = 50_000_000;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
 
 /// Where the baselines live: `dir` if given, else `benches/wgsl` of the source tree.
 pub fn baseline_dir(dir: Option<&Path>) -> PathBuf {
@@ -41,7 +34,7 @@ pub fn bench_gpu(
     baselines: &Path,
 ) -> Result<GpuBench, String> {
     let t = Instant::now();
-    let launch = gpu::build(dir, case, STEP_LIMIT)?;
+    let launch = gpu::build(dir, case, gpu::DEFAULT_STEP_LIMIT)?;
     let translate_ms = t.elapsed().as_secs_f64() * 1e3;
     let first = gpu::execute(ctx, &launch)?;
     let mut times = Vec::new();
@@ -144,12 +137,7 @@ fn bench_baseline(
         *wg = global.div_ceil(local) as u32;
     }
     let job = ComputeJob {
-        key: {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            wgsl.hash(&mut h);
-            h.finish()
-        },
+        key: gpu::hash(&wgsl),
         wgsl,
         entry_point: "main".into(),
         buffers,

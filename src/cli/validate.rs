@@ -6,7 +6,7 @@ use crate::backend::{cpu, gpu, select};
 use crate::corpus::case::Case;
 use std::path::Path;
 use std::time::Instant;
-use visa_emu_host::{BackendChoice, GpuContext, GpuOptions};
+use visa_emu_host::GpuContext;
 
 /// The first element where a target's buffer differs from the reference.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -63,28 +63,17 @@ pub struct Adapters {
 
 impl Adapters {
     pub fn open_all() -> Adapters {
-        let mut devices = Vec::new();
-        for b in [
-            BackendChoice::Vulkan,
-            BackendChoice::Metal,
-            BackendChoice::Dx12,
-            BackendChoice::Gl,
-        ] {
-            for a in GpuContext::adapters(b) {
+        let devices = select::open_each()
+            .into_iter()
+            .map(|(_, a, ctx)| {
                 let name = format!("{} #{} {}", a.backend, a.index, a.name);
-                let ctx = GpuContext::new(&GpuOptions {
-                    backend: b,
-                    adapter: Some(a.index),
-                    ..Default::default()
-                })
-                .map_err(|e| e.to_string())
-                .and_then(|c| match select::unusable(&c) {
+                let ctx = ctx.and_then(|c| match select::unusable(&c) {
                     Some(why) => Err(why),
                     None => Ok(c),
                 });
-                devices.push((name, ctx));
-            }
-        }
+                (name, ctx)
+            })
+            .collect();
         Adapters { devices }
     }
 }
@@ -198,7 +187,7 @@ pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
             }
         };
         let t = Instant::now();
-        match gpu::run_case(ctx, dir, &case, 50_000_000) {
+        match gpu::run_case(ctx, dir, &case, gpu::DEFAULT_STEP_LIMIT) {
             Err(e) => targets.push(error_target(name, e, ms(t))),
             Ok(run) => {
                 let buffers: Vec<BufferVerdict> = reference

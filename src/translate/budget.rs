@@ -99,17 +99,22 @@ impl Costs {
             let is_loop = line.trim_start().starts_with("for (")
                 || line.contains(" for (")
                 || line.trim_start().starts_with("loop ");
-            let mut inner = mult;
-            if is_loop {
-                let bound = annotated(raw)
-                    .or_else(|| n.checked_sub(1).and_then(|p| annotated(lines[p])))
-                    .or_else(|| literal_bound(line, &self.consts))
-                    .ok_or_else(|| UnboundedLoop {
-                        line: n + 1,
-                        text: raw.trim().to_string(),
-                    })?;
-                total += mult * bound;
-                inner = mult * bound;
+            let bound = if is_loop {
+                Some(
+                    annotated(raw)
+                        .or_else(|| n.checked_sub(1).and_then(|p| annotated(lines[p])))
+                        .or_else(|| literal_bound(line, &self.consts))
+                        .ok_or_else(|| UnboundedLoop {
+                            line: n + 1,
+                            text: raw.trim().to_string(),
+                        })?,
+                )
+            } else {
+                None
+            };
+            let inner = mult * bound.unwrap_or(1);
+            if bound.is_some() {
+                total += inner;
             }
             // A `fn` header names the function itself, not a call.
             let header = line.trim_start().starts_with("fn ");
@@ -122,8 +127,8 @@ impl Costs {
             let before = depth;
             depth += brace_delta(line);
             // A loop opened and closed on its own line adds no scope.
-            if is_loop && depth > before {
-                stack.push((before, inner / mult.max(1)));
+            if let Some(b) = bound.filter(|_| depth > before) {
+                stack.push((before, b));
             }
             while stack.last().is_some_and(|s| depth <= s.0) {
                 stack.pop();
