@@ -52,6 +52,7 @@ const ERR_SWITCH_RANGE: u32 = 2u;
 const ERR_CALL_DEPTH: u32 = 3u;
 const ERR_DRIVER_LOOPS: u32 = 4u;   // the driver's loop limiter ran out mid-block
 const ERR_NO_PROGRESS: u32 = 5u;    // one block needs more than a whole pass's budget
+const ERR_LANE_BUDGET: u32 = 6u;    // lane mode: the thread needs more loops than a dispatch allows
 
 const IDLE: u32 = 0xffffffffu;
 
@@ -72,6 +73,11 @@ var<private> chans_hi: u32;
 // Sliced runs: loop back-edges taken in this pass (an upper bound), blocks run.
 var<private> edges: u32;
 var<private> ran: u32;
+
+// Channel `c` of predicate `p`.
+fn pset(p: u32, c: u32, b: bool) {
+    if (b) { pr[p] = pr[p] | (1u << c); } else { pr[p] = pr[p] & ~(1u << c); }
+}
 
 // The first error wins; the weak exchange may fail spuriously, so retry.
 fn fail(code: u32, at: u32) {

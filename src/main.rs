@@ -39,12 +39,18 @@ struct DeviceFlags {
     /// Open the device without 64-bit integers.
     #[arg(long)]
     no_int64: bool,
+    /// GPU path: `threads` (an invocation per vISA thread, any kernel) or `lanes` (an
+    /// invocation per SIMD channel where the kernel allows it; see docs/design.md).
+    #[arg(long, default_value = "threads")]
+    mapping: String,
 }
 
 impl DeviceFlags {
     /// Open what the flags ask for; `None` is the CPU interpreter.
     fn open(&self) -> Result<Option<visa_emu_host::GpuContext>, Failed> {
         use visa_emu::backend::select;
+        let mapping: visa_emu::backend::gpu::Mapping = self.mapping.parse().map_err(Failed)?;
+        visa_emu::backend::gpu::Mapping::choose(mapping);
         let arg: select::BackendArg = self.backend.parse().map_err(Failed)?;
         let dev = select::DeviceArgs {
             adapter: self.adapter,
@@ -350,6 +356,7 @@ fn run(
     for s in set {
         r::apply_set(&mut case, s).map_err(Failed)?;
     }
+    visa_emu::backend::gpu::Mapping::choose(device.mapping.parse().map_err(Failed)?);
     let gpu = if wgsl.is_some() && device.backend == "auto" {
         None // --wgsl alone: translate, and run on the interpreter
     } else {
@@ -370,13 +377,14 @@ fn run(
         None
     };
     if let (Some(path), Some(built)) = (wgsl, &built) {
-        std::fs::write(path, &built.module.wgsl)
-            .map_err(|e| Failed(format!("{}: {e}", path.display())))?;
+        let m = built.chosen();
+        std::fs::write(path, &m.wgsl).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
         eprintln!(
-            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks)",
+            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks, {} mapping)",
             path.display(),
-            built.module.wgsl.len(),
-            built.module.blocks
+            m.wgsl.len(),
+            m.blocks,
+            if m.lanes { "lanes" } else { "threads" }
         );
     }
     // The GPU's total includes its translation; the interpreter's starts here.
@@ -393,8 +401,16 @@ fn run(
                 ));
             }
             let run = visa_emu::backend::gpu::execute(&mut g, &built).map_err(Failed)?;
+            if let Some(why) = built
+                .why_not_lanes()
+                .map(str::to_string)
+                .or(run.note.clone())
+            {
+                eprintln!("visa-emu: the thread mapping ran this kernel: {why}");
+            }
             println!(
-                "ran on the GPU: {} instructions ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
+                "ran on the GPU ({} mapping): {} instructions ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
+                run.mapping,
                 run.instructions,
                 run.channel_ops,
                 run.pipeline_ms,

@@ -133,3 +133,71 @@ fn gpu_and_cpu_agree_byte_for_byte() {
         }
     }
 }
+
+/// Variants CI runs in the lane mapping (an invocation per channel), each eligible for
+/// it: plain SIMD code, divergence, sub-word stores, subroutine calls, and a broadcast
+/// that makes lanes read each other's elements through the workgroup mirror.
+const LANES_SET: &[&str] = &[
+    "saxpy/tgllp-simd16",
+    "divergent_if_else/tgllp-simd16",
+    "int_arith_wrap/tgllp-simd8",
+    "byte_short_access/tgllp-simd32",
+    "noinline_calls/tgllp-simd16",
+    "subgroup_broadcast_vote/tgllp-simd8",
+];
+
+/// The lane mapping gives every byte, and the instruction and channel-op counts, of
+/// the interpreter, and it really ran in lanes (no fallback to the thread mapping).
+#[test]
+fn lane_mapping_agrees_with_the_interpreter() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let root = visa_emu::corpus::paths::default_corpus_dir();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let names: Vec<String> = match std::env::var("VISA_GPU_LANES_ONLY") {
+        Ok(n) => vec![n],
+        Err(_) => LANES_SET.iter().map(|s| s.to_string()).collect(),
+    };
+    for name in &names {
+        let dir = root.join(name);
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        assert!(
+            launch.lanes.is_some(),
+            "{name}: no lane mapping: {:?}",
+            launch.module.why_not_lanes
+        );
+        launch.mapping = Mapping::Lanes;
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.mapping, "lanes", "{name}: {:?}", g.note);
+        for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
+            let first = a.iter().zip(b).position(|(x, y)| x != y);
+            assert!(first.is_none(), "{name}: buffer {n} differs at byte {first:?}");
+        }
+        assert_eq!(cpu.stats.instructions, g.instructions, "{name}: instructions");
+        assert_eq!(cpu.stats.channel_ops, g.channel_ops, "{name}: channel-ops");
+        eprintln!(
+            "{name}: lanes agree ({} instructions, dispatch {:.1} ms)",
+            g.instructions, g.dispatch_ms
+        );
+    }
+}
+
+/// A lane run that a driver's loop cap would stop reruns in the thread mapping, and
+/// says so; the results are still exact.
+#[test]
+fn lane_mapping_falls_back_when_the_loop_budget_is_short() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let root = visa_emu::corpus::paths::default_corpus_dir();
+    let dir = root.join("loop_data_dependent/tgllp-simd16");
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    launch.mapping = Mapping::Lanes;
+    let g = gpu::execute_with_budget(&mut ctx, &launch, Some(4000)).unwrap();
+    assert_eq!(g.mapping, "threads");
+    assert!(g.note.as_deref().is_some_and(|n| n.contains("lane mode")), "{:?}", g.note);
+    assert!(g.passes > 1);
+    assert_eq!(cpu.buffers, g.buffers);
+}

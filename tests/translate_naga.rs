@@ -39,21 +39,28 @@ fn corpus_kernels_translate_to_valid_wgsl() {
         let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
         let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
         let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
-        let target = Target {
-            threads_per_group: 2,
-            slm_bytes: 4096,
-        };
-        match translate(&p, &target) {
-            Ok(m) => {
-                if let Err(e) = validate_wgsl(&m.wgsl) {
-                    failures.push(format!(
-                        "{}: {}",
-                        dir.display(),
-                        e.lines().next().unwrap_or("")
-                    ));
+        // The thread mapping, and the lane mapping where the kernel allows it.
+        for lanes in [false, true] {
+            let target = Target {
+                threads_per_group: if lanes { 1 } else { 2 },
+                slm_bytes: 4096,
+                lanes,
+            };
+            match translate(&p, &target) {
+                Ok(m) => {
+                    if lanes && visa_emu::translate::lanes::ineligible(&p, 1, 4096).is_none() {
+                        assert!(m.lanes, "{}: lane mode not taken", dir.display());
+                    }
+                    if let Err(e) = validate_wgsl(&m.wgsl) {
+                        failures.push(format!(
+                            "{} (lanes: {lanes}): {}",
+                            dir.display(),
+                            e.lines().next().unwrap_or("")
+                        ));
+                    }
                 }
+                Err(e) => failures.push(format!("{} (lanes: {lanes}): {e}", dir.display())),
             }
-            Err(e) => failures.push(format!("{}: {e}", dir.display())),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

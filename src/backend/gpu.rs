@@ -23,6 +23,10 @@ pub struct GpuRun {
     pub passes: u32,
     /// GPU time of the passes from timestamp queries, when the adapter has them.
     pub gpu_ms: Option<f64>,
+    /// "lanes" (an invocation per channel) or "threads" (an invocation per thread).
+    pub mapping: &'static str,
+    /// Why the mapping asked for did not run the kernel, when it did not.
+    pub note: Option<String>,
 }
 
 fn words_of(b: &[u8]) -> Vec<u32> {
@@ -49,6 +53,11 @@ pub struct GpuLaunch {
     /// Threads and groups of the launch (to size a sliced run's state).
     threads: u64,
     groups: u64,
+    /// The lane mapping of the same launch, where the kernel allows it.
+    pub lanes: Option<Box<GpuLaunch>>,
+    /// Which mapping `execute` runs (the thread mapping when there is no lane one,
+    /// and after a lane run that a driver's loop cap stopped).
+    pub mapping: Mapping,
 }
 
 /// Loop back-edges one pass may spend on `gpu`, when its driver caps them per shader
@@ -97,12 +106,28 @@ pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, Stri
     let target = Target {
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
+        lanes: false,
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
+    // The lane mapping where the kernel allows it, the thread mapping as its fallback.
+    let lane_module = translate::translate(
+        &p,
+        &Target {
+            lanes: true,
+            ..target
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    module.why_not_lanes = lane_module.why_not_lanes.clone();
+    let mut lanes = lane_module.lanes.then_some(lane_module);
     // Debugging hook: run hand-edited WGSL in place of the translation (same bindings).
     if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
-        module.wgsl = std::fs::read_to_string(&path)
+        let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("VISA_WGSL_OVERRIDE={}: {e}", Path::new(&path).display()))?;
+        match (&mut lanes, Mapping::from_env()) {
+            (Some(m), Mapping::Lanes) => m.wgsl = text,
+            _ => module.wgsl = text,
+        }
     }
 
     // Heap: every allocation, word-aligned, back to back.
@@ -208,14 +233,116 @@ pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, Stri
         .iter()
         .map(|(n, id)| (n.clone(), heap_off[id.0], allocs[id.0].data.len()))
         .collect();
-    Ok(GpuLaunch {
+    let mut launch = GpuLaunch {
         module,
         job,
         buffers,
         step_limit,
         threads,
         groups: total_groups,
-    })
+        lanes: None,
+        mapping: Mapping::from_env(),
+    };
+    if let Some(m) = lanes {
+        // A workgroup per thread: the x dimension counts groups times threads.
+        let mut job = launch.job.clone();
+        job.key = hash(&m.wgsl);
+        job.wgsl = m.wgsl.clone();
+        job.entry_point = m.entry_point.into();
+        job.workgroups[0] = groups[0]
+            .checked_mul(l.threads_per_group)
+            .ok_or("too many threads in x")?;
+        launch.lanes = Some(Box::new(GpuLaunch {
+            module: m,
+            job,
+            buffers: launch.buffers.clone(),
+            step_limit,
+            threads,
+            groups: total_groups,
+            lanes: None,
+            mapping: Mapping::Lanes,
+        }));
+    }
+    Ok(launch)
+}
+
+/// How the GPU path maps a vISA thread onto invocations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mapping {
+    /// One invocation per vISA thread, its channels a loop (any kernel).
+    #[default]
+    Threads,
+    /// One invocation per channel, a workgroup per thread, where the kernel allows it
+    /// (`translate::lanes`), else the thread mapping.
+    Lanes,
+}
+
+static CHOSEN_MAPPING: std::sync::OnceLock<Mapping> = std::sync::OnceLock::new();
+
+impl Mapping {
+    /// The process's default: what the command line chose ([`Mapping::choose`]), else
+    /// `VISA_GPU_MAPPING=lanes|threads`, else threads.
+    pub fn from_env() -> Mapping {
+        if let Some(m) = CHOSEN_MAPPING.get() {
+            return *m;
+        }
+        match std::env::var("VISA_GPU_MAPPING").as_deref() {
+            Ok("lanes") => Mapping::Lanes,
+            _ => Mapping::Threads,
+        }
+    }
+
+    /// Set the process's default mapping (once; the command line's `--mapping`).
+    pub fn choose(m: Mapping) {
+        let _ = CHOSEN_MAPPING.set(m);
+    }
+}
+
+impl std::str::FromStr for Mapping {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mapping, String> {
+        match s {
+            "threads" => Ok(Mapping::Threads),
+            "lanes" => Ok(Mapping::Lanes),
+            other => Err(format!(
+                "unknown mapping '{other}': expected threads or lanes"
+            )),
+        }
+    }
+}
+
+impl GpuLaunch {
+    /// The translation `execute` runs first.
+    pub fn chosen(&self) -> &translate::Module {
+        match (&self.lanes, self.mapping) {
+            (Some(l), Mapping::Lanes) => &l.module,
+            _ => &self.module,
+        }
+    }
+
+    /// Why the lane mapping, when asked for, is not used.
+    pub fn why_not_lanes(&self) -> Option<&str> {
+        (self.mapping == Mapping::Lanes && self.lanes.is_none()).then(|| {
+            self.module
+                .why_not_lanes
+                .as_deref()
+                .unwrap_or("not planned")
+        })
+    }
+}
+
+/// The thread mapping of a launch alone.
+fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
+    GpuLaunch {
+        module: launch.module.clone(),
+        job: launch.job.clone(),
+        buffers: launch.buffers.clone(),
+        step_limit: launch.step_limit,
+        threads: launch.threads,
+        groups: launch.groups,
+        lanes: None,
+        mapping: Mapping::Threads,
+    }
 }
 
 /// Overwrite words of a built job's `cfg` buffer.
@@ -239,6 +366,20 @@ pub fn execute_with_budget(
     budget: Option<u32>,
 ) -> Result<GpuRun, String> {
     let step_limit = launch.step_limit;
+    if let (Some(lanes), Mapping::Lanes) = (&launch.lanes, launch.mapping) {
+        let mut job = lanes.job.clone();
+        if let Some(b) = budget {
+            set_cfg(&mut job, &[(cfg::EDGE_BUDGET, b)]);
+        }
+        match finish(gpu, lanes, &job, step_limit, None) {
+            Err(e) if e.starts_with(LANE_BUDGET_MSG) => {
+                let mut r = execute_with_budget(gpu, &without_lanes(launch), budget)?;
+                r.note = Some(format!("{e}; ran the thread mapping instead"));
+                return Ok(r);
+            }
+            r => return r,
+        }
+    }
     let mut job = launch.job.clone();
     let whole_thread_fits = launch
         .module
@@ -313,6 +454,9 @@ fn finish(
                      would be wrong, so none are returned"
                 ),
             },
+            runtime_error::LANE_BUDGET => format!(
+                "{LANE_BUDGET_MSG} (the block at instruction {at} would pass the driver's loop limit)"
+            ),
             runtime_error::NO_PROGRESS => format!(
                 "the block at instruction {at} needs more loop iterations than one pass allows"
             ),
@@ -336,8 +480,18 @@ fn finish(
         dispatch_ms: r.timings.dispatch_ms,
         passes: r.timings.passes,
         gpu_ms: r.timings.gpu_ms,
+        mapping: if launch.module.lanes {
+            "lanes"
+        } else {
+            "threads"
+        },
+        note: None,
     })
 }
+
+/// How the lane-budget error starts (the fallback to the thread mapping matches it).
+const LANE_BUDGET_MSG: &str =
+    "lane mode: a thread needs more loop iterations than one dispatch allows";
 
 /// Instructions one GPU thread may execute before the watchdog stops it (the
 /// interpreter's default too).
@@ -353,12 +507,26 @@ pub fn hash(s: &str) -> u64 {
 
 /// Run a variant on the GPU and compare every output with the case's expectation.
 pub fn check_variant(gpu: &mut GpuContext, dir: &Path) -> Result<String, String> {
+    check_variant_mapped(gpu, dir, Mapping::from_env())
+}
+
+/// [`check_variant`] with the given mapping.
+pub fn check_variant_mapped(
+    gpu: &mut GpuContext,
+    dir: &Path,
+    mapping: Mapping,
+) -> Result<String, String> {
     let case_dir = dir.parent().ok_or("variant folder has no case folder")?;
     let case = Case::load(case_dir).map_err(|e| e.to_string())?;
-    let run = run_case(gpu, dir, &case, DEFAULT_STEP_LIMIT)?;
+    if let Some(why) = super::select::unusable(gpu) {
+        return Err(why);
+    }
+    let mut launch = build(dir, &case, DEFAULT_STEP_LIMIT)?;
+    launch.mapping = mapping;
+    let run = execute(gpu, &launch)?;
     super::cpu::check_outputs(&case, &run.buffers)?;
     Ok(format!(
-        "{} instructions, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
-        run.instructions, run.pipeline_ms, run.dispatch_ms, run.passes
+        "{} instructions, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
+        run.instructions, run.mapping, run.pipeline_ms, run.dispatch_ms, run.passes
     ))
 }

@@ -406,8 +406,8 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                         ..
                     }
                 );
-            let e = src_elem(s, n, pred_view);
-            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            let e = operand::src_elem_at(em, s, n, pred_view);
+            em.open_elems(n);
             if scalar {
                 let e0 = e.raw.clone();
                 em.line(&format!("let v = (({e0}) >> i) & 1lu;"));
@@ -421,7 +421,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             } else {
                 "i".to_string()
             };
-            em.line(&operand::store(dst, &lane, "v"));
+            em.line(&operand::store_at(em, dst, &lane, "v"));
             em.close();
             return Ok(());
         }
@@ -438,39 +438,11 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         _ => {}
     }
     // Sources, and whether results must be buffered (dst overlaps a source unevenly).
-    let elems: Vec<Elem> = srcs.iter().map(|s| src_elem(s, n, pred_view)).collect();
-    let mut two_pass = matches!(dst, Dst::Indirect { .. });
-    if let Some((d0, d1)) = dst_range(dst, n) {
-        for s in &srcs {
-            match s {
-                Src::Direct {
-                    off, ty, vs, w, hs, ..
-                } => {
-                    let (s0, s1) = operand::direct_range(s, n).unwrap_or((0, 0));
-                    let overlaps = s0 < d1 && d0 < s1;
-                    let same = if let Dst::Direct {
-                        off: doff,
-                        ty: dt,
-                        hs: dhs,
-                        ..
-                    } = dst
-                    {
-                        off == doff
-                            && ty.size() == dt.size()
-                            && (*w >= n || vs == &(w * hs))
-                            && hs == dhs
-                    } else {
-                        false
-                    };
-                    if overlaps && !same {
-                        two_pass = true;
-                    }
-                }
-                Src::Indirect { .. } => two_pass = true,
-                _ => {}
-            }
-        }
-    }
+    let elems: Vec<Elem> = srcs
+        .iter()
+        .map(|s| operand::src_elem_at(em, s, n, pred_view))
+        .collect();
+    let two_pass = two_pass(inst, grf_bytes);
     if srcs.is_empty() && inst.op != Movs {
         return Err(unsupported("no source operand".into()));
     }
@@ -501,7 +473,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         em.line("var tv: array<u64, 32>;");
         em.line("var tx: array<u64, 32>;");
     }
-    em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+    em.open_elems(n);
     em.line(&format!(
         "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
     ));
@@ -556,7 +528,8 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     } else {
         "v".to_string()
     };
-    let mut stores = vec![operand::store(
+    let mut stores = vec![operand::store_at(
+        em,
         dst,
         &lane,
         if two_pass { "tv[i]" } else { &value },
@@ -585,7 +558,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             em.line("tx[i] = x;");
         }
         em.close();
-        em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+        em.open_elems(n);
         em.line(&format!(
             "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
         ));
@@ -596,6 +569,57 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     em.close();
     let _ = Modifier::None;
     Ok(())
+}
+
+/// Whether an instruction's results must be buffered before any is stored: its
+/// destination overlaps a source other than element for element.
+pub fn two_pass(inst: &PInst, _grf_bytes: u32) -> bool {
+    let n = inst.exec.size as u32;
+    let (dsts, srcs, _) = inst.alu_operands();
+    let Some(&dst) = dsts.first() else {
+        return false;
+    };
+    let mut two_pass = matches!(dst, Dst::Indirect { .. });
+    if let Some((d0, d1)) = dst_range(dst, n) {
+        for s in &srcs {
+            match s {
+                Src::Direct {
+                    off, ty, vs, w, hs, ..
+                } => {
+                    let (s0, s1) = operand::direct_range(s, n).unwrap_or((0, 0));
+                    let overlaps = s0 < d1 && d0 < s1;
+                    // Element for element: element i of the source is element i of
+                    // the destination, so each is read before it is written.
+                    let same = if let Dst::Direct {
+                        off: doff,
+                        ty: dt,
+                        hs: dhs,
+                        ..
+                    } = dst
+                    {
+                        let e = ty.size();
+                        ty.size() == dt.size()
+                            && (0..n).all(|i| {
+                                let so = if *vs == 0 && *hs == 0 {
+                                    *off
+                                } else {
+                                    off + ((i / (*w).max(1)) * vs + (i % (*w).max(1)) * hs) * e
+                                };
+                                so == doff + i * dhs * e
+                            })
+                    } else {
+                        false
+                    };
+                    if overlaps && !same {
+                        two_pass = true;
+                    }
+                }
+                Src::Indirect { .. } => two_pass = true,
+                _ => {}
+            }
+        }
+    }
+    two_pass
 }
 
 pub fn full(n: u32) -> u32 {

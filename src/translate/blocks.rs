@@ -25,7 +25,7 @@ pub fn ends_block(op: Opcode) -> bool {
 }
 
 /// Instructions in one block at most.
-pub const MAX_BLOCK_INSTS: usize = 96;
+pub const MAX_BLOCK_INSTS: usize = 64;
 
 pub fn split(insts: &[PInst]) -> Blocks {
     let n = insts.len();

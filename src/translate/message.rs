@@ -27,6 +27,28 @@ fn wr(off: Option<u32>, byte: &str, len: u32, v: &str) -> String {
     }
 }
 
+/// Bytes `k + stride * i` of raw operand `off` (element `i`): the lane's register
+/// where lane mode promoted them, else the GRF image.
+fn rdv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32) -> String {
+    match off {
+        Some(o) => match em.lane_reg(o + k, stride, len) {
+            Some(r) => format!("u64({r})"),
+            None => format!("gld({}u + {stride}u * i, {len}u)", o + k),
+        },
+        None => "0lu".into(),
+    }
+}
+
+fn wrv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32, v: &str) -> String {
+    match off {
+        Some(o) => match em.lane_reg(o + k, stride, len) {
+            Some(r) => super::operand::reg_store(&r, len, v),
+            None => format!("gst({}u + {stride}u * i, {len}u, {v});", o + k),
+        },
+        None => format!("_ = {v};"),
+    }
+}
+
 /// The scalar source `name` (element 0) as a u64 expression.
 fn scalar(inst: &PInst, name: &str) -> String {
     match field(inst, name) {
@@ -109,19 +131,22 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 if mask & (1 << ch) == 0 {
                     continue;
                 }
-                em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+                em.open_elems(n);
                 em.line("if ((ce & (1u << i)) == 0u) { continue; }");
                 let eoff = if svm {
-                    rd(offs, "8u * i", 8)
+                    rdv(em, offs, 0, 8, 8)
                 } else {
-                    rd(offs, "4u * i", 4)
+                    rdv(em, offs, 0, 4, 4)
                 };
                 em.line(&format!("let a = base + {eoff} + {}lu;", 4 * ch));
-                let slot = format!("4u * ({}u + i)", pos * slots);
+                let k = 4 * pos * slots;
                 if load {
-                    em.line(&wr(data, &slot, 4, "mem_ld(sp, bt, a, 4u)"));
+                    em.line(&wrv(em, data, k, 4, 4, "mem_ld(sp, bt, a, 4u)"));
                 } else {
-                    em.line(&format!("mem_st(sp, bt, a, 4u, {});", rd(data, &slot, 4)));
+                    em.line(&format!(
+                        "mem_st(sp, bt, a, 4u, {});",
+                        rdv(em, data, k, 4, 4)
+                    ));
                 }
                 em.close();
                 pos += 1;
@@ -138,20 +163,22 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             } else {
                 raw(inst, "Src")
             };
-            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.open_elems(n);
             em.line("if ((ce & (1u << i)) == 0u) { continue; }");
-            em.line(&format!("let a = base + {};", rd(offs, "4u * i", 4)));
+            em.line(&format!("let a = base + {};", rdv(em, offs, 0, 4, 4)));
             if load {
-                em.line(&wr(
+                em.line(&wrv(
+                    em,
                     data,
-                    "4u * i",
+                    0,
+                    4,
                     4,
                     &format!("mem_ld(sp, bt, a, {bytes}u)"),
                 ));
             } else {
                 em.line(&format!(
                     "mem_st(sp, bt, a, {bytes}u, {});",
-                    rd(data, "4u * i", bytes)
+                    rdv(em, data, 0, 4, bytes)
                 ));
             }
             em.close();
@@ -208,22 +235,16 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 raw(inst, "Element_offset")
             };
             let (s0, s1, d) = (raw(inst, "Src0"), raw(inst, "Src1"), raw(inst, "Dst"));
-            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.open_elems(n);
             em.line("if ((ce & (1u << i)) == 0u) { continue; }");
             let a = if svm {
-                rd(addrs, "8u * i", 8)
+                rdv(em, addrs, 0, 8, 8)
             } else {
-                rd(addrs, "4u * i", 4)
+                rdv(em, addrs, 0, 4, 4)
             };
             em.line(&format!("let a = {a};"));
-            em.line(&format!(
-                "let a0 = {};",
-                rd(s0, &format!("{slot}u * i"), slot)
-            ));
-            em.line(&format!(
-                "let a1 = {};",
-                rd(s1, &format!("{slot}u * i"), slot)
-            ));
+            em.line(&format!("let a0 = {};", rdv(em, s0, 0, slot, slot)));
+            em.line(&format!("let a1 = {};", rdv(em, s1, 0, slot, slot)));
             // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
             let (x, y) = if op == AtomicOp::CmpXchg {
                 ("a1", "a0")
@@ -234,7 +255,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 "let old = mem_atomic(sp, bt, a, {bytes}u, {}u, {x}, {y});",
                 atomic_code(op)
             ));
-            em.line(&wr(d, &format!("{slot}u * i"), slot, "old"));
+            em.line(&wrv(em, d, 0, slot, slot, "old"));
             em.close();
         }
         LscUntyped => lsc(em, inst, n, grf_bytes)?,
@@ -284,11 +305,13 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     }
     let addrs = raw(inst, "Src0Addrs");
     let base = if matches!(ty, 2 | 3) { "surf" } else { "0lu" };
-    let addr_of = |i: &str| -> String {
-        format!(
-            "(u64(i64({} * {scale}lu) + {imm}li) + {base})",
+    let addr_of = |em: &Emit, i: &str| -> String {
+        let a = if i == "i" {
+            rdv(em, addrs, 0, asize, asize)
+        } else {
             rd(addrs, &format!("{asize}u * {i}"), asize)
-        )
+        };
+        format!("(u64(i64({a} * {scale}lu) + {imm}li) + {base})")
     };
     let pitch = (n * slot).div_ceil(gb) * gb;
     let dst = raw(inst, "DstData");
@@ -303,7 +326,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         0x00 | 0x04 => {
             let load = subop == 0x00;
             if transpose {
-                em.line(&format!("let addr = {};", addr_of("0u")));
+                em.line(&format!("let addr = {};", addr_of(em, "0u")));
                 em.open(&format!("for (var v = 0u; v < {vec}u; v++)"));
                 em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
                 if load {
@@ -322,9 +345,29 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                 em.close();
                 return Ok(());
             }
-            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.open_elems(n);
             em.line("if ((ce & (1u << i)) == 0u) { continue; }");
-            em.line(&format!("let addr = {};", addr_of("i")));
+            em.line(&format!("let addr = {};", addr_of(em, "i")));
+            if vec == 1 {
+                // One element per address: addressed like any per-lane operand.
+                if load {
+                    em.line(&wrv(
+                        em,
+                        dst,
+                        0,
+                        slot,
+                        slot,
+                        &format!("mem_ld(sp, bt, addr, {mem_bytes}u)"),
+                    ));
+                } else {
+                    em.line(&format!(
+                        "mem_st(sp, bt, addr, {mem_bytes}u, {}{keep});",
+                        rdv(em, src1, 0, slot, slot)
+                    ));
+                }
+                em.close();
+                return Ok(());
+            }
             em.open(&format!("for (var v = 0u; v < {vec}u; v++)"));
             em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
             let r = format!("v * {pitch}u + i * {slot}u");
@@ -347,22 +390,16 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         0x08..=0x1a => {
             let op = AtomicOp::from_lsc(subop)
                 .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?;
-            em.open(&format!("for (var i = 0u; i < {n}u; i++)"));
+            em.open_elems(n);
             em.line("if ((ce & (1u << i)) == 0u) { continue; }");
-            em.line(&format!("let addr = {};", addr_of("i")));
-            em.line(&format!(
-                "let a1 = {};",
-                rd(src1, &format!("i * {slot}u"), slot)
-            ));
-            em.line(&format!(
-                "let a2 = {};",
-                rd(src2, &format!("i * {slot}u"), slot)
-            ));
+            em.line(&format!("let addr = {};", addr_of(em, "i")));
+            em.line(&format!("let a1 = {};", rdv(em, src1, 0, slot, slot)));
+            em.line(&format!("let a2 = {};", rdv(em, src2, 0, slot, slot)));
             em.line(&format!(
                 "let old = mem_atomic(sp, bt, addr, {mem_bytes}u, {}u, a1, a2);",
                 atomic_code(op)
             ));
-            em.line(&wr(dst, &format!("i * {slot}u"), slot, "old"));
+            em.line(&wrv(em, dst, 0, slot, slot, "old"));
             em.close();
         }
         _ => {

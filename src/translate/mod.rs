@@ -18,6 +18,8 @@
 mod alu;
 mod blocks;
 pub mod budget;
+mod lane_emit;
+pub mod lanes;
 mod message;
 mod operand;
 
@@ -71,6 +73,9 @@ pub mod runtime_error {
     pub const CALL_DEPTH: u32 = 3;
     pub const DRIVER_LOOPS: u32 = 4;
     pub const NO_PROGRESS: u32 = 5;
+    /// Lane mode on a driver that caps loops: the thread needs more loop iterations
+    /// than one dispatch allows (the host reruns the kernel in the thread mapping).
+    pub const LANE_BUDGET: u32 = 6;
 }
 
 /// Word offsets in the `stat` buffer (`STAT_*` of runtime.wgsl).
@@ -85,6 +90,8 @@ pub struct Target {
     pub threads_per_group: u32,
     /// Bytes of shared local memory per group.
     pub slm_bytes: u32,
+    /// Map channels to invocations (lane mode) where the kernel allows it.
+    pub lanes: bool,
 }
 
 /// A translated kernel.
@@ -108,6 +115,11 @@ pub struct Module {
     /// Sliced runs: words of one thread's saved state, and of one group's SLM.
     pub state_words: u32,
     pub slm_words: u32,
+    /// Lane mode: a workgroup per vISA thread, an invocation per channel
+    /// (`lanes.rs`); else one invocation per thread.
+    pub lanes: bool,
+    /// Why lane mode was asked for and not taken.
+    pub why_not_lanes: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -130,6 +142,13 @@ pub struct Emit {
     depth: usize,
     /// GRF offset of %cr0.
     pub cr0: u32,
+    /// Lane mode, per-lane instruction: element loops run the invocation's element
+    /// only (`li`, bound before the instruction).
+    pub lane_elems: bool,
+    /// Lane mode: the instruction's mask offset, and the lane vectors held in
+    /// registers (`lanes::Plan::promoted`).
+    pub moff: u32,
+    pub promoted: Vec<(u32, u32)>,
 }
 
 impl Emit {
@@ -138,6 +157,31 @@ impl Emit {
             out: String::new(),
             depth: 0,
             cr0,
+            lane_elems: false,
+            moff: 0,
+            promoted: Vec::new(),
+        }
+    }
+
+    /// The register of a per-lane access of element `i` at `at + i * stride` (`len`
+    /// bytes), where the plan keeps that lane vector in registers.
+    pub fn lane_reg(&self, at: u32, stride: u32, len: u32) -> Option<String> {
+        if !self.lane_elems {
+            return None;
+        }
+        lanes::lane_vector(at, stride, len, self.moff)
+            .filter(|v| self.promoted.contains(v))
+            .map(|(base, _)| lanes::register(base))
+    }
+
+    /// Open a loop over the `n` elements of an instruction (in a per-lane
+    /// instruction: the invocation's element only, one iteration at most).
+    pub fn open_elems(&mut self, n: u32) {
+        if self.lane_elems {
+            self.line("// loop-bound: 1");
+            self.open(&format!("for (var i = li; i < {n}u; i = {n}u)"));
+        } else {
+            self.open(&format!("for (var i = 0u; i < {n}u; i++)"));
         }
     }
 
@@ -268,6 +312,17 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    let why_not_lanes = if target.lanes {
+        match lanes::ineligible(p, tpg, target.slm_bytes) {
+            None => {
+                let plan = lanes::plan(p, &cfg_blocks);
+                return lane_emit::translate(p, tpg, em, consts, &plan);
+            }
+            why => why,
+        }
+    } else {
+        None
+    };
     em.line("");
     emit_init(&mut em, p);
     // The runtime's functions and `init` (the blocks come next).
@@ -385,6 +440,8 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             + nsurf as u32
             + 4 * grf_words.div_ceil(4),
         slm_words,
+        lanes: false,
+        why_not_lanes,
         block_starts: cfg_blocks
             .ranges
             .iter()
@@ -548,18 +605,36 @@ fn emit_init(em: &mut Emit, p: &Prepared) {
     em.line("if (o >= (pw - 1u) * 4u) { return 0u; }");
     em.line("return (payload[base + (o >> 2u)] >> ((o & 3u) * 8u)) & 0xffu;");
     em.close();
+    em.open("fn payload_word(base: u32, pw: u32, o: u32) -> u32");
+    em.line("if (o >= (pw - 1u) * 4u) { return 0u; }");
+    em.line("return payload[base + (o >> 2u)];");
+    em.close();
     em.open("fn init(tid: u32, t: u32, grp: vec3<u32>)");
     em.line("let pw = cfg[CFG_PAYLOAD_WORDS];");
     em.line("let pbase = tid * pw;");
+    // Whole words where both sides are word-aligned (the usual case), else bytes.
+    let copy = |em: &mut Emit, goff: u32, poff: u32, size: u32| {
+        let words = if goff.is_multiple_of(4) && poff.is_multiple_of(4) {
+            size / 4
+        } else {
+            0
+        };
+        if words > 0 {
+            em.line(&format!(
+                "for (var k = 0u; k < {words}u; k++) {{ gs32({goff}u + 4u * k, payload_word(pbase, pw, {poff}u + 4u * k)); }}"
+            ));
+        }
+        let done = 4 * words;
+        if done < size {
+            em.line(&format!(
+                "for (var b = {done}u; b < {size}u; b++) {{ gsb({goff}u + b, payload_byte(pbase, pw, {poff}u + b)); }}"
+            ));
+        }
+    };
     for &(goff, poff, size) in &p.inputs {
-        em.line(&format!(
-            "for (var b = 0u; b < {size}u; b++) {{ gsb({goff}u + b, payload_byte(pbase, pw, {poff}u + b)); }}"
-        ));
+        copy(em, goff, poff, size);
     }
-    em.line(&format!(
-        "for (var b = 0u; b < {}u; b++) {{ gsb({}u + b, payload_byte(pbase, pw, b)); }}",
-        p.grf_bytes, p.pre.r0
-    ));
+    copy(em, p.pre.r0, 0, p.grf_bytes);
     for d in 0..3 {
         em.line(&format!("gs32({}u, grp[{d}]);", p.pre.group_id[d]));
     }

@@ -69,6 +69,42 @@ pub fn dst_range(d: &Dst, n: u32) -> Option<(u32, u32)> {
     }
 }
 
+/// [`src_elem`], through the lane's register where lane mode promoted the operand.
+pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
+    if let Src::Direct { ty, m, .. } = s {
+        if let Some(r) = super::lanes::src_linear(s, n)
+            .and_then(|(at, stride)| em.lane_reg(at, stride, ty.size()))
+        {
+            return Elem {
+                raw: format!("u64({r})"),
+                ty: *ty,
+                m: *m,
+            };
+        }
+    }
+    src_elem(s, n, pred_view)
+}
+
+/// [`store`], into the lane's register where lane mode promoted the destination.
+pub fn store_at(em: &super::Emit, d: &Dst, lane: &str, v: &str) -> String {
+    if let Dst::Direct { off, ty, hs, .. } = d {
+        let e = ty.size();
+        if let Some(r) = em.lane_reg(*off, hs * e, e) {
+            return reg_store(&r, e, v);
+        }
+    }
+    store(d, lane, v)
+}
+
+/// Store the low `e` bytes of the u64 `v` into register `r` (u32, or u64 for 8).
+pub fn reg_store(r: &str, e: u32, v: &str) -> String {
+    if e >= 8 {
+        format!("{r} = {v};")
+    } else {
+        format!("{r} = u32(({v}) & {}lu);", (1u64 << (8 * e)) - 1)
+    }
+}
+
 /// The raw element `i` of a source. `pred_view`: the predicate-source view (see
 /// `interp::thread::Thread::pred_view`).
 pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
@@ -396,10 +432,7 @@ pub fn store(d: &Dst, lane: &str, v: &str) -> String {
                 hs * e
             )
         }
-        Dst::Pred(p) => format!(
-            "if (({v} & 1lu) != 0lu) {{ pr[{p}u] = pr[{p}u] | (1u << ({lane})); }} else {{ pr[{p}u] = pr[{p}u] & ~(1u << ({lane})); }}",
-            p = p.0
-        ),
+        Dst::Pred(p) => format!("pset({}u, {lane}, ({v} & 1lu) != 0lu);", p.0),
         Dst::Addr { base } => format!("ar[{base}u + ({lane})] = u32({v}) & 0xffffu;"),
         Dst::State { id } => format!("sv[{id}u] = u32({v}) & 0x7fffffffu;"),
         Dst::Null => String::new(),

@@ -1,0 +1,244 @@
+//! Lane mode's WGSL: a workgroup runs one vISA thread, one invocation per channel
+//! (the plan comes from `lanes.rs`). The block loop is the thread mapping's min-PC
+//! scheme, run identically by every invocation, so the blocks and every barrier in
+//! them are reached by the whole workgroup together.
+
+use super::lanes::{Plan, Run};
+use super::{blocks, budget, emit_inst, Emit, Module, TranslateError, RUNTIME};
+use crate::interp::prepare::Prepared;
+use std::collections::HashMap;
+
+/// The lane-mode runtime pieces (mirror, mirrored stores).
+pub const LANES_RUNTIME: &str = include_str!("../../shaders/lanes.wgsl");
+
+/// Barrier that also orders the heap, scratch and SLM between the invocations.
+const SYNC: &str = "storageBarrier(); workgroupBarrier();";
+
+pub(super) fn translate(
+    p: &Prepared,
+    tpg: u32,
+    header: Emit,
+    consts: HashMap<String, u64>,
+    plan: &Plan,
+) -> Result<Module, TranslateError> {
+    let cfg_blocks = blocks::split(&p.insts);
+    let mut em = header;
+    em.line(&format!("const K_XG_WORDS: u32 = {}u;", plan.xg_words));
+    let mut consts = consts;
+    consts.insert("K_XG_WORDS".into(), plan.xg_words as u64);
+    // Lane vectors in registers: each invocation's own element.
+    for &(base, e) in &plan.promoted {
+        let ty = if e >= 8 { "u64" } else { "u32" };
+        em.line(&format!(
+            "var<private> {}: {ty};",
+            super::lanes::register(base)
+        ));
+    }
+    em.promoted = plan.promoted.clone();
+    em.line("");
+    super::emit_init(&mut em, p);
+    let costs =
+        budget::Costs::of_functions(&format!("{RUNTIME}\n{LANES_RUNTIME}\n{}", em.out), &consts)
+            .map_err(TranslateError::Budget)?;
+    let start_cost = costs.function("init") + plan.xg_words as u64 + 4;
+    em.open("fn run_thread() -> u32");
+    em.open("loop");
+    em.line("var pc = IDLE;");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
+    em.open("if (pc == IDLE)");
+    em.open("if (depth > 0u)");
+    em.line("depth = depth - 1u;");
+    em.line("pcs = frames[depth];");
+    em.line("continue;");
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    em.line("var em = 0u;");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+    let head_cost = 1 + 2 * p.simd as u64 + 2;
+    let mut all_blocks_cost = 0u64;
+    em.open("switch pc");
+    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
+        let len = range.end - range.start;
+        em.open(&format!("case {b}u:"));
+        let body_at = em.out.len();
+        em.line(&format!(
+            "// instructions {}..{}",
+            p.insts[range.start].index,
+            p.insts[range.end - 1].index
+        ));
+        em.line(&format!("steps = steps + {len}u;"));
+        em.line(&format!(
+            "let cc = {len}u * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
+        ));
+        em.line(&format!(
+            "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {}u); return 0u; }}",
+            p.insts[range.start].index
+        ));
+        let next_block = if range.end < p.insts.len() {
+            format!("{}u", cfg_blocks.block_of[range.end])
+        } else {
+            "IDLE".into()
+        };
+        let mut ended = false;
+        for k in range.clone() {
+            ended = emit_lane_inst(&mut em, p, k, plan, &cfg_blocks, &next_block)?;
+        }
+        if !ended {
+            em.line(&format!(
+                "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
+            ));
+        }
+        // Drivers that cap loops (see budget.rs): past the pass's budget the thread
+        // stops with an error, and the host runs the kernel in the thread mapping.
+        let cost = head_cost
+            + costs
+                .block(&em.out[body_at..])
+                .map_err(TranslateError::Budget)?;
+        all_blocks_cost += cost;
+        let at = p.insts[range.start].index;
+        let pad = "    ".repeat(em.depth);
+        let check = format!(
+            "{pad}if (cfg[CFG_EDGE_BUDGET] != 0u) {{\n\
+             {pad}    edges = edges + {cost}u;\n\
+             {pad}    if (edges > cfg[CFG_EDGE_BUDGET]) {{ fail(ERR_LANE_BUDGET, {at}u); return 0u; }}\n\
+             {pad}}}\n"
+        );
+        em.out.insert_str(body_at, &check);
+        em.close();
+    }
+    em.line("default: { return 0u; }");
+    em.close();
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    emit_main(&mut em, tpg, start_cost);
+    let mut wgsl = String::with_capacity(RUNTIME.len() + LANES_RUNTIME.len() + em.out.len());
+    wgsl.push_str(RUNTIME);
+    wgsl.push_str(LANES_RUNTIME);
+    wgsl.push_str("\n// ---- kernel ----\n");
+    wgsl.push_str(&em.out);
+    Ok(Module {
+        wgsl,
+        entry_point: "main",
+        workgroup_size: p.simd,
+        blocks: cfg_blocks.ranges.len(),
+        max_block_cost: 0,
+        state_cost: 0,
+        unsliced_cost: blocks::acyclic(&p.insts).then_some(start_cost + all_blocks_cost),
+        state_words: 0,
+        slm_words: 0,
+        block_starts: cfg_blocks
+            .ranges
+            .iter()
+            .map(|r| p.insts[r.start].index)
+            .collect(),
+        lanes: true,
+        why_not_lanes: None,
+    })
+}
+
+/// One instruction run as the plan says; returns true when it set the channel PCs.
+fn emit_lane_inst(
+    em: &mut Emit,
+    p: &Prepared,
+    k: usize,
+    plan: &Plan,
+    cfg: &blocks::Blocks,
+    next_block: &str,
+) -> Result<bool, TranslateError> {
+    let inst = &p.insts[k];
+    if plan.sync_before[k] {
+        em.line(SYNC);
+    }
+    em.open("");
+    em.line(&format!(
+        "// [{}] {} ({:?})",
+        inst.index,
+        inst.op.spec_name(),
+        plan.run[k]
+    ));
+    let run = plan.run[k];
+    if run == Run::PerLane {
+        em.line(&format!(
+            "let li = lane - {}u;",
+            inst.exec.mask.channel_offset()
+        ));
+        em.lane_elems = true;
+        em.moff = inst.exec.mask.channel_offset();
+    }
+    if run == Run::Lane0 {
+        em.open("if (lane == 0u)");
+    }
+    let at = em.out.len();
+    let ended = emit_inst(em, p, inst, cfg, next_block);
+    em.lane_elems = false;
+    let ended = ended?;
+    if run == Run::PerLane && em.out[at..].contains("for (var i = 0u;") {
+        return Err(TranslateError::Unsupported {
+            index: inst.index,
+            op: inst.op.spec_name(),
+            what: "lane mode: an element loop was not restricted to the lane (translator bug)"
+                .into(),
+        });
+    }
+    if plan.mirrors[k] {
+        let body = em.out[at..]
+            .replace("gst(", "gstm(")
+            .replace("pset(", "psetm(");
+        em.out.truncate(at);
+        em.out.push_str(&body);
+    }
+    if run == Run::Lane0 {
+        em.close();
+    }
+    em.close();
+    let publish = &plan.publish[k];
+    if !publish.is_empty() {
+        em.line(SYNC);
+        for &(a, b) in &publish.words {
+            if b == a + 1 {
+                em.line(&format!("g[{a}u] = atomicLoad(&xg[{a}u]);"));
+            } else {
+                em.line(&format!(
+                    "for (var w = {a}u; w < {b}u; w++) {{ g[w] = atomicLoad(&xg[w]); }}"
+                ));
+            }
+        }
+        for pid in &publish.preds {
+            em.line(&format!("pr[{pid}u] = atomicLoad(&xp[{pid}u]);"));
+        }
+        em.line("workgroupBarrier();");
+    }
+    Ok(ended)
+}
+
+fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
+    em.out.push_str(&format!(
+        r#"
+@compute @workgroup_size(K_SIMD)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
+    lane = l;
+    // Lane runs are never sliced; this keeps the `state` binding in the layout.
+    if (cfg[CFG_SLICED] != 0u) {{ state[0] = 0u; }}
+    let wx = wid.x + chunk.x;
+    let t = wx % {tpg}u;
+    let grp = vec3<u32>(wx / {tpg}u, wid.y + chunk.y, wid.z + chunk.z);
+    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
+    let tid = group * cfg[CFG_THREADS] + t;
+    edges = {start_cost}u;
+    init(tid, t, grp);
+    if (l == 0u) {{
+        for (var w = 0u; w < K_XG_WORDS; w++) {{ atomicStore(&xg[w], g[w]); }}
+    }}
+    workgroupBarrier();
+    _ = run_thread();
+    if (l == 0u) {{
+        count64(STAT_INSTS_LO, steps);
+        count64(STAT_CHAN_LO, chans);
+        atomicAdd(&stat[STAT_CHAN_HI], chans_hi);
+    }}
+}}
+"#
+    ));
+}

@@ -1,0 +1,711 @@
+//! The lane mapping's plan: which instructions run one element per invocation, which
+//! GRF words and predicates must be mirrored in workgroup memory, and where the
+//! invocations of a vISA thread must meet at a barrier.
+//!
+//! In lane mode a workgroup runs one vISA thread, one invocation per SIMD channel.
+//! Every invocation keeps its own copy of the thread's GRF image and runs the
+//! *uniform* instructions (scalars, control flow, anything that reads across
+//! channels) in full, like the thread mapping does; a *per-lane* instruction computes
+//! only the element of the invocation's channel. That is exact as long as no
+//! invocation reads a byte that another channel wrote per lane. The analysis below
+//! finds every such byte (flow-insensitively, over the whole kernel): its word is
+//! *mirrored*, i.e. every write to it also goes to workgroup memory, and after each
+//! per-lane instruction that writes a mirrored word the invocations meet and copy it
+//! back. Side effects of uniform instructions (stores, atomics) happen once, in lane 0.
+
+use super::alu;
+use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
+use crate::interp::thread::{fint as int, fraw as raw};
+use crate::ir::PredCombine;
+use crate::isa::Opcode;
+
+/// How one instruction runs in lane mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// Every invocation runs all of it (its reads are the same in every copy).
+    Uniform,
+    /// Each invocation runs the element of its own channel.
+    PerLane,
+    /// Lane 0 runs it (side effects happen once); its GRF results are published.
+    Lane0,
+}
+
+/// Mirrored word ranges `[a, b)` and predicates an instruction's lanes publish.
+#[derive(Clone, Debug, Default)]
+pub struct Publish {
+    pub words: Vec<(u32, u32)>,
+    pub preds: Vec<u32>,
+}
+
+impl Publish {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty() && self.preds.is_empty()
+    }
+}
+
+/// The lane-mode plan of a kernel.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub run: Vec<Run>,
+    /// Words of the GRF image every write mirrors (index = word).
+    pub mirrored: Vec<bool>,
+    /// Predicates every write mirrors.
+    pub mirrored_preds: Vec<bool>,
+    /// Per instruction: what to copy back from the mirror afterwards (empty: no
+    /// meeting needed).
+    pub publish: Vec<Publish>,
+    /// Per instruction: whether it writes any mirrored word or predicate (its stores
+    /// then go through the mirroring helpers).
+    pub mirrors: Vec<bool>,
+    /// Per instruction: a memory barrier before it (another channel's access to the
+    /// same address may come earlier in program order).
+    pub sync_before: Vec<bool>,
+    /// Words of the mirror (one past the last mirrored word).
+    pub xg_words: u32,
+    /// Lane vectors `(base, element bytes)` held in one register per invocation:
+    /// every access to their bytes is a per-lane access of the lane's own element.
+    pub promoted: Vec<(u32, u32)>,
+}
+
+/// Bytes and predicate bits one instruction reads or writes, each with the lane that
+/// does it (`None`: every lane).
+#[derive(Default)]
+struct Foot {
+    reads: Vec<(u32, u32, Option<u32>)>,
+    writes: Vec<(u32, u32, Option<u32>)>,
+    /// Per GRF access above (reads, then writes): the lane vector it addresses
+    /// regularly (see [`lane_vector`]), if any.
+    vec_reads: Vec<Option<(u32, u32)>>,
+    vec_writes: Vec<Option<(u32, u32)>>,
+    pred_reads: Vec<(u32, u32, Option<u32>)>,
+    pred_writes: Vec<(u32, u32, Option<u32>)>,
+    mem_read: bool,
+    mem_write: bool,
+}
+
+/// A per-lane access of element `i` at byte `at + i * stride`, `len` bytes, made by
+/// lane `i + moff`: when the stride is the element size, lane `c` always finds its
+/// element at `base + c * len`, so the bytes `[base, base + SIMD * len)` can live in
+/// one register per invocation. Returns `(base, len)`. The analysis and the emitters
+/// both decide with this function, so they cannot disagree.
+pub fn lane_vector(at: u32, stride: u32, len: u32, moff: u32) -> Option<(u32, u32)> {
+    (stride == len && matches!(len, 1 | 2 | 4 | 8) && at >= moff * len)
+        .then(|| (at - moff * len, len))
+}
+
+/// The register holding lane vector `base`.
+pub fn register(base: u32) -> String {
+    format!("rv{base}")
+}
+
+/// Why a kernel keeps the thread mapping.
+pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
+    use Opcode::*;
+    if p.simd > 32 || p.simd == 0 {
+        return Some(format!("SIMD width {}", p.simd));
+    }
+    for inst in &p.insts {
+        if matches!(inst.op, Barrier | Sbarrier | Nbarrier) && tpg > 1 {
+            return Some("barriers between the threads of a group".into());
+        }
+        for f in &inst.fields {
+            match f {
+                PField::Src(Src::Indirect { .. }) | PField::Dst(Dst::Indirect { .. }) => {
+                    return Some(format!("indirect operand at instruction {}", inst.index))
+                }
+                _ => {}
+            }
+        }
+    }
+    if slm_bytes > 0 && tpg > 1 && uses_slm(p) {
+        return Some("shared local memory between the threads of a group".into());
+    }
+    None
+}
+
+/// Whether any message may reach SLM: surface T0 named directly or moved into a
+/// surface variable, or an LSC message to the SLM port.
+fn uses_slm(p: &Prepared) -> bool {
+    p.insts.iter().any(|inst| {
+        (inst.op == Opcode::LscUntyped && int(inst, "LscSFID") == 3)
+            || inst.fields.iter().any(|f| {
+                matches!(
+                    f,
+                    PField::Surface(0) | PField::Src(Src::State { id: 0, .. })
+                )
+            })
+    })
+}
+
+fn per_lane_message(inst: &PInst) -> bool {
+    use Opcode::*;
+    match inst.op {
+        Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled | GatherScaled
+        | ScatterScaled | DwordAtomic | SvmAtomic => true,
+        LscUntyped => {
+            let subop = int(inst, "LscSubOp");
+            let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
+            (matches!(subop, 0x00 | 0x04) && !transpose) || (0x08..=0x1a).contains(&subop)
+        }
+        _ => false,
+    }
+}
+
+fn message_effects(inst: &PInst) -> (bool, bool) {
+    use Opcode::*;
+    match inst.op {
+        Gather4Scaled | SvmGather4Scaled | GatherScaled | OwordLd | OwordLdUnaligned
+        | SvmGather | SvmBlockLd => (true, false),
+        Scatter4Scaled | SvmScatter4Scaled | ScatterScaled | OwordSt | SvmScatter | SvmBlockSt => {
+            (false, true)
+        }
+        DwordAtomic | SvmAtomic => (true, true),
+        LscUntyped => match int(inst, "LscSubOp") {
+            0x00 => (true, false),
+            0x04 => (false, true),
+            _ => (true, true),
+        },
+        _ => (false, false),
+    }
+}
+
+/// Bytes of element `i` of a direct source.
+fn src_bytes(s: &Src, i: u32, n: u32) -> Option<(u32, u32)> {
+    match s {
+        Src::Direct {
+            off, ty, vs, w, hs, ..
+        } => {
+            let e = ty.size();
+            let o = if *vs == 0 && *hs == 0 {
+                *off
+            } else if *w >= n || *vs == w * hs {
+                off + i * hs * e
+            } else if *w == 1 {
+                off + i * vs * e
+            } else {
+                off + ((i / w) * vs + (i % w) * hs) * e
+            };
+            Some((o, o + e))
+        }
+        _ => None,
+    }
+}
+
+/// Element `i` of a direct source at `at + i * stride`, when its region is linear
+/// (the forms `operand::region_offset` folds to a plain stride).
+pub fn src_linear(s: &Src, n: u32) -> Option<(u32, u32)> {
+    match s {
+        Src::Direct {
+            off, ty, vs, w, hs, ..
+        } => {
+            let e = ty.size();
+            if *vs == 0 && *hs == 0 {
+                Some((*off, 0))
+            } else if *w >= n || *vs == w * hs {
+                Some((*off, hs * e))
+            } else if *w == 1 {
+                Some((*off, vs * e))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mut Foot) {
+    let n = inst.exec.size as u32;
+    let moff = inst.exec.mask.channel_offset();
+    let (dsts, srcs, _) = inst.alu_operands();
+    for i in 0..n {
+        let l = lane_of(i);
+        for s in &srcs {
+            match s {
+                Src::Direct { ty, .. } => {
+                    let (a, b) = src_bytes(s, i, n).unwrap_or((0, 0));
+                    f.reads.push((a, b, l));
+                    let v =
+                        src_linear(s, n).and_then(|(at, st)| lane_vector(at, st, ty.size(), moff));
+                    f.vec_reads.push(l.and(v));
+                }
+                Src::Pred(p) => f.pred_reads.push((p.id.0 as u32, u32::MAX, None)),
+                _ => {}
+            }
+        }
+        for (k, d) in dsts.iter().enumerate() {
+            match d {
+                Dst::Direct { off, ty, hs, .. } => {
+                    let e = ty.size();
+                    let o = off + i * hs * e;
+                    f.writes.push((o, o + e, l));
+                    // Only the first destination's stores use registers.
+                    let v = lane_vector(*off, hs * e, e, moff);
+                    f.vec_writes.push(if k == 0 { l.and(v) } else { None });
+                    if k == 0 && inst.op == Opcode::Madw {
+                        let hi = off + (n * e * hs).div_ceil(grf) * grf + i * hs * e;
+                        f.writes.push((hi, hi + e, l));
+                        f.vec_writes.push(None);
+                    }
+                }
+                Dst::Pred(p) => f.pred_writes.push((p.0 as u32, 1 << (i + moff), l)),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mut Foot) {
+    use Opcode::*;
+    let n = inst.exec.size as u32;
+    let (r, w) = message_effects(inst);
+    f.mem_read = r;
+    f.mem_write = w;
+    let moff = inst.exec.mask.channel_offset();
+    // Scalar sources (surface, base address), read by every lane.
+    for fld in &inst.fields {
+        if let PField::Src(s) = fld {
+            if let Some((a, b)) = src_bytes(s, 0, 1) {
+                f.reads.push((a, b, None));
+                f.vec_reads.push(None);
+            }
+        }
+    }
+    // Bytes `k + stride * i` of raw operand `name`, as the emitters address them
+    // (`message::rd`/`wr`); `i` is the element.
+    let rd =
+        |name: &str, (k, stride, i): (u32, u32, u32), len: u32, l: Option<u32>, f: &mut Foot| {
+            if let Some(base) = raw(inst, name) {
+                let o = base + k + stride * i;
+                f.reads.push((o, o + len, l));
+                f.vec_reads
+                    .push(l.and(lane_vector(base + k, stride, len, moff)));
+            }
+        };
+    let wr =
+        |name: &str, (k, stride, i): (u32, u32, u32), len: u32, l: Option<u32>, f: &mut Foot| {
+            if let Some(base) = raw(inst, name) {
+                let o = base + k + stride * i;
+                f.writes.push((o, o + len, l));
+                f.vec_writes
+                    .push(l.and(lane_vector(base + k, stride, len, moff)));
+            }
+        };
+    match inst.op {
+        Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled => {
+            let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
+            let load = matches!(inst.op, Gather4Scaled | SvmGather4Scaled);
+            let mask = int(inst, "Channels");
+            let slots = n.max(grf / 4);
+            for i in 0..n {
+                let l = lane_of(i);
+                if svm {
+                    rd("Element_offset", (0, 8, i), 8, l, f);
+                } else {
+                    rd("Element_offset", (0, 4, i), 4, l, f);
+                }
+                let mut pos = 0;
+                for ch in 0..4u32 {
+                    if mask & (1 << ch) == 0 {
+                        continue;
+                    }
+                    let at = (4 * pos * slots, 4, i);
+                    if load {
+                        wr("Dst", at, 4, l, f);
+                    } else {
+                        rd("Src", at, 4, l, f);
+                    }
+                    pos += 1;
+                }
+            }
+        }
+        GatherScaled | ScatterScaled => {
+            let bytes = 1u32 << (int(inst, "Num_blocks") & 3);
+            for i in 0..n {
+                let l = lane_of(i);
+                rd("Element_offset", (0, 4, i), 4, l, f);
+                if inst.op == GatherScaled {
+                    wr("Dst", (0, 4, i), 4, l, f);
+                } else {
+                    rd("Src", (0, 4, i), bytes, l, f);
+                }
+            }
+        }
+        OwordLd | OwordLdUnaligned | OwordSt => {
+            let bytes = 16 * (1u32 << (int(inst, "Size") & 7));
+            if inst.op == OwordSt {
+                rd("Src", (0, 0, 0), bytes, None, f);
+            } else {
+                wr("Dst", (0, 0, 0), bytes, None, f);
+            }
+        }
+        DwordAtomic | SvmAtomic => {
+            let svm = inst.op == SvmAtomic;
+            let code = int(inst, "Op");
+            let width = if svm {
+                [32, 16, 64, 32][((code >> 5) & 3) as usize]
+            } else if code & 0x20 != 0 {
+                16
+            } else {
+                32
+            };
+            let slot = if width == 64 { 8 } else { 4 };
+            for i in 0..n {
+                let l = lane_of(i);
+                if svm {
+                    rd("Addresses", (0, 8, i), 8, l, f);
+                } else {
+                    rd("Element_offset", (0, 4, i), 4, l, f);
+                }
+                rd("Src0", (0, slot, i), slot, l, f);
+                rd("Src1", (0, slot, i), slot, l, f);
+                wr("Dst", (0, slot, i), slot, l, f);
+            }
+        }
+        LscUntyped => {
+            let subop = int(inst, "LscSubOp");
+            let asize: u32 = match int(inst, "AddrSize") {
+                1 => 2,
+                3 => 8,
+                _ => 4,
+            };
+            let slot: u32 = match int(inst, "DataSize") {
+                1 => 1,
+                2 => 2,
+                4 => 8,
+                _ => 4,
+            };
+            let vec =
+                [0u32, 1, 2, 3, 4, 8, 16, 32, 64][(int(inst, "DataElemsPerAddr") as usize).min(8)];
+            let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
+            let pitch = (n * slot).div_ceil(grf) * grf;
+            if transpose {
+                rd("Src0Addrs", (0, 0, 0), asize, None, f);
+                for v in 0..vec {
+                    if subop == 0x00 {
+                        wr("DstData", (v * slot, 0, 0), slot, None, f);
+                    } else {
+                        rd("Src1Data", (v * slot, 0, 0), slot, None, f);
+                    }
+                }
+                return;
+            }
+            for i in 0..n {
+                let l = lane_of(i);
+                rd("Src0Addrs", (0, asize, i), asize, l, f);
+                match subop {
+                    0x00 | 0x04 => {
+                        for v in 0..vec {
+                            // A vector of several elements is addressed through a
+                            // loop variable: never in registers.
+                            let l_reg = if vec == 1 { l } else { None };
+                            let at = (v * pitch, slot, i);
+                            if subop == 0x00 {
+                                wr("DstData", at, slot, l, f);
+                            } else {
+                                rd("Src1Data", at, slot, l, f);
+                            }
+                            if l_reg.is_none() {
+                                let last = if subop == 0x00 {
+                                    f.vec_writes.last_mut()
+                                } else {
+                                    f.vec_reads.last_mut()
+                                };
+                                if let Some(x) = last {
+                                    *x = None;
+                                }
+                            }
+                        }
+                    }
+                    _ => {
+                        rd("Src1Data", (0, slot, i), slot, l, f);
+                        rd("Src2Data", (0, slot, i), slot, l, f);
+                        wr("DstData", (0, slot, i), slot, l, f);
+                    }
+                }
+            }
+        }
+        _ => {
+            // Anything else: every raw operand as a whole (conservative).
+            for (k, fld) in inst.fields.iter().enumerate() {
+                if let PField::Raw(Some(o)) = fld {
+                    let name = crate::isa::table::info(inst.op)
+                        .fields
+                        .get(k)
+                        .map(|x| x.name)
+                        .unwrap_or("");
+                    let len = 32 * grf;
+                    if name.starts_with("Dst") {
+                        f.writes.push((*o, o + len, None));
+                        f.vec_writes.push(None);
+                    } else {
+                        f.reads.push((*o, o + len, None));
+                        f.vec_reads.push(None);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What instruction `inst` touches when it runs as `run`.
+fn foot(inst: &PInst, run: Run, grf: u32, cr0: u32) -> Foot {
+    let mut f = Foot::default();
+    let moff = inst.exec.mask.channel_offset();
+    let per_lane = run == Run::PerLane;
+    let lane_of = |i: u32| per_lane.then_some(i + moff);
+    if let Some(p) = inst.pred {
+        let n = inst.exec.size as u32;
+        for i in 0..n {
+            let l = if p.combine == PredCombine::Sequential {
+                lane_of(i)
+            } else {
+                None
+            };
+            let bit = if i + moff < 32 { 1 << (i + moff) } else { 0 };
+            f.pred_reads.push((p.id.0 as u32, bit, l));
+        }
+    }
+    if super::is_message(inst.op) {
+        msg_foot(inst, &lane_of, grf, &mut f);
+    } else if !super::is_nop(inst.op) {
+        f.reads.push((cr0, cr0 + 4, None));
+        f.vec_reads.push(None);
+        alu_foot(inst, &lane_of, grf, &mut f);
+    }
+    debug_assert_eq!(f.reads.len(), f.vec_reads.len());
+    debug_assert_eq!(f.writes.len(), f.vec_writes.len());
+    f
+}
+
+fn choose(inst: &PInst, simd: u32, grf: u32) -> Run {
+    use Opcode::*;
+    let n = inst.exec.size as u32;
+    let moff = inst.exec.mask.channel_offset();
+    let fits = n > 1 && moff + n <= simd;
+    if super::is_message(inst.op) {
+        if fits && per_lane_message(inst) {
+            return Run::PerLane;
+        }
+        return if message_effects(inst).1 {
+            Run::Lane0
+        } else {
+            Run::Uniform
+        };
+    }
+    if super::is_nop(inst.op)
+        || matches!(
+            inst.op,
+            Goto | Jmp | Call | Ret | Fret | Switchjmp | Barrier | Sbarrier | Nbarrier | Movs
+        )
+    {
+        return Run::Uniform;
+    }
+    let (dsts, _, _) = inst.alu_operands();
+    let plain_dst = dsts
+        .iter()
+        .all(|d| matches!(d, Dst::Direct { .. } | Dst::Pred(_) | Dst::Null));
+    if fits && plain_dst && !alu::two_pass(inst, grf) {
+        Run::PerLane
+    } else {
+        Run::Uniform
+    }
+}
+
+/// Plan lane mode for an eligible kernel (see [`ineligible`]).
+pub fn plan(p: &Prepared, blocks: &super::blocks::Blocks) -> Plan {
+    let grf = p.grf_bytes;
+    let total = 4 * p.layout.total.div_ceil(4).max(1) as usize;
+    let npred = p.kernel.preds.len().max(1);
+    let run: Vec<Run> = p.insts.iter().map(|i| choose(i, p.simd, grf)).collect();
+    let feet: Vec<Foot> = p
+        .insts
+        .iter()
+        .zip(&run)
+        .map(|(i, r)| foot(i, *r, grf, p.pre.cr0))
+        .collect();
+    // Who writes each byte per lane: 0 = nobody, c + 1 = only lane c, u32::MAX = several.
+    let mut owner = vec![0u32; total];
+    let mut pred_owner = vec![[0u32; 32]; npred];
+    let own = |o: &mut u32, l: u32| {
+        *o = if *o == 0 || *o == l + 1 {
+            l + 1
+        } else {
+            u32::MAX
+        };
+    };
+    for f in &feet {
+        for &(a, b, l) in &f.writes {
+            if let Some(l) = l {
+                for x in a..b.min(total as u32) {
+                    own(&mut owner[x as usize], l);
+                }
+            }
+        }
+        for &(pid, bits, l) in &f.pred_writes {
+            if let (Some(l), Some(po)) = (l, pred_owner.get_mut(pid as usize)) {
+                for (c, o) in po.iter_mut().enumerate() {
+                    if bits & (1 << c) != 0 {
+                        own(o, l);
+                    }
+                }
+            }
+        }
+    }
+    // A read is fine when nobody wrote the byte per lane, or only the reading lane did.
+    let ok = |o: u32, l: Option<u32>| o == 0 || l.is_some_and(|l| o == l + 1);
+    let mut mirrored = vec![false; total / 4 + 1];
+    let mut mirrored_preds = vec![false; npred];
+    for f in &feet {
+        for &(a, b, l) in &f.reads {
+            for x in a..b.min(total as u32) {
+                if !ok(owner[x as usize], l) {
+                    mirrored[x as usize / 4] = true;
+                }
+            }
+        }
+        for &(pid, bits, l) in &f.pred_reads {
+            if let Some(po) = pred_owner.get(pid as usize) {
+                if (0..32).any(|c| bits & (1 << c) != 0 && !ok(po[c], l)) {
+                    mirrored_preds[pid as usize] = true;
+                }
+            }
+        }
+    }
+    // Lane 0's results reach the other lanes through the mirror.
+    for (f, r) in feet.iter().zip(&run) {
+        if *r == Run::Lane0 {
+            for &(a, b, _) in &f.writes {
+                for x in a..b.min(total as u32) {
+                    mirrored[x as usize / 4] = true;
+                }
+            }
+        }
+    }
+    let mut publish = Vec::with_capacity(feet.len());
+    let mut mirrors = Vec::with_capacity(feet.len());
+    for (f, r) in feet.iter().zip(&run) {
+        let mut words: Vec<u32> = f
+            .writes
+            .iter()
+            .flat_map(|&(a, b, _)| (a / 4)..b.div_ceil(4))
+            .filter(|&w| mirrored.get(w as usize).copied().unwrap_or(false))
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let mut preds: Vec<u32> = f
+            .pred_writes
+            .iter()
+            .map(|x| x.0)
+            .filter(|&pid| mirrored_preds.get(pid as usize).copied().unwrap_or(false))
+            .collect();
+        preds.sort_unstable();
+        preds.dedup();
+        mirrors.push(!words.is_empty() || !preds.is_empty());
+        if *r == Run::Uniform {
+            publish.push(Publish::default());
+            continue;
+        }
+        let mut ranges: Vec<(u32, u32)> = Vec::new();
+        for w in words {
+            match ranges.last_mut() {
+                Some(last) if last.1 == w => last.1 = w + 1,
+                _ => ranges.push((w, w + 1)),
+            }
+        }
+        publish.push(Publish {
+            words: ranges,
+            preds,
+        });
+    }
+    // Memory hazards: another lane's access to the same address may come earlier.
+    let any_write = feet.iter().any(|f| f.mem_write);
+    let mut sync_before = vec![false; feet.len()];
+    for range in &blocks.ranges {
+        let (mut wrote, mut touched) = (any_write, any_write);
+        for k in range.clone() {
+            let f = &feet[k];
+            if (f.mem_read && wrote) || (f.mem_write && touched) {
+                sync_before[k] = true;
+                wrote = false;
+                touched = false;
+            }
+            touched |= f.mem_read || f.mem_write;
+            wrote |= f.mem_write;
+            if !publish[k].is_empty() {
+                // A publication meets with a storage barrier too.
+                wrote = false;
+                touched = false;
+            }
+        }
+    }
+    let xg_words = mirrored
+        .iter()
+        .rposition(|&m| m)
+        .map_or(1, |w| w as u32 + 1);
+    let promoted = promote(p, &feet, &mirrored, total);
+    Plan {
+        run,
+        mirrored,
+        mirrored_preds,
+        publish,
+        mirrors,
+        sync_before,
+        xg_words,
+        promoted,
+    }
+}
+
+/// The lane vectors that can live in registers: every access to any of their bytes
+/// addresses exactly that vector regularly, and the launch does not initialize them.
+fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize) -> Vec<(u32, u32)> {
+    const BLOCKED: u32 = u32::MAX;
+    let mut ids: Vec<(u32, u32)> = Vec::new();
+    let mut claim = vec![0u32; total];
+    let mut mark = |a: u32, b: u32, v: Option<(u32, u32)>, claim: &mut Vec<u32>| {
+        let id = match v {
+            Some(v) => match ids.iter().position(|x| *x == v) {
+                Some(k) => k as u32 + 1,
+                None => {
+                    ids.push(v);
+                    ids.len() as u32
+                }
+            },
+            None => BLOCKED,
+        };
+        for x in a..b.min(total as u32) {
+            let c = &mut claim[x as usize];
+            *c = if *c == 0 || *c == id { id } else { BLOCKED };
+        }
+    };
+    for f in feet {
+        for (&(a, b, _), v) in f.reads.iter().zip(&f.vec_reads) {
+            mark(a, b, *v, &mut claim);
+        }
+        for (&(a, b, _), v) in f.writes.iter().zip(&f.vec_writes) {
+            mark(a, b, *v, &mut claim);
+        }
+    }
+    for &(goff, _, size) in &p.inputs {
+        mark(goff, goff + size, None, &mut claim);
+    }
+    let pre = &p.pre;
+    // What `init` writes besides the inputs.
+    for o in [pre.r0, pre.cr0, pre.sr0] {
+        mark(o, o + p.grf_bytes, None, &mut claim);
+    }
+    for o in pre.group_id {
+        mark(o, o + 4, None, &mut claim);
+    }
+    ids.iter()
+        .enumerate()
+        .filter(|&(k, &(base, e))| {
+            let end = base + p.simd * e;
+            end as usize <= total
+                && (base..end).all(|x| {
+                    let c = claim[x as usize];
+                    (c == 0 || c == k as u32 + 1) && !mirrored[x as usize / 4]
+                })
+        })
+        .map(|(_, v)| *v)
+        .collect()
+}
