@@ -511,8 +511,13 @@ fn choose(inst: &PInst, simd: u32, grf: u32) -> Run {
     }
 }
 
+/// [`plan`] over the kernel's own basic blocks.
+pub fn plan_kernel(p: &Prepared) -> Plan {
+    plan(p, &super::blocks::split(&p.insts))
+}
+
 /// Plan lane mode for an eligible kernel (see [`ineligible`]).
-pub fn plan(p: &Prepared, blocks: &super::blocks::Blocks) -> Plan {
+pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks) -> Plan {
     let grf = p.grf_bytes;
     let total = 4 * p.layout.total.div_ceil(4).max(1) as usize;
     let npred = p.kernel.preds.len().max(1);

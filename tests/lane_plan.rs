@@ -1,0 +1,78 @@
+//! The lane mapping's plan (`translate::lanes`) on real kernels: which instructions
+//! run per lane, what is mirrored between lanes, what lives in registers.
+
+use visa_emu::isa::Opcode;
+use visa_emu::translate::lanes::{self, Run};
+
+fn prepared(variant: &str) -> visa_emu::interp::prepare::Prepared {
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join(variant);
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let device = dir.file_name().unwrap().to_string_lossy().to_string();
+    let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
+    let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
+    visa_emu::interp::prepare(&program, &case.kernel).unwrap()
+}
+
+fn run_of(p: &visa_emu::interp::prepare::Prepared, plan: &lanes::Plan, op: Opcode) -> Vec<Run> {
+    p.insts
+        .iter()
+        .zip(&plan.run)
+        .filter(|(i, _)| i.op == op)
+        .map(|(_, r)| *r)
+        .collect()
+}
+
+#[test]
+fn saxpy_runs_per_lane_and_mirrors_only_the_branch_predicate() {
+    let p = prepared("saxpy/tgllp-simd16");
+    assert!(lanes::ineligible(&p, 8, 0).is_none());
+    let plan = lanes::plan_kernel(&p);
+    // SIMD16 arithmetic and the gathers/scatter run one element per invocation; the
+    // scalar address computation, surface moves and the branch run in every lane.
+    assert!(run_of(&p, &plan, Opcode::Mad).iter().all(|r| *r == Run::PerLane));
+    assert!(run_of(&p, &plan, Opcode::Gather4Scaled).iter().all(|r| *r == Run::PerLane));
+    assert!(run_of(&p, &plan, Opcode::Scatter4Scaled).iter().all(|r| *r == Run::PerLane));
+    assert!(run_of(&p, &plan, Opcode::Goto).iter().all(|r| *r == Run::Uniform));
+    assert!(run_of(&p, &plan, Opcode::Movs).iter().all(|r| *r == Run::Uniform));
+    // The goto reads every channel's bit of the compare's predicate: mirrored, and
+    // the compare publishes it. No GRF word crosses lanes.
+    let cmp = p.insts.iter().position(|i| i.op == Opcode::Cmp).unwrap();
+    assert_eq!(plan.run[cmp], Run::PerLane);
+    assert!(!plan.publish[cmp].preds.is_empty());
+    assert!(plan.mirrored_preds.iter().any(|&m| m));
+    assert!(!plan.mirrored.iter().any(|&m| m));
+    // Lane vectors in registers: ids, index, addresses, both loaded values.
+    assert!(plan.promoted.len() >= 4, "{:?}", plan.promoted);
+    // The scatter writes memory the gathers read: a barrier orders them.
+    let sc = p.insts.iter().position(|i| i.op == Opcode::Scatter4Scaled).unwrap();
+    assert!(plan.sync_before[sc]);
+}
+
+#[test]
+fn a_broadcast_mirrors_the_words_other_lanes_read() {
+    let p = prepared("subgroup_broadcast_vote/tgllp-simd8");
+    assert!(lanes::ineligible(&p, 1, 0).is_none());
+    let plan = lanes::plan_kernel(&p);
+    // Some lane reads another lane's element: its words are mirrored, a per-lane
+    // instruction publishes them, and they are never promoted to registers.
+    assert!(plan.mirrored.iter().any(|&m| m));
+    assert!(plan
+        .publish
+        .iter()
+        .zip(&plan.run)
+        .any(|(pb, r)| *r == Run::PerLane && !pb.words.is_empty()));
+    for &(base, e) in &plan.promoted {
+        for b in base..base + p.simd * e {
+            assert!(!plan.mirrored[b as usize / 4], "promoted byte {b} is mirrored");
+        }
+    }
+}
+
+#[test]
+fn indirect_operands_and_shared_slm_keep_the_thread_mapping() {
+    let p = prepared("subgroup_shuffle/tgllp-simd16");
+    let why = lanes::ineligible(&p, 1, 0).expect("shuffles address the GRF indirectly");
+    assert!(why.contains("indirect"), "{why}");
+    let p = prepared("slm_reduce/tgllp-simd16");
+    assert!(lanes::ineligible(&p, 4, 4096).is_some());
+}
