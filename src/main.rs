@@ -257,6 +257,9 @@ struct BenchArgs {
     /// Also draw the ratios as an SVG bar chart into this file.
     #[arg(long)]
     svg: Option<PathBuf>,
+    /// Skip the PoCL column (the same OpenCL source on PoCL, when it is installed).
+    #[arg(long)]
+    no_pocl: bool,
 }
 
 fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), Failed> {
@@ -270,6 +273,20 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
         .workers
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let baselines = bg::baseline_dir(o.baselines.as_deref());
+    let pocl = if o.no_pocl {
+        None
+    } else {
+        match visa_emu::cli::bench_pocl::probe() {
+            Ok((py, dev)) => {
+                eprintln!("visa-emu: PoCL column on {dev}");
+                Some(py)
+            }
+            Err(why) => {
+                eprintln!("visa-emu: no PoCL column: {why}");
+                None
+            }
+        }
+    };
     let tmp = std::env::temp_dir().join(format!("visa-emu-bench-{}", std::process::id()));
     let mut rows = Vec::new();
     for v in &variants {
@@ -301,6 +318,24 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
             ),
             None => None,
         };
+        let pocl_row = match &pocl {
+            Some(py) => {
+                match visa_emu::cli::bench_pocl::bench_pocl(
+                    py,
+                    case_dir,
+                    &case,
+                    o.runs,
+                    &tmp.join(&name),
+                ) {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        eprintln!("visa-emu: {name}: PoCL: {e}");
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
         rows.push(b::BenchRow {
             workload: if o.scale > 1 {
                 format!("{name} x{}", o.scale)
@@ -311,6 +346,7 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
             buffer_bytes: bytes,
             cpu,
             gpu: gpu_row,
+            pocl: pocl_row,
         });
     }
     let _ = std::fs::remove_dir_all(&tmp);

@@ -172,9 +172,15 @@ fn lane_mapping_agrees_with_the_interpreter() {
         assert_eq!(g.mapping, "lanes", "{name}: {:?}", g.note);
         for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
             let first = a.iter().zip(b).position(|(x, y)| x != y);
-            assert!(first.is_none(), "{name}: buffer {n} differs at byte {first:?}");
+            assert!(
+                first.is_none(),
+                "{name}: buffer {n} differs at byte {first:?}"
+            );
         }
-        assert_eq!(cpu.stats.instructions, g.instructions, "{name}: instructions");
+        assert_eq!(
+            cpu.stats.instructions, g.instructions,
+            "{name}: instructions"
+        );
         assert_eq!(cpu.stats.channel_ops, g.channel_ops, "{name}: channel-ops");
         eprintln!(
             "{name}: lanes agree ({} instructions, dispatch {:.1} ms)",
@@ -197,7 +203,11 @@ fn lane_mapping_falls_back_when_the_loop_budget_is_short() {
     launch.mapping = Mapping::Lanes;
     let g = gpu::execute_with_budget(&mut ctx, &launch, Some(4000)).unwrap();
     assert_eq!(g.mapping, "threads");
-    assert!(g.note.as_deref().is_some_and(|n| n.contains("lane mode")), "{:?}", g.note);
+    assert!(
+        g.note.as_deref().is_some_and(|n| n.contains("lane mode")),
+        "{:?}",
+        g.note
+    );
     assert!(g.passes > 1);
     assert_eq!(cpu.buffers, g.buffers);
 }

@@ -29,11 +29,21 @@ fn saxpy_runs_per_lane_and_mirrors_only_the_branch_predicate() {
     let plan = lanes::plan_kernel(&p);
     // SIMD16 arithmetic and the gathers/scatter run one element per invocation; the
     // scalar address computation, surface moves and the branch run in every lane.
-    assert!(run_of(&p, &plan, Opcode::Mad).iter().all(|r| *r == Run::PerLane));
-    assert!(run_of(&p, &plan, Opcode::Gather4Scaled).iter().all(|r| *r == Run::PerLane));
-    assert!(run_of(&p, &plan, Opcode::Scatter4Scaled).iter().all(|r| *r == Run::PerLane));
-    assert!(run_of(&p, &plan, Opcode::Goto).iter().all(|r| *r == Run::Uniform));
-    assert!(run_of(&p, &plan, Opcode::Movs).iter().all(|r| *r == Run::Uniform));
+    assert!(run_of(&p, &plan, Opcode::Mad)
+        .iter()
+        .all(|r| *r == Run::PerLane));
+    assert!(run_of(&p, &plan, Opcode::Gather4Scaled)
+        .iter()
+        .all(|r| *r == Run::PerLane));
+    assert!(run_of(&p, &plan, Opcode::Scatter4Scaled)
+        .iter()
+        .all(|r| *r == Run::PerLane));
+    assert!(run_of(&p, &plan, Opcode::Goto)
+        .iter()
+        .all(|r| *r == Run::Uniform));
+    assert!(run_of(&p, &plan, Opcode::Movs)
+        .iter()
+        .all(|r| *r == Run::Uniform));
     // The goto reads every channel's bit of the compare's predicate: mirrored, and
     // the compare publishes it. No GRF word crosses lanes.
     let cmp = p.insts.iter().position(|i| i.op == Opcode::Cmp).unwrap();
@@ -44,7 +54,11 @@ fn saxpy_runs_per_lane_and_mirrors_only_the_branch_predicate() {
     // Lane vectors in registers: ids, index, addresses, both loaded values.
     assert!(plan.promoted.len() >= 4, "{:?}", plan.promoted);
     // The scatter writes memory the gathers read: a barrier orders them.
-    let sc = p.insts.iter().position(|i| i.op == Opcode::Scatter4Scaled).unwrap();
+    let sc = p
+        .insts
+        .iter()
+        .position(|i| i.op == Opcode::Scatter4Scaled)
+        .unwrap();
     assert!(plan.sync_before[sc]);
 }
 
@@ -63,7 +77,10 @@ fn a_broadcast_mirrors_the_words_other_lanes_read() {
         .any(|(pb, r)| *r == Run::PerLane && !pb.words.is_empty()));
     for &(base, e) in &plan.promoted {
         for b in base..base + p.simd * e {
-            assert!(!plan.mirrored[b as usize / 4], "promoted byte {b} is mirrored");
+            assert!(
+                !plan.mirrored[b as usize / 4],
+                "promoted byte {b} is mirrored"
+            );
         }
     }
 }

@@ -25,6 +25,17 @@ pub struct BenchRow {
     pub buffer_bytes: u64,
     pub cpu: CpuBench,
     pub gpu: Option<GpuBench>,
+    /// The same OpenCL source on PoCL, when PoCL is installed.
+    pub pocl: Option<super::bench_pocl::PoclBench>,
+}
+
+impl BenchRow {
+    /// The emulation's time (the GPU path's, else the interpreter's) over PoCL's.
+    pub fn vs_pocl(&self) -> Option<f64> {
+        let p = self.pocl.as_ref()?;
+        let ours = self.gpu.as_ref().map_or(self.cpu.run_ms, |g| g.dispatch_ms);
+        Some(ours / p.run_ms.max(1e-6))
+    }
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -135,7 +146,7 @@ pub fn shape(case: &Case) -> (u64, u64) {
 
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<34} {:>9} {:>10} {:>11} | {:>9} {:>9} {:>10} {:>10} {:>6} {:>11} {:>7} {:>9} | {:>10} {:>8}\n",
+        "{:<34} {:>9} {:>10} {:>11} | {:>9} {:>9} {:>10} {:>10} {:>6} {:>11} {:>7} {:>9} | {:>10} {:>8} | {:>9} {:>8}\n",
         "workload",
         "items",
         "cpu ms",
@@ -149,7 +160,9 @@ pub fn table(rows: &[BenchRow]) -> String {
         "GB/s",
         "vs cpu",
         "wgsl ms",
-        "vs wgsl"
+        "vs wgsl",
+        "pocl ms",
+        "vs pocl"
     );
     for r in rows {
         s += &format!(
@@ -170,21 +183,25 @@ pub fn table(rows: &[BenchRow]) -> String {
                     g.speedup_vs_cpu
                 );
                 match &g.baseline {
-                    Some(b) => {
-                        s += &format!(
-                            " {:>10.2} {:>7.2}x{}\n",
-                            b.dispatch_ms,
-                            b.slowdown,
-                            b.difference
-                                .as_ref()
-                                .map_or(String::new(), |d| format!(" (differs: {d})"))
-                        )
-                    }
-                    None => s += &format!(" {:>10} {:>8}\n", "-", "-"),
+                    Some(b) => s += &format!(" {:>10.2} {:>7.2}x |", b.dispatch_ms, b.slowdown),
+                    None => s += &format!(" {:>10} {:>8} |", "-", "-"),
                 }
             }
-            None => s += "  (no GPU run)\n",
+            None => s += &format!(" {:>96} |", "(no GPU run)"),
         }
+        match (&r.pocl, r.vs_pocl()) {
+            (Some(p), Some(v)) => s += &format!(" {:>9.3} {:>7.2}x", p.run_ms, v),
+            _ => s += &format!(" {:>9} {:>8}", "-", "-"),
+        }
+        if let Some(d) = r
+            .gpu
+            .as_ref()
+            .and_then(|g| g.baseline.as_ref())
+            .and_then(|b| b.difference.as_ref())
+        {
+            s += &format!(" (wgsl differs: {d})");
+        }
+        s.push('\n');
     }
     s
 }
@@ -208,6 +225,9 @@ pub fn svg(rows: &[BenchRow]) -> String {
                     b.slowdown,
                 ));
             }
+            if let Some(p) = r.vs_pocl() {
+                v.push((r.workload.clone(), "time vs PoCL (OpenCL on the CPU)", p));
+            }
             v
         })
         .collect();
@@ -230,7 +250,9 @@ pub fn svg(rows: &[BenchRow]) -> String {
     for (i, (name, what, v)) in bars.iter().enumerate() {
         let y = 40.0 + row_h * i as f64;
         let (x0, x1) = (x_of(1.0).min(x_of(*v)), x_of(1.0).max(x_of(*v)));
-        let color = if what.contains("CPU") {
+        let color = if what.contains("PoCL") {
+            "#5a9a5a"
+        } else if what.contains("CPU") {
             "#4878a8"
         } else {
             "#c8742c"
@@ -283,15 +305,25 @@ mod tests {
                     difference: None,
                 }),
             }),
+            pocl: Some(super::super::bench_pocl::PoclBench {
+                device: "pocl".into(),
+                build_ms: 1.0,
+                run_ms: 0.25,
+            }),
         }
     }
 
     #[test]
     fn the_chart_has_one_bar_per_ratio_and_escapes_names() {
         let s = svg(&[row(20.0, Some(3.0)), row(0.5, None)]);
-        assert_eq!(s.matches("<rect").count(), 3);
+        assert_eq!(s.matches("<rect").count(), 5);
         assert!(s.contains("w&lt;1>") && s.contains("20.00x") && s.contains("0.50x"));
+        // GPU dispatch 1 ms against PoCL's 0.25 ms.
+        assert!(s.contains("4.00x"), "{s}");
         let t = table(&[row(20.0, Some(3.0))]);
-        assert!(t.contains("20.00x") && t.contains("3.00x"), "{t}");
+        assert!(
+            t.contains("20.00x") && t.contains("3.00x") && t.contains("4.00x"),
+            "{t}"
+        );
     }
 }

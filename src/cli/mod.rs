@@ -3,6 +3,7 @@
 pub mod bench;
 #[cfg(feature = "gpu")]
 pub mod bench_gpu;
+pub mod bench_pocl;
 pub mod conformance;
 pub mod info;
 pub mod run;

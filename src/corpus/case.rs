@@ -100,6 +100,9 @@ pub struct Case {
     pub reference: Option<String>,
     #[serde(default)]
     pub seed: Option<u64>,
+    /// Build options PoCL needs for `kernel.cl` (the reference run's).
+    #[serde(default)]
+    pub pocl_build_options: Option<String>,
     #[serde(skip)]
     pub dir: PathBuf,
 }
