@@ -34,6 +34,7 @@ const CFG_NALLOC: u32 = 7u;
 const CFG_EDGE_BUDGET: u32 = 8u;    // sliced runs: loop back-edges one pass may take
 const CFG_PROBE: u32 = 9u;          // 2: probe the driver's loop limiter; 0: do not
 const CFG_SLICED: u32 = 10u;        // 1: threads save their state and passes resume them
+const CFG_STOP_STEPS: u32 = 11u;    // probe modules: stop threads after this many instructions
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
 const CFG_ALLOC: u32 = 272u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 
@@ -109,6 +110,7 @@ const ST_FRESH: u32 = 0u;
 const ST_RUNNING: u32 = 1u;
 const ST_BARRIER: u32 = 2u;
 const ST_DONE: u32 = 3u;
+const ST_STOPPED: u32 = 4u;   // probes: stopped after cfg[CFG_STOP_STEPS] instructions
 const K_STATE_WORDS: u32 = 5u + 32u + 32u * K_DEPTH + K_NPRED + K_NADDR + K_NSURF + 4u * K_GRF_QUADS;
 
 fn save_state(tid: u32, status: u32) {
@@ -146,7 +148,7 @@ fn save_state(tid: u32, status: u32) {
 fn restore_state(tid: u32) -> u32 {
     var o = tid * K_STATE_WORDS;
     let status = state[o];
-    if (status == ST_FRESH || status == ST_DONE) { return status; }
+    if (status == ST_FRESH || status == ST_DONE || status == ST_STOPPED) { return status; }
     steps = state[o + 1u];
     chans = state[o + 2u];
     chans_hi = state[o + 3u];

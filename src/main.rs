@@ -149,6 +149,9 @@ enum Command {
         /// Also write the report as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// On a disagreement, do not search for the first differing instruction.
+        #[arg(long)]
+        no_localize: bool,
     },
     /// Run every case folder (corpus layout) and compare with the expected outputs.
     Conformance {
@@ -539,7 +542,11 @@ fn adapters() -> Result<(), Failed> {
     Ok(())
 }
 
-fn validate(paths: &[PathBuf], json: Option<&std::path::Path>) -> Result<(), Failed> {
+fn validate(
+    paths: &[PathBuf],
+    json: Option<&std::path::Path>,
+    localize: bool,
+) -> Result<(), Failed> {
     use visa_emu::cli::{conformance as c, validate as v};
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
     if variants.is_empty() {
@@ -554,7 +561,7 @@ fn validate(paths: &[PathBuf], json: Option<&std::path::Path>) -> Result<(), Fai
     let mut reports = Vec::new();
     for (i, dir) in variants.iter().enumerate() {
         eprintln!("[{}/{}] {}", i + 1, variants.len(), c::variant_name(dir));
-        reports.push(v::validate_variant(dir, &mut adapters));
+        reports.push(v::validate_variant(dir, &mut adapters, localize));
     }
     print!("{}", v::table(&reports));
     if let Some(p) = json {
@@ -654,7 +661,11 @@ fn main() -> ExitCode {
             opts,
         } => bench(&paths, &device, &opts),
         Command::Adapters => adapters(),
-        Command::Validate { paths, json } => validate(&paths, json.as_deref()),
+        Command::Validate {
+            paths,
+            json,
+            no_localize,
+        } => validate(&paths, json.as_deref(), !no_localize),
         Command::Conformance {
             paths,
             device,

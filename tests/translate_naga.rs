@@ -39,12 +39,14 @@ fn corpus_kernels_translate_to_valid_wgsl() {
         let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
         let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
         let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
-        // The thread mapping, and the lane mapping where the kernel allows it.
-        for lanes in [false, true] {
+        // The thread mapping, the lane mapping where the kernel allows it, and the
+        // probe modules of `validate`'s localization.
+        for (lanes, probe) in [(false, false), (true, false), (false, true)] {
             let target = Target {
                 threads_per_group: if lanes { 1 } else { 2 },
                 slm_bytes: 4096,
                 lanes,
+                probe,
             };
             match translate(&p, &target) {
                 Ok(m) => {
@@ -53,13 +55,16 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                     }
                     if let Err(e) = validate_wgsl(&m.wgsl) {
                         failures.push(format!(
-                            "{} (lanes: {lanes}): {}",
+                            "{} (lanes: {lanes}, probe: {probe}): {}",
                             dir.display(),
                             e.lines().next().unwrap_or("")
                         ));
                     }
                 }
-                Err(e) => failures.push(format!("{} (lanes: {lanes}): {e}", dir.display())),
+                Err(e) => failures.push(format!(
+                    "{} (lanes: {lanes}, probe: {probe}): {e}",
+                    dir.display()
+                )),
             }
         }
     }

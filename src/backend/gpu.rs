@@ -92,6 +92,16 @@ pub fn run_case(
 
 /// Translate the variant's kernel and lay out its launch (no device needed).
 pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
+    build_with(dir, case, step_limit, false)
+}
+
+/// [`build`] for probes: the thread mapping with one instruction per block, whose
+/// threads [`probe`] stops after an exact instruction count.
+pub fn build_probe(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
+    build_with(dir, case, DEFAULT_STEP_LIMIT, true)
+}
+
+fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<GpuLaunch, String> {
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -107,19 +117,23 @@ pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, Stri
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
         lanes: false,
+        probe,
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.
-    let lane_module = translate::translate(
-        &p,
-        &Target {
-            lanes: true,
-            ..target
-        },
-    )
-    .map_err(|e| e.to_string())?;
-    module.why_not_lanes = lane_module.why_not_lanes.clone();
-    let mut lanes = lane_module.lanes.then_some(lane_module);
+    let mut lanes = None;
+    if !probe {
+        let lane_module = translate::translate(
+            &p,
+            &Target {
+                lanes: true,
+                ..target
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        module.why_not_lanes = lane_module.why_not_lanes.clone();
+        lanes = lane_module.lanes.then_some(lane_module);
+    }
     // Debugging hook: run hand-edited WGSL in place of the translation (same bindings).
     if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
         let text = std::fs::read_to_string(&path)
@@ -329,6 +343,82 @@ impl GpuLaunch {
                 .unwrap_or("not planned")
         })
     }
+}
+
+/// A thread's GRF image where a probe stopped it.
+pub struct ProbeState {
+    /// Group (linear, x fastest) times threads per group plus the thread's index.
+    pub thread: u64,
+    pub grf: Vec<u8>,
+}
+
+/// Run a [`build_probe`] launch with every thread stopped after `steps` instructions
+/// (threads that end earlier are not reported) and read their GRF images back.
+pub fn probe(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    steps: u32,
+) -> Result<Vec<ProbeState>, String> {
+    if let Some(why) = super::select::unusable(gpu) {
+        return Err(why);
+    }
+    let m = &launch.module;
+    let mut job = launch.job.clone();
+    let budget = pass_budget(gpu).unwrap_or(u32::MAX / 2);
+    if u64::from(budget) < m.max_block_cost {
+        return Err(format!(
+            "a pass allows {budget} loop iterations; one block needs {}",
+            m.max_block_cost
+        ));
+    }
+    set_cfg(
+        &mut job,
+        &[
+            (cfg::EDGE_BUDGET, budget),
+            (cfg::PROBE, 2),
+            (cfg::SLICED, 1),
+            (cfg::STOP_STEPS, steps.max(1)),
+        ],
+    );
+    let state_bytes =
+        4 * (launch.threads * m.state_words as u64 + launch.groups * m.slm_words as u64);
+    if state_bytes > gpu.capabilities().max_storage_buffer_binding_size {
+        return Err(format!(
+            "probing needs {state_bytes} bytes of saved state, over the adapter's limit"
+        ));
+    }
+    let st = translate::binding::STATE as usize;
+    job.buffers[st].size = state_bytes.max(4);
+    job.buffers[st].readback = true;
+    job.repeat = Some(Repeat {
+        buffer: translate::binding::STAT as usize,
+        word: translate::stat::YIELDED as u64,
+        max_passes: 1_000_000,
+    });
+    let r = gpu.run(&job).map_err(|e| e.to_string())?;
+    let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+    if stat[0] != 0 {
+        return Err(format!(
+            "probe run failed: runtime error {} at instruction {}",
+            stat[0], stat[1]
+        ));
+    }
+    let words = words_of(&r.outputs[st]);
+    let w = m.state_words as usize;
+    let grf_words = (m.state_words - m.state_grf_offset) as usize;
+    let mut out = Vec::new();
+    for t in 0..launch.threads as usize {
+        if words.get(t * w) != Some(&translate::status::STOPPED) {
+            continue;
+        }
+        let o = t * w + m.state_grf_offset as usize;
+        let grf = bytes_of(&words[o..o + grf_words]);
+        out.push(ProbeState {
+            thread: t as u64,
+            grf,
+        });
+    }
+    Ok(out)
 }
 
 /// The thread mapping of a launch alone.

@@ -5,4 +5,6 @@ pub mod cpu;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 #[cfg(feature = "gpu")]
+pub mod localize;
+#[cfg(feature = "gpu")]
 pub mod select;

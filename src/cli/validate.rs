@@ -39,6 +39,9 @@ pub struct TargetResult {
     pub expected_outputs: Option<String>,
     pub buffers: Vec<BufferVerdict>,
     pub ms: f64,
+    /// On a disagreement: the first instruction whose results differ (or why it
+    /// could not be found).
+    pub localization: Option<Result<crate::backend::localize::Localization, String>>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -141,7 +144,7 @@ fn dtype_of(case: &Case, buffer: &str) -> String {
 }
 
 /// Run one variant on the interpreter and on every usable adapter.
-pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
+pub fn validate_variant(dir: &Path, adapters: &mut Adapters, localize: bool) -> VariantReport {
     let variant = crate::cli::conformance::variant_name(dir);
     let mut targets = Vec::new();
     let loaded = dir
@@ -170,6 +173,7 @@ pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
         expected_outputs: Some(expected(&case, &reference)),
         buffers: Vec::new(),
         ms: ms(t),
+        localization: None,
     });
     for (name, ctx) in adapters.devices.iter_mut() {
         let ctx = match ctx {
@@ -182,6 +186,7 @@ pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
                     expected_outputs: None,
                     buffers: Vec::new(),
                     ms: 0.0,
+                    localization: None,
                 });
                 continue;
             }
@@ -202,6 +207,8 @@ pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
                     })
                     .collect();
                 let agree = buffers.iter().all(|b| b.agree);
+                let localization = (!agree && localize)
+                    .then(|| crate::backend::localize::localize(ctx, dir, &case));
                 targets.push(TargetResult {
                     target: name.clone(),
                     verdict: if agree { "agree" } else { "disagree" }.into(),
@@ -209,6 +216,7 @@ pub fn validate_variant(dir: &Path, adapters: &mut Adapters) -> VariantReport {
                     expected_outputs: Some(expected(&case, &run.buffers)),
                     buffers,
                     ms: ms(t),
+                    localization,
                 });
             }
         }
@@ -235,6 +243,7 @@ fn error_target(target: &str, e: String, ms: f64) -> TargetResult {
         expected_outputs: None,
         buffers: Vec::new(),
         ms,
+        localization: None,
     }
 }
 
@@ -274,6 +283,27 @@ pub fn table(reports: &[VariantReport]) -> String {
                 t.ms,
                 details.trim()
             );
+            match &t.localization {
+                Some(Ok(l)) => {
+                    s += &format!(
+                        "{:<36} first difference: thread {}, step {}: [{}] {}\n",
+                        "", l.thread, l.step, l.instruction, l.text
+                    );
+                    if let (Some(v), Some(r), Some(g)) = (&l.variable, &l.reference, &l.gpu) {
+                        s += &format!(
+                            "{:<36}   then {v} holds {r} on the interpreter, {g} on the GPU\n",
+                            ""
+                        );
+                    } else {
+                        s += &format!(
+                            "{:<36}   the thread is stopped on one side and ended on the other: control flow differs\n",
+                            ""
+                        );
+                    }
+                }
+                Some(Err(e)) => s += &format!("{:<36} not localized: {e}\n", ""),
+                None => {}
+            }
         }
     }
     s

@@ -68,6 +68,9 @@ pub struct RunOptions {
     pub trace: bool,
     /// Threads that run groups in parallel (1: one group after another, deterministic).
     pub workers: usize,
+    /// Stop every thread after this many executed instructions and record its state
+    /// ([`RunStats::stopped`]): the GPU path's probes compare the same points.
+    pub stop_after: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -76,6 +79,7 @@ impl Default for RunOptions {
             step_limit: 50_000_000,
             trace: std::env::var_os("VISA_TRACE").is_some(),
             workers: 1,
+            stop_after: None,
         }
     }
 }
@@ -88,6 +92,18 @@ pub struct RunStats {
     pub channel_ops: u64,
     pub oob_reads: u64,
     pub oob_writes: u64,
+    /// With `RunOptions::stop_after`: the threads that reached it.
+    pub stopped: Vec<Snapshot>,
+}
+
+/// A thread's state when `RunOptions::stop_after` stopped it.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    /// Group (linear, x fastest) times threads per group plus the thread's index.
+    pub thread: u64,
+    /// Index of the last instruction it executed.
+    pub last: usize,
+    pub grf: Vec<u8>,
 }
 
 /// Run every group of `launch`. Groups are spread over `opts.workers` threads (they
@@ -153,6 +169,7 @@ pub fn run(
         stats.threads += r.threads;
         stats.instructions += r.instructions;
         stats.channel_ops += r.channel_ops;
+        stats.stopped.extend(r.stopped);
     }
     stats.oob_reads = mem.oob_reads;
     stats.oob_writes = mem.oob_writes;
@@ -185,7 +202,11 @@ fn run_group(
         step_limit: opts.step_limit,
         grf_bytes: p.grf_bytes,
         trace: opts.trace,
+        stop_after: opts.stop_after,
     };
+    let gid = (group[2] as u64 * launch.groups[1] as u64 + group[1] as u64)
+        * launch.groups[0] as u64
+        + group[0] as u64;
     loop {
         let mut waiting = 0;
         for (t, th) in threads.iter_mut().enumerate() {
@@ -195,6 +216,14 @@ fn run_group(
             match th.run(p, &mut cx)? {
                 Yield::Done => done[t] = true,
                 Yield::Barrier => waiting += 1,
+                Yield::Stopped => {
+                    done[t] = true;
+                    stats.stopped.push(Snapshot {
+                        thread: gid * launch.threads_per_group as u64 + t as u64,
+                        last: th.last,
+                        grf: th.grf.clone(),
+                    });
+                }
             }
         }
         if waiting == 0 {

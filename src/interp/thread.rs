@@ -40,6 +40,8 @@ pub struct Thread {
     frames: Vec<Frame>,
     pub at_barrier: bool,
     pub steps: u64,
+    /// Index of the instruction executed last.
+    pub last: usize,
     /// Channel-instructions executed (instructions times their running channels).
     pub chan_ops: u64,
     /// This thread's `%scratch` space.
@@ -55,6 +57,8 @@ pub struct Thread {
 pub enum Yield {
     Done,
     Barrier,
+    /// `Ctx::stop_after` instructions ran (see `RunOptions::stop_after`).
+    Stopped,
 }
 
 /// Everything a message needs besides the thread.
@@ -67,6 +71,8 @@ pub struct Ctx<'a> {
     pub grf_bytes: u32,
     /// Print every executed instruction to stderr.
     pub trace: bool,
+    /// Stop each thread once it has executed this many instructions.
+    pub stop_after: Option<u64>,
 }
 
 fn read_le(b: &[u8], off: usize, len: usize) -> u64 {
@@ -139,6 +145,7 @@ impl Thread {
             frames: Vec::new(),
             at_barrier: false,
             steps: 0,
+            last: 0,
             chan_ops: 0,
             scratch: vec![0; scratch_bytes as usize],
             pred_view: Some(0),
@@ -389,6 +396,9 @@ impl Thread {
                 }
                 continue;
             };
+            if cx.stop_after.is_some_and(|k| self.steps >= k) {
+                return Ok(Yield::Stopped);
+            }
             let mut em = 0u32;
             for (c, &cpc) in self.pcs.iter().enumerate() {
                 if cpc == pc {
@@ -396,6 +406,7 @@ impl Thread {
                 }
             }
             self.steps += 1;
+            self.last = inst.index;
             self.chan_ops += em.count_ones() as u64;
             if self.steps > cx.step_limit {
                 return Err(ExecError::StepLimit {

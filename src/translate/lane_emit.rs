@@ -135,6 +135,7 @@ pub(super) fn translate(
             .collect(),
         lanes: true,
         why_not_lanes: None,
+        state_grf_offset: 0,
     })
 }
 

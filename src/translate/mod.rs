@@ -62,6 +62,8 @@ pub mod cfg {
     pub const EDGE_BUDGET: usize = 8;
     pub const PROBE: usize = 9;
     pub const SLICED: usize = 10;
+    /// Probe modules: stop each thread after this many instructions (0: never).
+    pub const STOP_STEPS: usize = 11;
     pub const BTI: usize = 16;
     pub const ALLOC: usize = 272;
 }
@@ -78,6 +80,12 @@ pub mod runtime_error {
     pub const LANE_BUDGET: u32 = 6;
 }
 
+/// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
+pub mod status {
+    pub const DONE: u32 = 3;
+    pub const STOPPED: u32 = 4;
+}
+
 /// Word offsets in the `stat` buffer (`STAT_*` of runtime.wgsl).
 pub mod stat {
     pub const YIELDED: usize = 8;
@@ -92,6 +100,10 @@ pub struct Target {
     pub slm_bytes: u32,
     /// Map channels to invocations (lane mode) where the kernel allows it.
     pub lanes: bool,
+    /// A probe module (thread mapping): one instruction per block, and threads stop
+    /// after `cfg[CFG_STOP_STEPS]` instructions with their state saved
+    /// (`visa-emu validate` localizes the first differing instruction with it).
+    pub probe: bool,
 }
 
 /// A translated kernel.
@@ -120,6 +132,8 @@ pub struct Module {
     pub lanes: bool,
     /// Why lane mode was asked for and not taken.
     pub why_not_lanes: Option<String>,
+    /// Word offset of the GRF image in a thread's saved state.
+    pub state_grf_offset: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -268,7 +282,11 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     if tpg > 1024 {
         return Err(TranslateError::GroupTooLarge { threads: tpg });
     }
-    let cfg_blocks = blocks::split(&p.insts);
+    let cfg_blocks = if target.probe {
+        blocks::split_max(&p.insts, 1)
+    } else {
+        blocks::split(&p.insts)
+    };
     let has_calls = p.insts.iter().any(|i| i.op == Call);
     let depth = if has_calls { 8 } else { 1 };
     let mut em = Emit::new(p.pre.cr0);
@@ -312,7 +330,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
-    let why_not_lanes = if target.lanes {
+    let why_not_lanes = if target.lanes && !target.probe {
         match lanes::ineligible(p, tpg, target.slm_bytes) {
             None => {
                 let plan = lanes::plan(p, &cfg_blocks);
@@ -398,8 +416,13 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         all_blocks_cost += cost;
         let at = p.insts[range.start].index;
         let pad = "    ".repeat(em.depth);
+        let stop = if target.probe {
+            format!("{pad}if (cfg[CFG_STOP_STEPS] != 0u && steps >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}\n")
+        } else {
+            String::new()
+        };
         let check = format!(
-            "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+            "{stop}{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
              {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
              {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
              {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
@@ -442,6 +465,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         slm_words,
         lanes: false,
         why_not_lanes,
+        state_grf_offset: 5
+            + 32
+            + 32 * depth
+            + p.kernel.preds.len().max(1) as u32
+            + p.addr_total.max(1)
+            + nsurf as u32,
         block_starts: cfg_blocks
             .ranges
             .iter()
@@ -674,7 +703,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var status = ST_FRESH;
     if (sliced) {{
         status = restore_state(tid);
-        if (status != ST_DONE) {{ restore_slm(group, t); }}
+        // Every thread restores its share: the group's SLM lives on while any runs.
+        restore_slm(group, t);
     }}
     if (status == ST_FRESH) {{
         init(tid, t, grp);
@@ -694,6 +724,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 atomicAdd(&stat[STAT_CHAN_HI], chans_hi);
             }} else if (r == 1u) {{
                 status = ST_BARRIER;
+            }} else if (r == 3u) {{
+                // A probe's stop: the state at exactly cfg[CFG_STOP_STEPS] instructions.
+                status = ST_STOPPED;
+                save_state(tid, ST_STOPPED);
             }} else {{
                 atomicAdd(&wg_yield, 1u);
             }}
@@ -717,7 +751,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         let go = workgroupUniformLoad(&wg_go);
         if (go == 0u) {{
             // Finished: a later pass must not start the thread again.
-            if (sliced) {{ state[tid * K_STATE_WORDS] = ST_DONE; }}
+            if (sliced && status != ST_STOPPED) {{ state[tid * K_STATE_WORDS] = ST_DONE; }}
             break;
         }}
         if (status == ST_BARRIER) {{ status = ST_RUNNING; }}
