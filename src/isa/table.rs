@@ -71,6 +71,24 @@ fn all() -> &'static [OpInfo] {
     })
 }
 
+/// A page's type rules: its "Supported Types" and its type maps (dst types, src
+/// types), platform tags dropped; `None` where the page lists neither.
+#[allow(clippy::type_complexity)]
+pub fn types(
+    op: Opcode,
+) -> Option<(
+    &'static [crate::ir::DataType],
+    &'static [(
+        &'static [crate::ir::DataType],
+        &'static [crate::ir::DataType],
+    )],
+)> {
+    super::table_gen::TYPES
+        .iter()
+        .find(|(o, _, _)| *o == op)
+        .map(|(_, s, m)| (*s, *m))
+}
+
 /// The table row of `op`.
 pub fn info(op: Opcode) -> &'static OpInfo {
     let t = all();

@@ -78,8 +78,11 @@ pub fn validate(k: &Kernel, grf_bytes: u32) -> Vec<Finding> {
                 _ => {}
             }
         }
+        if let Some(rule) = type_rule(k, inst) {
+            rules.push(rule);
+        }
         for rule in rules {
-            let severity = if rule.contains("region rule 6") {
+            let severity = if rule.contains("region rule 6") || rule.contains("signedness only") {
                 Severity::Note
             } else {
                 Severity::Error
@@ -93,6 +96,121 @@ pub fn validate(k: &Kernel, grf_bytes: u32) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The type an operand is read or written in (`None`: predicates, address and state
+/// operands, which the type rules do not cover). Packed immediates count as their
+/// element type (V and UV as W and UW, VF as F).
+fn operand_type(k: &Kernel, v: &VecOperand) -> Option<DataType> {
+    let t = match v {
+        VecOperand::General { var, .. } => k.var(*var)?.ty,
+        VecOperand::Indirect { ty, .. } | VecOperand::Immediate { ty, .. } => *ty,
+        _ => return None,
+    };
+    Some(match t {
+        DataType::V => DataType::W,
+        DataType::UV => DataType::UW,
+        DataType::VF => DataType::F,
+        t => t,
+    })
+}
+
+/// The instruction page's type rules: with type maps, one map must take the
+/// destination's type and every source's; without, every operand's type must be among
+/// the page's "Supported Types".
+fn type_rule(k: &Kernel, inst: &Instruction) -> Option<String> {
+    let (supported, maps) = crate::isa::table::types(inst.op)?;
+    let row = info(inst.op).fields;
+    let (mut dsts, mut srcs) = (Vec::new(), Vec::new());
+    for (spec, f) in row.iter().zip(&inst.fields) {
+        if let Field::Vec(v) = f {
+            match (spec.kind, operand_type(k, v)) {
+                (FieldKind::Dst, Some(t)) => dsts.push(t),
+                (FieldKind::Src, Some(t)) => srcs.push(t),
+                _ => {}
+            }
+        }
+    }
+    let names = |ts: &[DataType]| -> String {
+        ts.iter()
+            .map(|t| t.text().to_ascii_uppercase())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    if maps.is_empty() {
+        let bad: Vec<DataType> = dsts
+            .iter()
+            .chain(&srcs)
+            .copied()
+            .filter(|t| !supported.contains(t))
+            .collect();
+        return (!bad.is_empty() && !supported.is_empty()).then(|| {
+            format!(
+                "type rule: {} takes {}, not {}",
+                inst.op.spec_name(),
+                names(supported),
+                names(&bad)
+            )
+        });
+    }
+    let fits_with = |f: &dyn Fn(DataType) -> DataType| {
+        maps.iter().any(|(d, s)| {
+            dsts.iter().all(|&t| d.iter().any(|&x| f(x) == f(t)))
+                && srcs.iter().all(|&t| s.iter().any(|&x| f(x) == f(t)))
+        })
+    };
+    if fits_with(&|t| t) {
+        return None;
+    }
+    // The spec's maps do not describe every supported type (ADD and SHL list Q and UQ
+    // among their "Supported Types" but have no 64-bit map, and IGC emits them): a
+    // supported type that no map mentions is judged by "Supported Types" alone.
+    let mapped = |t: DataType| maps.iter().any(|(d, s)| d.contains(&t) || s.contains(&t));
+    if dsts
+        .iter()
+        .chain(&srcs)
+        .all(|t| supported.contains(t) || mapped(*t))
+        && dsts.iter().chain(&srcs).any(|t| !mapped(*t))
+    {
+        return None;
+    }
+    // IGC writes logical shifts (SHR) on signed types where the map lists unsigned
+    // ones; the operation is on bits, so a difference in signedness alone is a note.
+    if fits_with(&unsigned) {
+        return Some(format!(
+            "type rule (signedness only): {} maps {} but the operands are dst {} src {}",
+            inst.op.spec_name(),
+            maps.iter()
+                .map(|(d, s)| format!("{} <- {}", names(d), names(s)))
+                .collect::<Vec<_>>()
+                .join("; "),
+            names(&dsts),
+            names(&srcs)
+        ));
+    }
+    Some({
+        format!(
+            "type rule: no type map of {} takes dst {} with src {} (maps: {})",
+            inst.op.spec_name(),
+            names(&dsts),
+            names(&srcs),
+            maps.iter()
+                .map(|(d, s)| format!("{} <- {}", names(d), names(s)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })
+}
+
+/// The unsigned integer type of the same width (other types unchanged).
+fn unsigned(t: DataType) -> DataType {
+    match t {
+        DataType::D => DataType::UD,
+        DataType::W => DataType::UW,
+        DataType::B => DataType::UB,
+        DataType::Q => DataType::UQ,
+        t => t,
+    }
 }
 
 fn check_ids(k: &Kernel, v: &VecOperand, name: &str, rules: &mut Vec<String>) {
@@ -220,5 +338,30 @@ mod tests {
         );
         assert_eq!(f[0].index, 0);
         assert!(f[0].text.starts_with("mov (M1, 8)"), "{}", f[0].text);
+    }
+
+    #[test]
+    fn type_rules_come_from_the_instruction_pages() {
+        let src = ".version 4.1\n.kernel \"k\"\n\
+            .decl VF v_type=G type=f num_elts=8 align=hword\n\
+            .decl VD v_type=G type=d num_elts=8 align=hword\n\
+            .decl VQ v_type=G type=q num_elts=8 align=hword\n\
+            and (M1, 8) VF(0,0)<1> VF(0,0)<1;1,0> VF(0,0)<1;1,0>\n\
+            add (M1, 8) VF(0,0)<1> VD(0,0)<1;1,0> VF(0,0)<1;1,0>\n\
+            add (M1, 8) VD(0,0)<1> VD(0,0)<1;1,0> 0x1:d\n\
+            add (M1, 8) VQ(0,0)<1> VQ(0,0)<1;1,0> 0x1:q\n\
+            shr (M1, 8) VD(0,0)<1> VD(0,0)<1;1,0> 0x1:d\n";
+        let p = parse_visaasm(src, 32).unwrap();
+        let f = validate(&p.kernels[0], 32);
+        let at = |i: usize| f.iter().find(|x| x.index == i);
+        // AND has integer maps only; ADD does not mix F and D.
+        assert!(at(0).is_some_and(|x| x.severity == Severity::Error && x.rule.contains("AND")));
+        assert!(
+            at(1).is_some_and(|x| x.rule.contains("dst F with src D,F")),
+            "{f:?}"
+        );
+        // Plain D, Q (supported, though no map mentions it), and signed SHR (a note).
+        assert!(at(2).is_none() && at(3).is_none(), "{f:?}");
+        assert!(at(4).is_some_and(|x| x.severity == Severity::Note), "{f:?}");
     }
 }
