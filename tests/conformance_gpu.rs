@@ -211,3 +211,22 @@ fn lane_mapping_falls_back_when_the_loop_budget_is_short() {
     assert!(g.passes > 1);
     assert_eq!(cpu.buffers, g.buffers);
 }
+
+/// A one-thread group in the lane mapping: SLM shared by the lanes and vISA barriers
+/// between them (the reduction of `slm_reduce` over work-groups of one SIMD16 thread).
+#[test]
+fn lane_mapping_runs_slm_and_barriers_of_one_thread_groups() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join("slm_reduce/tgllp-simd16");
+    let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    case.ndrange.local_size = vec![16];
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    assert!(launch.lanes.is_some(), "{:?}", launch.module.why_not_lanes);
+    launch.mapping = Mapping::Lanes;
+    let g = gpu::execute(&mut ctx, &launch).unwrap();
+    assert_eq!(g.mapping, "lanes", "{:?}", g.note);
+    assert_eq!(cpu.buffers, g.buffers);
+    assert_eq!(cpu.stats.instructions, g.instructions);
+}

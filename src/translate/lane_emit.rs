@@ -86,7 +86,7 @@ pub(super) fn translate(
         }
         if !ended {
             em.line(&format!(
-                "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
+                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
             ));
         }
         // Drivers that cap loops (see budget.rs): past the pass's budget the thread
@@ -172,6 +172,16 @@ fn emit_lane_inst(
         em.open("if (lane == 0u)");
     }
     let at = em.out.len();
+    // A vISA barrier of a one-thread group orders its SLM and memory accesses between
+    // the lanes; the thread goes on (the thread mapping returns to `main` instead).
+    if matches!(
+        inst.op,
+        crate::isa::Opcode::Barrier | crate::isa::Opcode::Sbarrier | crate::isa::Opcode::Nbarrier
+    ) {
+        em.line(SYNC);
+        em.close();
+        return Ok(false);
+    }
     let ended = emit_inst(em, p, inst, cfg, next_block);
     em.lane_elems = false;
     let ended = ended?;

@@ -404,7 +404,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         }
         if !ended {
             em.line(&format!(
-                "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
+                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
             ));
         }
         // Sliced runs: end the pass before a block that might not fit in its budget.
@@ -508,7 +508,7 @@ fn emit_inst(
         .unwrap_or(u32::MAX);
     let off = inst.exec.mask.channel_offset();
     let each = |body: &str| -> String {
-        format!("for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ {body} }} }}")
+        format!("for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ {body} }} }}")
     };
     match inst.op {
         op if is_nop(op) => Ok(false),
@@ -556,12 +556,12 @@ fn emit_inst(
             em.close();
             em.line("var saved = pcs;");
             em.line(&format!(
-                "for (var c = 0u; c < 32u; c++) {{ if ((em & (1u << c)) != 0u) {{ saved[c] = {next_block}; }} }}"
+                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ saved[c] = {next_block}; }} }}"
             ));
             em.line("frames[depth] = saved;");
             em.line("depth = depth + 1u;");
             em.line(&format!(
-                "for (var c = 0u; c < 32u; c++) {{ pcs[c] = select(IDLE, {}, (callees & (1u << c)) != 0u); }}",
+                "for (var c = 0u; c < K_SIMD; c++) {{ pcs[c] = select(IDLE, {}, (callees & (1u << c)) != 0u); }}",
                 block_of(target)
             ));
             Ok(true)
