@@ -152,6 +152,9 @@ enum Command {
         /// On a disagreement, do not search for the first differing instruction.
         #[arg(long)]
         no_localize: bool,
+        /// Also run every adapter in the lane mapping (an invocation per channel).
+        #[arg(long)]
+        lanes: bool,
     },
     /// Run every case folder (corpus layout) and compare with the expected outputs.
     Conformance {
@@ -546,6 +549,7 @@ fn validate(
     paths: &[PathBuf],
     json: Option<&std::path::Path>,
     localize: bool,
+    lanes: bool,
 ) -> Result<(), Failed> {
     use visa_emu::cli::{conformance as c, validate as v};
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
@@ -561,7 +565,7 @@ fn validate(
     let mut reports = Vec::new();
     for (i, dir) in variants.iter().enumerate() {
         eprintln!("[{}/{}] {}", i + 1, variants.len(), c::variant_name(dir));
-        reports.push(v::validate_variant(dir, &mut adapters, localize));
+        reports.push(v::validate_variant(dir, &mut adapters, localize, lanes));
     }
     print!("{}", v::table(&reports));
     if let Some(p) = json {
@@ -665,7 +669,8 @@ fn main() -> ExitCode {
             paths,
             json,
             no_localize,
-        } => validate(&paths, json.as_deref(), !no_localize),
+            lanes,
+        } => validate(&paths, json.as_deref(), !no_localize, lanes),
         Command::Conformance {
             paths,
             device,

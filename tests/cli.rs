@@ -141,6 +141,7 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
     let o = bin()
         .arg("validate")
         .arg(&variant)
+        .arg("--lanes")
         .arg("--json")
         .arg(&json)
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
@@ -155,6 +156,12 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
     assert!(
         targets.iter().any(|t| t["verdict"] == "agree"),
         "no adapter ran it: {targets:?}"
+    );
+    // `--lanes`: the lane mapping of the same adapter agrees too.
+    assert!(
+        targets.iter().any(|t| t["verdict"] == "agree"
+            && t["target"].as_str().is_some_and(|n| n.ends_with("[lanes]"))),
+        "no lane-mapping target agreed: {targets:?}"
     );
     let bad = bin()
         .args(["run", "--backend", "cuda"])

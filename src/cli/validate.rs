@@ -143,8 +143,15 @@ fn dtype_of(case: &Case, buffer: &str) -> String {
         .unwrap_or_else(|| "uint32".into())
 }
 
-/// Run one variant on the interpreter and on every usable adapter.
-pub fn validate_variant(dir: &Path, adapters: &mut Adapters, localize: bool) -> VariantReport {
+/// Run one variant on the interpreter and on every usable adapter; `lanes`: also in
+/// the lane mapping; `localize`: find the first differing instruction of a
+/// disagreement.
+pub fn validate_variant(
+    dir: &Path,
+    adapters: &mut Adapters,
+    localize: bool,
+    lanes: bool,
+) -> VariantReport {
     let variant = crate::cli::conformance::variant_name(dir);
     let mut targets = Vec::new();
     let loaded = dir
@@ -191,33 +198,64 @@ pub fn validate_variant(dir: &Path, adapters: &mut Adapters, localize: bool) -> 
                 continue;
             }
         };
-        let t = Instant::now();
-        match gpu::run_case(ctx, dir, &case, gpu::DEFAULT_STEP_LIMIT) {
-            Err(e) => targets.push(error_target(name, e, ms(t))),
-            Ok(run) => {
-                let buffers: Vec<BufferVerdict> = reference
-                    .iter()
-                    .map(|(n, want)| {
-                        let got = run
-                            .buffers
-                            .iter()
-                            .find(|(m, _)| m == n)
-                            .map_or(&[][..], |(_, b)| b.as_slice());
-                        compare_buffer(n, &dtype_of(&case, n), want, got)
-                    })
-                    .collect();
-                let agree = buffers.iter().all(|b| b.agree);
-                let localization = (!agree && localize)
-                    .then(|| crate::backend::localize::localize(ctx, dir, &case));
-                targets.push(TargetResult {
-                    target: name.clone(),
-                    verdict: if agree { "agree" } else { "disagree" }.into(),
-                    message: None,
-                    expected_outputs: Some(expected(&case, &run.buffers)),
-                    buffers,
-                    ms: ms(t),
-                    localization,
-                });
+        let mappings: &[gpu::Mapping] = if lanes {
+            &[gpu::Mapping::Threads, gpu::Mapping::Lanes]
+        } else {
+            &[gpu::Mapping::Threads]
+        };
+        for &mapping in mappings {
+            let target = match mapping {
+                gpu::Mapping::Threads => name.clone(),
+                gpu::Mapping::Lanes => format!("{name} [lanes]"),
+            };
+            let t = Instant::now();
+            let run = gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT).and_then(|mut l| {
+                if mapping == gpu::Mapping::Lanes && l.lanes.is_none() {
+                    return Err(format!(
+                        "no lane mapping: {}",
+                        l.module.why_not_lanes.as_deref().unwrap_or("not planned")
+                    ));
+                }
+                l.mapping = mapping;
+                gpu::execute(ctx, &l)
+            });
+            match run {
+                Err(e) if e.starts_with("no lane mapping") => targets.push(TargetResult {
+                    target,
+                    verdict: "unusable".into(),
+                    message: Some(e),
+                    expected_outputs: None,
+                    buffers: Vec::new(),
+                    ms: 0.0,
+                    localization: None,
+                }),
+                Err(e) => targets.push(error_target(&target, e, ms(t))),
+                Ok(run) => {
+                    let buffers: Vec<BufferVerdict> = reference
+                        .iter()
+                        .map(|(n, want)| {
+                            let got = run
+                                .buffers
+                                .iter()
+                                .find(|(m, _)| m == n)
+                                .map_or(&[][..], |(_, b)| b.as_slice());
+                            compare_buffer(n, &dtype_of(&case, n), want, got)
+                        })
+                        .collect();
+                    let agree = buffers.iter().all(|b| b.agree);
+                    // Probes run the thread mapping: localize its disagreements.
+                    let localization = (!agree && localize && run.mapping == "threads")
+                        .then(|| crate::backend::localize::localize(ctx, dir, &case));
+                    targets.push(TargetResult {
+                        target,
+                        verdict: if agree { "agree" } else { "disagree" }.into(),
+                        message: run.note.clone(),
+                        expected_outputs: Some(expected(&case, &run.buffers)),
+                        buffers,
+                        ms: ms(t),
+                        localization,
+                    });
+                }
             }
         }
     }
