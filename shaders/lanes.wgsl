@@ -43,3 +43,27 @@ fn psetm(p: u32, c: u32, b: bool) {
     pset(p, c, b);
     if (b) { atomicOr(&xp[p], 1u << c); } else { atomicAnd(&xp[p], ~(1u << c)); }
 }
+
+// Sliced lane runs (drivers that cap loops): every invocation saves its own copy of the
+// thread's state (`save_state_at`, then its registers), and the lanes share the
+// group's SLM. Records of K_LANE_STATE_WORDS per invocation, then each group's SLM.
+fn lane_slm_base(group: u32) -> u32 {
+    let threads = cfg[CFG_GROUPS] * cfg[CFG_GROUPS + 1u] * cfg[CFG_GROUPS + 2u] * cfg[CFG_THREADS];
+    return threads * K_SIMD * K_LANE_STATE_WORDS + group * K_SLM_WORDS;
+}
+
+fn lane_save_slm(group: u32) {
+    let base = lane_slm_base(group);
+    for (var k = 0u; k < K_SLM_PER_LANE; k++) {
+        let i = lane + k * K_SIMD;
+        if (i < K_SLM_WORDS) { state[base + i] = atomicLoad(&slm[i]); }
+    }
+}
+
+fn lane_restore_slm(group: u32) {
+    let base = lane_slm_base(group);
+    for (var k = 0u; k < K_SLM_PER_LANE; k++) {
+        let i = lane + k * K_SIMD;
+        if (i < K_SLM_WORDS) { atomicStore(&slm[i], state[base + i]); }
+    }
+}

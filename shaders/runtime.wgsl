@@ -114,7 +114,12 @@ const ST_STOPPED: u32 = 4u;   // probes: stopped after cfg[CFG_STOP_STEPS] instr
 const K_STATE_WORDS: u32 = 5u + 32u + 32u * K_DEPTH + K_NPRED + K_NADDR + K_NSURF + 4u * K_GRF_QUADS;
 
 fn save_state(tid: u32, status: u32) {
-    var o = tid * K_STATE_WORDS;
+    save_state_at(tid * K_STATE_WORDS, status);
+}
+
+// A thread's record at word `o0` of the state buffer.
+fn save_state_at(o0: u32, status: u32) {
+    var o = o0;
     state[o] = status;
     state[o + 1u] = steps;
     state[o + 2u] = chans;
@@ -146,7 +151,11 @@ fn save_state(tid: u32, status: u32) {
 
 // Returns the saved status (ST_FRESH: nothing saved yet).
 fn restore_state(tid: u32) -> u32 {
-    var o = tid * K_STATE_WORDS;
+    return restore_state_at(tid * K_STATE_WORDS);
+}
+
+fn restore_state_at(o0: u32) -> u32 {
+    var o = o0;
     let status = state[o];
     if (status == ST_FRESH || status == ST_DONE || status == ST_STOPPED) { return status; }
     steps = state[o + 1u];

@@ -22,6 +22,14 @@ const CI_SET: &[&str] = &[
     "int_arith_wrap/tgllp-simd16",
 ];
 
+/// `error` is the mismatch `tests/known_disagreements.txt` records for `variant`.
+fn disagreement(list: &str, variant: &str, error: &str) -> bool {
+    list.lines().any(|l| {
+        let mut f = l.split('|').map(str::trim);
+        f.next() == Some(variant) && f.next().is_some_and(|m| !m.is_empty() && error.contains(m))
+    })
+}
+
 /// Kernels whose executed-instruction counts depend on the thread schedule.
 const CONTENDED: &[&str] = &["atomic_cmpxchg_mul/"];
 
@@ -33,6 +41,8 @@ fn corpus_on_the_gpu_path() {
     let only = std::env::var("VISA_GPU_ONLY").ok();
     let in_ci_set = |n: &str| CI_SET.contains(&n);
     let known = std::fs::read_to_string("tests/known_gpu_failures.txt").unwrap_or_default();
+    let disagreements =
+        std::fs::read_to_string("tests/known_disagreements.txt").unwrap_or_default();
     let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let (mut pass, mut fail) = (0, Vec::new());
     for d in &dirs {
@@ -51,6 +61,11 @@ fn corpus_on_the_gpu_path() {
         match check_variant(&mut gpu, d) {
             Ok(s) => {
                 eprintln!("PASS {name}: {s}");
+                pass += 1;
+            }
+            // The vISA itself disagrees with PoCL here (the interpreter fails alike).
+            Err(e) if disagreement(&disagreements, &name, &e) => {
+                eprintln!("KNOWN {name}: {e}");
                 pass += 1;
             }
             Err(e) => {
@@ -144,6 +159,8 @@ const LANES_SET: &[&str] = &[
     "byte_short_access/tgllp-simd32",
     "noinline_calls/tgllp-simd16",
     "subgroup_broadcast_vote/tgllp-simd8",
+    // Divergent loops resumed in passes on lavapipe.
+    "mandelbrot/tgllp-simd16",
 ];
 
 /// The lane mapping gives every byte, and the instruction and channel-op counts, of
@@ -189,10 +206,11 @@ fn lane_mapping_agrees_with_the_interpreter() {
     }
 }
 
-/// A lane run that a driver's loop cap would stop reruns in the thread mapping, and
-/// says so; the results are still exact.
+/// Lane runs resume in passes too: with a small loop budget every invocation saves
+/// its copy of the thread's state and its registers, and the next pass goes on; the
+/// bytes and the instruction counts stay the interpreter's.
 #[test]
-fn lane_mapping_falls_back_when_the_loop_budget_is_short() {
+fn lane_mapping_resumes_in_passes() {
     use visa_emu::backend::gpu::{self, Mapping};
     let root = visa_emu::corpus::paths::default_corpus_dir();
     let dir = root.join("loop_data_dependent/tgllp-simd16");
@@ -202,14 +220,11 @@ fn lane_mapping_falls_back_when_the_loop_budget_is_short() {
     let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
     launch.mapping = Mapping::Lanes;
     let g = gpu::execute_with_budget(&mut ctx, &launch, Some(4000)).unwrap();
-    assert_eq!(g.mapping, "threads");
-    assert!(
-        g.note.as_deref().is_some_and(|n| n.contains("lane mode")),
-        "{:?}",
-        g.note
-    );
-    assert!(g.passes > 1);
+    assert_eq!(g.mapping, "lanes", "{:?}", g.note);
+    assert!(g.passes > 2, "{} passes", g.passes);
     assert_eq!(cpu.buffers, g.buffers);
+    assert_eq!(cpu.stats.instructions, g.instructions);
+    assert_eq!(cpu.stats.channel_ops, g.channel_ops);
 }
 
 /// A one-thread group in the lane mapping: SLM shared by the lanes and vISA barriers

@@ -455,21 +455,27 @@ pub fn execute_with_budget(
     launch: &GpuLaunch,
     budget: Option<u32>,
 ) -> Result<GpuRun, String> {
-    let step_limit = launch.step_limit;
     if let (Some(lanes), Mapping::Lanes) = (&launch.lanes, launch.mapping) {
-        let mut job = lanes.job.clone();
-        if let Some(b) = budget {
-            set_cfg(&mut job, &[(cfg::EDGE_BUDGET, b)]);
-        }
-        match finish(gpu, lanes, &job, step_limit, None) {
+        match run_sliced(gpu, lanes, budget) {
             Err(e) if e.starts_with(LANE_BUDGET_MSG) => {
-                let mut r = execute_with_budget(gpu, &without_lanes(launch), budget)?;
+                let mut r = run_sliced(gpu, &without_lanes(launch), budget)?;
                 r.note = Some(format!("{e}; ran the thread mapping instead"));
                 return Ok(r);
             }
             r => return r,
         }
     }
+    run_sliced(gpu, launch, budget)
+}
+
+/// Run one mapping, in passes when the budget asks for it.
+fn run_sliced(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    budget: Option<u32>,
+) -> Result<GpuRun, String> {
+    let step_limit = launch.step_limit;
+    let lanes = launch.module.lanes;
     let mut job = launch.job.clone();
     let whole_thread_fits = launch
         .module
@@ -480,6 +486,11 @@ pub fn execute_with_budget(
         let bytes = 4
             * (launch.threads * launch.module.state_words as u64
                 + launch.groups * launch.module.slm_words as u64);
+        if bytes > gpu.capabilities().max_storage_buffer_binding_size && lanes {
+            return Err(format!(
+                "{LANE_BUDGET_MSG} and its saved state ({bytes} bytes) would not fit a buffer"
+            ));
+        }
         if bytes > gpu.capabilities().max_storage_buffer_binding_size {
             // The state buffer would not fit: run in one pass and let the probe report
             // a driver-stopped loop rather than return wrong data.
@@ -487,6 +498,11 @@ pub fn execute_with_budget(
             return finish(gpu, launch, &job, step_limit, Some(bytes));
         }
         let need = launch.module.max_block_cost;
+        if u64::from(budget) < need && lanes {
+            return Err(format!(
+                "{LANE_BUDGET_MSG}: one block may need {need} loop iterations, a pass allows {budget}"
+            ));
+        }
         if u64::from(budget) < need {
             return Err(format!(
                 "a pass on '{}' allows {budget} loop iterations; one block of this kernel may need {need} (of which {} restore and save the thread)",

@@ -26,6 +26,7 @@ pub(super) fn translate(
     em.line(&format!("const K_XG_WORDS: u32 = {}u;", plan.xg_words));
     let mut consts = consts;
     consts.insert("K_XG_WORDS".into(), plan.xg_words as u64);
+    consts.insert("K_SLM_PER_LANE".into(), 1);
     // Lane vectors in registers: each invocation's own element.
     for &(base, e) in &plan.promoted {
         let ty = if e >= 8 { "u64" } else { "u32" };
@@ -35,12 +36,63 @@ pub(super) fn translate(
         ));
     }
     em.promoted = plan.promoted.clone();
+    // Sliced runs: each invocation's record is the thread's state and its registers.
+    let reg_words: u32 = plan
+        .promoted
+        .iter()
+        .map(|&(_, e)| if e >= 8 { 2 } else { 1 })
+        .sum();
+    let slm_words = consts.get("K_SLM_WORDS").copied().unwrap_or(1) as u32;
+    let per_lane = slm_words.div_ceil(p.simd.max(1));
+    em.line(&format!(
+        "const K_LANE_STATE_WORDS: u32 = K_STATE_WORDS + {reg_words}u;"
+    ));
+    em.line(&format!("const K_SLM_PER_LANE: u32 = {per_lane}u;"));
+    consts.insert("K_SLM_PER_LANE".into(), per_lane as u64);
+    em.open("fn save_regs(o: u32)");
+    let mut k = 0u32;
+    for &(base, e) in &plan.promoted {
+        let r = super::lanes::register(base);
+        if e >= 8 {
+            em.line(&format!("state[o + {k}u] = u32({r} & 0xfffffffflu);"));
+            em.line(&format!("state[o + {}u] = u32({r} >> 32u);", k + 1));
+            k += 2;
+        } else {
+            em.line(&format!("state[o + {k}u] = {r};"));
+            k += 1;
+        }
+    }
+    em.close();
+    em.open("fn restore_regs(o: u32)");
+    let mut k = 0u32;
+    for &(base, e) in &plan.promoted {
+        let r = super::lanes::register(base);
+        if e >= 8 {
+            em.line(&format!(
+                "{r} = u64(state[o + {k}u]) | (u64(state[o + {}u]) << 32u);",
+                k + 1
+            ));
+            k += 2;
+        } else {
+            em.line(&format!("{r} = state[o + {k}u];"));
+            k += 1;
+        }
+    }
+    em.close();
     em.line("");
     super::emit_init(&mut em, p);
     let costs =
         budget::Costs::of_functions(&format!("{RUNTIME}\n{LANES_RUNTIME}\n{}", em.out), &consts)
             .map_err(TranslateError::Budget)?;
-    let start_cost = costs.function("init") + plan.xg_words as u64 + 4;
+    // What a pass spends outside blocks: restoring (or initializing) and mirroring
+    // before the first, saving after the last.
+    let start_cost = costs.function("restore_state_at")
+        + costs.function("lane_restore_slm")
+        + costs.function("init")
+        + plan.xg_words as u64
+        + p.kernel.preds.len().max(1) as u64
+        + 4;
+    let save_cost = costs.function("save_state_at") + costs.function("lane_save_slm") + 64;
     em.open("fn run_thread() -> u32");
     em.open("loop");
     em.line("var pc = IDLE;");
@@ -57,6 +109,7 @@ pub(super) fn translate(
     em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
     let head_cost = 1 + 2 * p.simd as u64 + 2;
     let mut all_blocks_cost = 0u64;
+    let mut max_block_cost = 0u64;
     em.open("switch pc");
     for (b, range) in cfg_blocks.ranges.iter().enumerate() {
         let len = range.end - range.start;
@@ -96,13 +149,24 @@ pub(super) fn translate(
                 .block(&em.out[body_at..])
                 .map_err(TranslateError::Budget)?;
         all_blocks_cost += cost;
+        max_block_cost = max_block_cost.max(cost);
         let at = p.insts[range.start].index;
         let pad = "    ".repeat(em.depth);
+        // Sliced runs end the pass before a block that might not fit (every lane
+        // computes the same, so the whole workgroup stops together).
         let check = format!(
-            "{pad}if (cfg[CFG_EDGE_BUDGET] != 0u) {{\n\
+            "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+             {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
+             {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
+             {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
+             {pad}        return 2u;\n\
+             {pad}    }}\n\
+             {pad}    edges = edges + {cost}u;\n\
+             {pad}}} else if (cfg[CFG_EDGE_BUDGET] != 0u) {{\n\
              {pad}    edges = edges + {cost}u;\n\
              {pad}    if (edges > cfg[CFG_EDGE_BUDGET]) {{ fail(ERR_LANE_BUDGET, {at}u); return 0u; }}\n\
-             {pad}}}\n"
+             {pad}}}\n\
+             {pad}ran = ran + 1u;\n"
         );
         em.out.insert_str(body_at, &check);
         em.close();
@@ -123,11 +187,12 @@ pub(super) fn translate(
         entry_point: "main",
         workgroup_size: p.simd,
         blocks: cfg_blocks.ranges.len(),
-        max_block_cost: 0,
-        state_cost: 0,
+        max_block_cost: max_block_cost + start_cost + save_cost,
+        state_cost: start_cost + save_cost,
         unsliced_cost: blocks::acyclic(&p.insts).then_some(start_cost + all_blocks_cost),
-        state_words: 0,
-        slm_words: 0,
+        // Per invocation (the host multiplies by the SIMD width).
+        state_words: p.simd * (super::state_words(p) + reg_words),
+        slm_words,
         block_starts: cfg_blocks
             .ranges
             .iter()
@@ -230,20 +295,46 @@ fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
 @compute @workgroup_size(K_SIMD)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
     lane = l;
-    // Lane runs are never sliced; this keeps the `state` binding in the layout.
-    if (cfg[CFG_SLICED] != 0u) {{ state[0] = 0u; }}
     let wx = wid.x + chunk.x;
     let t = wx % {tpg}u;
     let grp = vec3<u32>(wx / {tpg}u, wid.y + chunk.y, wid.z + chunk.z);
     let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
     let tid = group * cfg[CFG_THREADS] + t;
+    let sliced = cfg[CFG_SLICED] != 0u;
+    // This invocation's record in a sliced run.
+    let rec = (tid * K_SIMD + l) * K_LANE_STATE_WORDS;
     edges = {start_cost}u;
-    init(tid, t, grp);
+    var status = ST_FRESH;
+    if (sliced) {{
+        status = restore_state_at(rec);
+        if (status == ST_DONE) {{ return; }}
+        lane_restore_slm(group);
+    }}
+    if (status == ST_FRESH) {{
+        init(tid, t, grp);
+    }} else {{
+        restore_regs(rec + K_STATE_WORDS);
+        scratch_base = tid * cfg[CFG_SCRATCH_WORDS];
+    }}
+    // Every lane's copy agrees on the mirrored words and predicates: lane 0's seeds
+    // the mirror.
     if (l == 0u) {{
         for (var w = 0u; w < K_XG_WORDS; w++) {{ atomicStore(&xg[w], g[w]); }}
+        for (var q = 0u; q < K_NPRED; q++) {{ atomicStore(&xp[q], pr[q]); }}
     }}
+    storageBarrier();
     workgroupBarrier();
-    _ = run_thread();
+    let r = run_thread();
+    storageBarrier();
+    workgroupBarrier();
+    if (r == 2u) {{
+        save_state_at(rec, ST_RUNNING);
+        save_regs(rec + K_STATE_WORDS);
+        lane_save_slm(group);
+        if (l == 0u) {{ atomicAdd(&stat[STAT_YIELDED], 1u); }}
+        return;
+    }}
+    if (sliced) {{ state[rec] = ST_DONE; }}
     if (l == 0u) {{
         count64(STAT_INSTS_LO, steps);
         count64(STAT_CHAN_LO, chans);

@@ -479,6 +479,19 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     })
 }
 
+/// Words of one thread's saved state (`K_STATE_WORDS` of runtime.wgsl).
+fn state_words(p: &Prepared) -> u32 {
+    let has_calls = p.insts.iter().any(|i| i.op == Opcode::Call);
+    let depth = if has_calls { 8 } else { 1 };
+    let nsurf = p.kernel.surfaces.len().max(8) as u32;
+    5 + 32
+        + 32 * depth
+        + p.kernel.preds.len().max(1) as u32
+        + p.addr_total.max(1)
+        + nsurf
+        + 4 * p.layout.total.div_ceil(4).max(1).div_ceil(4)
+}
+
 /// One instruction; returns true when it set the channel PCs itself.
 fn emit_inst(
     em: &mut Emit,
