@@ -53,7 +53,6 @@ const ERR_SWITCH_RANGE: u32 = 2u;
 const ERR_CALL_DEPTH: u32 = 3u;
 const ERR_DRIVER_LOOPS: u32 = 4u;   // the driver's loop limiter ran out mid-block
 const ERR_NO_PROGRESS: u32 = 5u;    // one block needs more than a whole pass's budget
-const ERR_LANE_BUDGET: u32 = 6u;    // lane mode: the thread needs more loops than a dispatch allows
 
 const IDLE: u32 = 0xffffffffu;
 

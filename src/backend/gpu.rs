@@ -560,9 +560,6 @@ fn finish(
                      would be wrong, so none are returned"
                 ),
             },
-            runtime_error::LANE_BUDGET => format!(
-                "{LANE_BUDGET_MSG} (the block at instruction {at} would pass the driver's loop limit)"
-            ),
             runtime_error::NO_PROGRESS => format!(
                 "the block at instruction {at} needs more loop iterations than one pass allows"
             ),

@@ -93,89 +93,21 @@ pub(super) fn translate(
         + p.kernel.preds.len().max(1) as u64
         + 4;
     let save_cost = costs.function("save_state_at") + costs.function("lane_save_slm") + 64;
-    em.open("fn run_thread() -> u32");
-    em.open("loop");
-    em.line("var pc = IDLE;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
-    em.open("if (pc == IDLE)");
-    em.open("if (depth > 0u)");
-    em.line("depth = depth - 1u;");
-    em.line("pcs = frames[depth];");
-    em.line("continue;");
-    em.close();
-    em.line("return 0u;");
-    em.close();
-    em.line("var em = 0u;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
-    let head_cost = 1 + 2 * p.simd as u64 + 2;
-    let mut all_blocks_cost = 0u64;
-    let mut max_block_cost = 0u64;
-    em.open("switch pc");
-    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
-        let len = range.end - range.start;
-        em.open(&format!("case {b}u:"));
-        let body_at = em.out.len();
-        em.line(&format!(
-            "// instructions {}..{}",
-            p.insts[range.start].index,
-            p.insts[range.end - 1].index
-        ));
-        em.line(&format!("steps = steps + {len}u;"));
-        em.line(&format!(
-            "let cc = {len}u * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
-        ));
-        em.line(&format!(
-            "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {}u); return 0u; }}",
-            p.insts[range.start].index
-        ));
-        let next_block = if range.end < p.insts.len() {
-            format!("{}u", cfg_blocks.block_of[range.end])
-        } else {
-            "IDLE".into()
-        };
-        let mut ended = false;
-        for k in range.clone() {
-            ended = emit_lane_inst(&mut em, p, k, plan, &cfg_blocks, &next_block)?;
-        }
-        if !ended {
-            em.line(&format!(
-                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
-            ));
-        }
-        // Drivers that cap loops (see budget.rs): past the pass's budget the thread
-        // stops with an error, and the host runs the kernel in the thread mapping.
-        let cost = head_cost
-            + costs
-                .block(&em.out[body_at..])
-                .map_err(TranslateError::Budget)?;
-        all_blocks_cost += cost;
-        max_block_cost = max_block_cost.max(cost);
-        let at = p.insts[range.start].index;
-        let pad = "    ".repeat(em.depth);
-        // Sliced runs end the pass before a block that might not fit (every lane
-        // computes the same, so the whole workgroup stops together).
-        let check = format!(
-            "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
-             {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
-             {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
-             {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
-             {pad}        return 2u;\n\
-             {pad}    }}\n\
-             {pad}    edges = edges + {cost}u;\n\
-             {pad}}} else if (cfg[CFG_EDGE_BUDGET] != 0u) {{\n\
-             {pad}    edges = edges + {cost}u;\n\
-             {pad}    if (edges > cfg[CFG_EDGE_BUDGET]) {{ fail(ERR_LANE_BUDGET, {at}u); return 0u; }}\n\
-             {pad}}}\n\
-             {pad}ran = ran + 1u;\n"
-        );
-        em.out.insert_str(body_at, &check);
-        em.close();
-    }
-    em.line("default: { return 0u; }");
-    em.close();
-    em.close();
-    em.line("return 0u;");
-    em.close();
+    let (max_block_cost, all_blocks_cost) = super::emit_block_loop(
+        &mut em,
+        p,
+        &cfg_blocks,
+        &costs,
+        save_cost,
+        false,
+        &mut |em, range, next| {
+            let mut ended = false;
+            for k in range {
+                ended = emit_lane_inst(em, p, k, plan, &cfg_blocks, next)?;
+            }
+            Ok(ended)
+        },
+    )?;
     emit_main(&mut em, tpg, start_cost);
     let mut wgsl = String::with_capacity(RUNTIME.len() + LANES_RUNTIME.len() + em.out.len());
     wgsl.push_str(RUNTIME);

@@ -75,9 +75,6 @@ pub mod runtime_error {
     pub const CALL_DEPTH: u32 = 3;
     pub const DRIVER_LOOPS: u32 = 4;
     pub const NO_PROGRESS: u32 = 5;
-    /// Lane mode on a driver that caps loops: the thread needs more loop iterations
-    /// than one dispatch allows (the host reruns the kernel in the thread mapping).
-    pub const LANE_BUDGET: u32 = 6;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -351,95 +348,24 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     let start_cost =
         costs.function("restore_state") + costs.function("restore_slm") + costs.function("init");
     let save_cost = costs.function("save_state") + costs.function("save_slm") + 64;
-    // The block loop.
-    em.open("fn run_thread() -> u32");
-    em.open("loop");
-    em.line("var pc = IDLE;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
-    em.open("if (pc == IDLE)");
-    em.open("if (depth > 0u)");
-    em.line("depth = depth - 1u;");
-    em.line("pcs = frames[depth];");
-    em.line("edges = edges + 1u;");
-    em.line("continue;");
-    em.close();
-    em.line("return 0u;");
-    em.close();
-    em.line("var em = 0u;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
-    // What every block pays besides its own code: this loop's back-edge, the two scans
-    // above, the probe.
-    let head_cost = 1 + 2 * p.simd as u64 + 2;
-    let mut max_block_cost = 0u64;
-    let mut all_blocks_cost = 0u64;
-    em.open("switch pc");
-    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
-        let len = range.end - range.start;
-        em.open(&format!("case {b}u:"));
-        let body_at = em.out.len();
-        em.line(&format!(
-            "// instructions {}..{}",
-            p.insts[range.start].index,
-            p.insts[range.end - 1].index
-        ));
-        em.line(&format!("steps = steps + {len}u;"));
-        em.line(&format!(
-            "let cc = {len}u * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
-        ));
-        em.line(&format!(
-            "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {}u); return 0u; }}",
-            p.insts[range.start].index
-        ));
-        let next_block = if range.end < p.insts.len() {
-            format!("{}u", cfg_blocks.block_of[range.end])
-        } else {
-            "IDLE".into()
-        };
-        let mut ended = false;
-        for inst in &p.insts[range.clone()] {
-            em.open("");
-            em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
-            ended = emit_inst(&mut em, p, inst, &cfg_blocks, &next_block)?;
-            em.close();
-        }
-        if !ended {
-            em.line(&format!(
-                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
-            ));
-        }
-        // Sliced runs: end the pass before a block that might not fit in its budget.
-        let cost = head_cost
-            + costs
-                .block(&em.out[body_at..])
-                .map_err(TranslateError::Budget)?;
-        max_block_cost = max_block_cost.max(cost);
-        all_blocks_cost += cost;
-        let at = p.insts[range.start].index;
-        let pad = "    ".repeat(em.depth);
-        let stop = if target.probe {
-            format!("{pad}if (cfg[CFG_STOP_STEPS] != 0u && steps >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}\n")
-        } else {
-            String::new()
-        };
-        let check = format!(
-            "{stop}{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
-             {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
-             {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
-             {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
-             {pad}        return 2u;\n\
-             {pad}    }}\n\
-             {pad}    edges = edges + {cost}u;\n\
-             {pad}}}\n\
-             {pad}ran = ran + 1u;\n"
-        );
-        em.out.insert_str(body_at, &check);
-        em.close();
-    }
-    em.line("default: { return 0u; }");
-    em.close();
-    em.close();
-    em.line("return 0u;");
-    em.close();
+    let (max_block_cost, all_blocks_cost) = emit_block_loop(
+        &mut em,
+        p,
+        &cfg_blocks,
+        &costs,
+        save_cost,
+        target.probe,
+        &mut |em, range, next| {
+            let mut ended = false;
+            for inst in &p.insts[range] {
+                em.open("");
+                em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
+                ended = emit_inst(em, p, inst, &cfg_blocks, next)?;
+                em.close();
+            }
+            Ok(ended)
+        },
+    )?;
     emit_main(&mut em, tpg, start_cost);
     let mut wgsl = String::with_capacity(RUNTIME.len() + em.out.len());
     wgsl.push_str(RUNTIME);
@@ -477,6 +403,108 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             .map(|r| p.insts[r.start].index)
             .collect(),
     })
+}
+
+/// Emits one block's instructions (the instruction range, the next block's index);
+/// returns whether the last instruction set the channel PCs itself.
+type BlockBody<'a> =
+    dyn FnMut(&mut Emit, std::ops::Range<usize>, &str) -> Result<bool, TranslateError> + 'a;
+
+/// `run_thread`, shared by both mappings: the min-PC block loop (every channel's PC is
+/// a block; the thread runs the block at the smallest with the channels there), the
+/// watchdog, and in sliced runs the check that ends a pass before a block that might
+/// not fit its loop budget (`save_cost`: saving the state afterwards). `probe`: stop
+/// threads after `cfg[CFG_STOP_STEPS]` instructions. Returns the costliest block's and
+/// all blocks' loop back-edges.
+fn emit_block_loop(
+    em: &mut Emit,
+    p: &Prepared,
+    cfg_blocks: &blocks::Blocks,
+    costs: &budget::Costs,
+    save_cost: u64,
+    probe: bool,
+    body: &mut BlockBody,
+) -> Result<(u64, u64), TranslateError> {
+    em.open("fn run_thread() -> u32");
+    em.open("loop");
+    em.line("var pc = IDLE;");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
+    em.open("if (pc == IDLE)");
+    em.open("if (depth > 0u)");
+    em.line("depth = depth - 1u;");
+    em.line("pcs = frames[depth];");
+    em.line("edges = edges + 1u;");
+    em.line("continue;");
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    em.line("var em = 0u;");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+    // What every block pays besides its own code: this loop's back-edge, the two scans
+    // above, the probe.
+    let head_cost = 1 + 2 * p.simd as u64 + 2;
+    let (mut max_block_cost, mut all_blocks_cost) = (0u64, 0u64);
+    em.open("switch pc");
+    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
+        let len = range.end - range.start;
+        let at = p.insts[range.start].index;
+        em.open(&format!("case {b}u:"));
+        let body_at = em.out.len();
+        em.line(&format!(
+            "// instructions {at}..{}",
+            p.insts[range.end - 1].index
+        ));
+        em.line(&format!("steps = steps + {len}u;"));
+        em.line(&format!(
+            "let cc = {len}u * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
+        ));
+        em.line(&format!(
+            "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {at}u); return 0u; }}"
+        ));
+        let next_block = if range.end < p.insts.len() {
+            format!("{}u", cfg_blocks.block_of[range.end])
+        } else {
+            "IDLE".into()
+        };
+        if !body(em, range.clone(), &next_block)? {
+            em.line(&format!(
+                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
+            ));
+        }
+        // Sliced runs: end the pass before a block that might not fit in its budget
+        // (every lane of the lane mapping computes the same: they stop together).
+        let cost = head_cost
+            + costs
+                .block(&em.out[body_at..])
+                .map_err(TranslateError::Budget)?;
+        max_block_cost = max_block_cost.max(cost);
+        all_blocks_cost += cost;
+        let pad = "    ".repeat(em.depth);
+        let stop = if probe {
+            format!("{pad}if (cfg[CFG_STOP_STEPS] != 0u && steps >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}\n")
+        } else {
+            String::new()
+        };
+        let check = format!(
+            "{stop}{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+             {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
+             {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
+             {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
+             {pad}        return 2u;\n\
+             {pad}    }}\n\
+             {pad}    edges = edges + {cost}u;\n\
+             {pad}}}\n\
+             {pad}ran = ran + 1u;\n"
+        );
+        em.out.insert_str(body_at, &check);
+        em.close();
+    }
+    em.line("default: { return 0u; }");
+    em.close();
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    Ok((max_block_cost, all_blocks_cost))
 }
 
 /// Words of one thread's saved state (`K_STATE_WORDS` of runtime.wgsl).
