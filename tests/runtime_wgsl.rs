@@ -139,3 +139,68 @@ fn f32_mad_is_one_rounding_like_mul_add() {
         &bad[..bad.len().min(5)]
     );
 }
+
+/// The lane mapping's mirrored stores (`gstm`): eight invocations store into their own
+/// private GRF copies and merge the bytes they wrote into the shared mirror; after a
+/// barrier the mirror holds every lane's bytes and nothing else changed. Sub-word
+/// elements share words between lanes and 8-byte stores straddle words at every byte
+/// alignment.
+#[test]
+fn mirrored_stores_merge_every_lanes_bytes() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
+        "const K_GRF_WORDS: u32 = 64u;\n",
+        "const K_GRF_QUADS: u32 = 16u;\n",
+        "const K_XG_WORDS: u32 = 64u;\n",
+        "var<private> g: array<u32, K_GRF_QUADS * 4u>;\n",
+        "var<private> lane: u32;\n",
+        "var<workgroup> xg: array<atomic<u32>, K_XG_WORDS>;\n",
+    ));
+    for f in ["gsb", "gs32", "gst", "xmerge", "gstm"] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl += r#"
+@compute @workgroup_size(8)
+fn main(@builtin(local_invocation_index) l: u32) {
+    lane = l;
+    if (l == 0u) { for (var w = 0u; w < K_XG_WORDS; w++) { atomicStore(&xg[w], 0x5a5a5a5au); } }
+    workgroupBarrier();
+    // Two-byte elements: lanes 2k and 2k+1 share a word.
+    gstm(2u * l, 2u, u64(0xa100u + l));
+    // One-byte elements at odd offsets.
+    gstm(33u + l, 1u, u64(0xc0u + l));
+    // Eight-byte elements at 9-byte steps: every alignment, straddling words.
+    gstm(64u + 9u * l, 8u, (u64(0x1111u * (l + 1u)) << 32u) | u64(0x01020304u * (l + 1u)));
+    workgroupBarrier();
+    if (l == 0u) { for (var w = 0u; w < K_XG_WORDS; w++) { io[w] = atomicLoad(&xg[w]); } }
+}
+"#;
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let r = gpu
+        .run(&ComputeJob {
+            key: 0x61a7e,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![JobBuffer {
+                size: 256,
+                data: vec![0; 256],
+                usage: BufferUse::ReadWrite,
+                readback: true,
+            }],
+            workgroups: [1, 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+        })
+        .unwrap();
+    let mut want = [0x5au8; 256];
+    for l in 0..8u32 {
+        want[2 * l as usize..2 * l as usize + 2]
+            .copy_from_slice(&((0xa100 + l) as u16).to_le_bytes());
+        want[33 + l as usize] = (0xc0 + l) as u8;
+        let v = ((0x1111u64 * (l as u64 + 1)) << 32) | (0x01020304u64 * (l as u64 + 1));
+        let o = 64 + 9 * l as usize;
+        want[o..o + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    assert_eq!(&r.outputs[0][..], &want[..]);
+}

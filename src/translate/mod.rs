@@ -32,12 +32,16 @@ use std::fmt::Write;
 /// The kernel-independent WGSL runtime, included at build time.
 pub const RUNTIME: &str = include_str!("../../shaders/runtime.wgsl");
 
-/// The text of the runtime's function `name` (for tests that run runtime pieces on
-/// their own).
+/// The text of the runtime's function `name` (runtime.wgsl or lanes.wgsl; for tests
+/// that run runtime pieces on their own).
 pub fn runtime_function(name: &str) -> Option<&'static str> {
-    let start = RUNTIME.find(&format!("\nfn {name}("))? + 1;
-    let end = RUNTIME[start..].find("\n}\n")? + start + 3;
-    Some(&RUNTIME[start..end])
+    [RUNTIME, lane_emit::LANES_RUNTIME]
+        .into_iter()
+        .find_map(|text| {
+            let start = text.find(&format!("\nfn {name}("))? + 1;
+            let end = text[start..].find("\n}\n")? + start + 3;
+            Some(&text[start..end])
+        })
 }
 
 /// Binding numbers of the generated module (group 0).
