@@ -123,16 +123,20 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.
     let mut lanes = None;
     if !probe {
-        let lane_module = translate::translate(
+        // A kernel the lane translation cannot take still runs in the thread mapping.
+        match translate::translate(
             &p,
             &Target {
                 lanes: true,
                 ..target
             },
-        )
-        .map_err(|e| e.to_string())?;
-        module.why_not_lanes = lane_module.why_not_lanes.clone();
-        lanes = lane_module.lanes.then_some(lane_module);
+        ) {
+            Ok(m) => {
+                module.why_not_lanes = m.why_not_lanes.clone();
+                lanes = m.lanes.then_some(m);
+            }
+            Err(e) => module.why_not_lanes = Some(e.to_string()),
+        }
     }
     // Debugging hook: run hand-edited WGSL in place of the translation (same bindings).
     if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
