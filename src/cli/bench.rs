@@ -52,6 +52,8 @@ pub struct GpuBench {
     pub adapter: String,
     pub translate_ms: f64,
     pub wgsl_bytes: usize,
+    /// The mapping that ran: `threads` or `lanes`.
+    pub mapping: String,
     /// Shader module and pipeline creation, first run (the cache was cold).
     pub pipeline_ms: f64,
     /// Median warm run: upload, dispatch passes, readback.
@@ -177,7 +179,7 @@ pub fn table(rows: &[BenchRow]) -> String {
                     g.pipeline_ms,
                     g.dispatch_ms,
                     g.gpu_ms.map_or("-".into(), |m| format!("{m:.2}")),
-                    g.passes,
+                    format!("{}{}", g.passes, if g.mapping == "lanes" { "L" } else { "" }),
                     g.channel_ops_per_s,
                     g.gb_per_s,
                     g.speedup_vs_cpu
@@ -290,6 +292,7 @@ mod tests {
                 adapter: "a".into(),
                 translate_ms: 1.0,
                 wgsl_bytes: 1,
+                mapping: "threads".into(),
                 pipeline_ms: 1.0,
                 dispatch_ms: 1.0,
                 gpu_ms: None,

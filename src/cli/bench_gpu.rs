@@ -72,7 +72,8 @@ pub fn bench_gpu(
     Ok(GpuBench {
         adapter: ctx.adapter().name.clone(),
         translate_ms,
-        wgsl_bytes: launch.module.wgsl.len(),
+        wgsl_bytes: launch.chosen().wgsl.len(),
+        mapping: last.mapping.to_string(),
         pipeline_ms,
         dispatch_ms,
         gpu_ms,
