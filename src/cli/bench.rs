@@ -179,7 +179,11 @@ pub fn table(rows: &[BenchRow]) -> String {
                     g.pipeline_ms,
                     g.dispatch_ms,
                     g.gpu_ms.map_or("-".into(), |m| format!("{m:.2}")),
-                    format!("{}{}", g.passes, if g.mapping == "lanes" { "L" } else { "" }),
+                    format!(
+                        "{}{}",
+                        g.passes,
+                        if g.mapping == "lanes" { "L" } else { "" }
+                    ),
                     g.channel_ops_per_s,
                     g.gb_per_s,
                     g.speedup_vs_cpu
