@@ -95,8 +95,8 @@ pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, Stri
     build_with(dir, case, step_limit, false)
 }
 
-/// [`build`] for probes: the thread mapping with one instruction per block, whose
-/// threads [`probe`] stops after an exact instruction count.
+/// [`build`] for probes: the thread mapping with a stop check before every
+/// instruction, whose threads [`probe`] stops after an exact instruction count.
 pub fn build_probe(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
     build_with(dir, case, DEFAULT_STEP_LIMIT, true)
 }

@@ -99,7 +99,6 @@ pub(super) fn translate(
         &cfg_blocks,
         &costs,
         save_cost,
-        false,
         &mut |em, range, next| {
             let mut ended = false;
             for k in range {

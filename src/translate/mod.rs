@@ -101,8 +101,8 @@ pub struct Target {
     pub slm_bytes: u32,
     /// Map channels to invocations (lane mode) where the kernel allows it.
     pub lanes: bool,
-    /// A probe module (thread mapping): one instruction per block, and threads stop
-    /// after `cfg[CFG_STOP_STEPS]` instructions with their state saved
+    /// A probe module (thread mapping): threads stop before the instruction past
+    /// `cfg[CFG_STOP_STEPS]` executed ones, with their state saved
     /// (`visa-emu validate` localizes the first differing instruction with it).
     pub probe: bool,
 }
@@ -283,11 +283,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     if tpg > 1024 {
         return Err(TranslateError::GroupTooLarge { threads: tpg });
     }
-    let cfg_blocks = if target.probe {
-        blocks::split_max(&p.insts, 1)
-    } else {
-        blocks::split(&p.insts)
-    };
+    let cfg_blocks = blocks::split(&p.insts);
     let has_calls = p.insts.iter().any(|i| i.op == Call);
     let depth = if has_calls { 8 } else { 1 };
     let mut em = Emit::new(p.pre.cr0);
@@ -358,10 +354,18 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         &cfg_blocks,
         &costs,
         save_cost,
-        target.probe,
         &mut |em, range, next| {
             let mut ended = false;
-            for inst in &p.insts[range] {
+            let len = range.len();
+            for (j, inst) in p.insts[range].iter().enumerate() {
+                if target.probe {
+                    // Probes: stop before the instruction that would be one too many
+                    // (`steps` already counts the whole block).
+                    em.line(&format!(
+                        "if (cfg[CFG_STOP_STEPS] != 0u && steps - {}u >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}",
+                        len - j
+                    ));
+                }
                 em.open("");
                 em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
                 ended = emit_inst(em, p, inst, &cfg_blocks, next)?;
@@ -417,16 +421,14 @@ type BlockBody<'a> =
 /// `run_thread`, shared by both mappings: the min-PC block loop (every channel's PC is
 /// a block; the thread runs the block at the smallest with the channels there), the
 /// watchdog, and in sliced runs the check that ends a pass before a block that might
-/// not fit its loop budget (`save_cost`: saving the state afterwards). `probe`: stop
-/// threads after `cfg[CFG_STOP_STEPS]` instructions. Returns the costliest block's and
-/// all blocks' loop back-edges.
+/// not fit its loop budget (`save_cost`: saving the state afterwards). Returns the
+/// costliest block's and all blocks' loop back-edges.
 fn emit_block_loop(
     em: &mut Emit,
     p: &Prepared,
     cfg_blocks: &blocks::Blocks,
     costs: &budget::Costs,
     save_cost: u64,
-    probe: bool,
     body: &mut BlockBody,
 ) -> Result<(u64, u64), TranslateError> {
     em.open("fn run_thread() -> u32");
@@ -484,13 +486,8 @@ fn emit_block_loop(
         max_block_cost = max_block_cost.max(cost);
         all_blocks_cost += cost;
         let pad = "    ".repeat(em.depth);
-        let stop = if probe {
-            format!("{pad}if (cfg[CFG_STOP_STEPS] != 0u && steps >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}\n")
-        } else {
-            String::new()
-        };
         let check = format!(
-            "{stop}{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
+            "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
              {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
              {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
              {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
