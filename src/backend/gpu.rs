@@ -375,37 +375,20 @@ pub fn probe(
             m.max_block_cost
         ));
     }
-    set_cfg(
-        &mut job,
-        &[
-            (cfg::EDGE_BUDGET, budget),
-            (cfg::PROBE, 2),
-            (cfg::SLICED, 1),
-            (cfg::STOP_STEPS, steps.max(1)),
-        ],
-    );
-    let state_bytes =
-        4 * (launch.threads * m.state_words as u64 + launch.groups * m.slm_words as u64);
+    let state_bytes = launch.state_bytes();
     if state_bytes > gpu.capabilities().max_storage_buffer_binding_size {
         return Err(format!(
             "probing needs {state_bytes} bytes of saved state, over the adapter's limit"
         ));
     }
+    enable_passes(&mut job, budget, state_bytes);
+    set_cfg(&mut job, &[(cfg::STOP_STEPS, steps.max(1))]);
     let st = translate::binding::STATE as usize;
-    job.buffers[st].size = state_bytes.max(4);
     job.buffers[st].readback = true;
-    job.repeat = Some(Repeat {
-        buffer: translate::binding::STAT as usize,
-        word: translate::stat::YIELDED as u64,
-        max_passes: 1_000_000,
-    });
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
-    if stat[0] != 0 {
-        return Err(format!(
-            "probe run failed: runtime error {} at instruction {}",
-            stat[0], stat[1]
-        ));
+    if let Some(why) = runtime_failure(&stat, launch.step_limit, None) {
+        return Err(format!("probe run failed: {why}"));
     }
     let words = words_of(&r.outputs[st]);
     let w = m.state_words as usize;
@@ -437,6 +420,35 @@ fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
         lanes: None,
         mapping: Mapping::Threads,
     }
+}
+
+impl GpuLaunch {
+    /// Bytes of the `state` buffer a sliced run needs: every thread's record (every
+    /// invocation's, in the lane mapping) and every group's SLM.
+    fn state_bytes(&self) -> u64 {
+        4 * (self.threads * self.module.state_words as u64
+            + self.groups * self.module.slm_words as u64)
+    }
+}
+
+/// Make `job` a sliced run: threads save their state into a `bytes`-byte state buffer
+/// when a pass's `budget` of loop iterations would run out, and the host dispatches
+/// again while any group saved.
+fn enable_passes(job: &mut ComputeJob, budget: u32, bytes: u64) {
+    set_cfg(
+        job,
+        &[
+            (cfg::EDGE_BUDGET, budget),
+            (cfg::PROBE, 2),
+            (cfg::SLICED, 1),
+        ],
+    );
+    job.buffers[translate::binding::STATE as usize].size = bytes.max(4);
+    job.repeat = Some(Repeat {
+        buffer: translate::binding::STAT as usize,
+        word: translate::stat::YIELDED as u64,
+        max_passes: 1_000_000,
+    });
 }
 
 /// Overwrite words of a built job's `cfg` buffer.
@@ -487,9 +499,7 @@ fn run_sliced(
         .zip(budget)
         .is_some_and(|(need, b)| need <= u64::from(b));
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
-        let bytes = 4
-            * (launch.threads * launch.module.state_words as u64
-                + launch.groups * launch.module.slm_words as u64);
+        let bytes = launch.state_bytes();
         if bytes > gpu.capabilities().max_storage_buffer_binding_size && lanes {
             return Err(format!(
                 "{LANE_BUDGET_MSG} and its saved state ({bytes} bytes) would not fit a buffer"
@@ -514,22 +524,40 @@ fn run_sliced(
                 launch.module.state_cost
             ));
         }
-        set_cfg(
-            &mut job,
-            &[
-                (cfg::EDGE_BUDGET, budget),
-                (cfg::PROBE, 2),
-                (cfg::SLICED, 1),
-            ],
-        );
-        job.buffers[translate::binding::STATE as usize].size = bytes.max(4);
-        job.repeat = Some(Repeat {
-            buffer: translate::binding::STAT as usize,
-            word: translate::stat::YIELDED as u64,
-            max_passes: 1_000_000,
-        });
+        enable_passes(&mut job, budget, bytes);
     }
     finish(gpu, launch, &job, step_limit, None)
+}
+
+/// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
+/// the state a sliced run would have needed when it was too large.
+fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -> Option<String> {
+    let at = stat[1];
+    Some(match stat[0] {
+        0 => return None,
+        runtime_error::STEP_LIMIT => format!(
+            "watchdog: a thread ran past the step limit of {step_limit} instructions; it was spinning in the block at instruction {at}"
+        ),
+        runtime_error::SWITCH_RANGE => format!("instruction {at}: switchjmp index out of range"),
+        runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
+        runtime_error::DRIVER_LOOPS => match unsliced_state {
+            Some(bytes) => format!(
+                "the driver stopped the shader's loops before the block at instruction {at} \
+                 (its per-invocation loop limit ran out), and resuming threads in passes \
+                 would need {bytes} bytes of saved state, over the adapter's buffer limit: \
+                 use a smaller launch or --backend cpu"
+            ),
+            None => format!(
+                "the driver stopped the shader's loops before the block at instruction {at} \
+                 (its per-invocation loop limit ran out earlier than estimated); the results \
+                 would be wrong, so none are returned"
+            ),
+        },
+        runtime_error::NO_PROGRESS => format!(
+            "the block at instruction {at} needs more loop iterations than one pass allows"
+        ),
+        c => format!("runtime error code {c} at instruction {at}"),
+    })
 }
 
 /// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
@@ -542,33 +570,8 @@ fn finish(
     unsliced_state: Option<u64>,
 ) -> Result<GpuRun, String> {
     let r = gpu.run(job).map_err(|e| e.to_string())?;
-    let stat = words_of(&r.outputs[4]);
-    if stat[0] != 0 {
-        let at = stat[1];
-        let why = match stat[0] {
-            runtime_error::STEP_LIMIT => format!(
-                "watchdog: a thread ran past the step limit of {step_limit} instructions; it was spinning in the block at instruction {at}"
-            ),
-            runtime_error::SWITCH_RANGE => format!("instruction {at}: switchjmp index out of range"),
-            runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
-            runtime_error::DRIVER_LOOPS => match unsliced_state {
-                Some(bytes) => format!(
-                    "the driver stopped the shader's loops before the block at instruction {at} \
-                     (its per-invocation loop limit ran out), and resuming threads in passes \
-                     would need {bytes} bytes of saved state, over the adapter's buffer limit: \
-                     use a smaller launch or --backend cpu"
-                ),
-                None => format!(
-                    "the driver stopped the shader's loops before the block at instruction {at} \
-                     (its per-invocation loop limit ran out earlier than estimated); the results \
-                     would be wrong, so none are returned"
-                ),
-            },
-            runtime_error::NO_PROGRESS => format!(
-                "the block at instruction {at} needs more loop iterations than one pass allows"
-            ),
-            c => format!("runtime error code {c} at instruction {at}"),
-        };
+    let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+    if let Some(why) = runtime_failure(&stat, step_limit, unsliced_state) {
         return Err(why);
     }
     let heap = &r.outputs[2];

@@ -209,26 +209,32 @@ pub fn validate_variant(
                 gpu::Mapping::Lanes => format!("{name} [lanes]"),
             };
             let t = Instant::now();
-            let run = gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT).and_then(|mut l| {
-                if mapping == gpu::Mapping::Lanes && l.lanes.is_none() {
-                    return Err(format!(
-                        "no lane mapping: {}",
-                        l.module.why_not_lanes.as_deref().unwrap_or("not planned")
-                    ));
+            let launch = match gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT) {
+                Ok(l) if mapping == gpu::Mapping::Lanes && l.lanes.is_none() => {
+                    targets.push(TargetResult {
+                        target,
+                        verdict: "unusable".into(),
+                        message: Some(format!(
+                            "no lane mapping: {}",
+                            l.module.why_not_lanes.as_deref().unwrap_or("not planned")
+                        )),
+                        expected_outputs: None,
+                        buffers: Vec::new(),
+                        ms: 0.0,
+                        localization: None,
+                    });
+                    continue;
                 }
-                l.mapping = mapping;
-                gpu::execute(ctx, &l)
-            });
-            match run {
-                Err(e) if e.starts_with("no lane mapping") => targets.push(TargetResult {
-                    target,
-                    verdict: "unusable".into(),
-                    message: Some(e),
-                    expected_outputs: None,
-                    buffers: Vec::new(),
-                    ms: 0.0,
-                    localization: None,
-                }),
+                Ok(mut l) => {
+                    l.mapping = mapping;
+                    l
+                }
+                Err(e) => {
+                    targets.push(error_target(&target, e, ms(t)));
+                    continue;
+                }
+            };
+            match gpu::execute(ctx, &launch) {
                 Err(e) => targets.push(error_target(&target, e, ms(t))),
                 Ok(run) => {
                     let buffers: Vec<BufferVerdict> = reference

@@ -583,9 +583,7 @@ pub fn two_pass(inst: &PInst, _grf_bytes: u32) -> bool {
     if let Some((d0, d1)) = dst_range(dst, n) {
         for s in &srcs {
             match s {
-                Src::Direct {
-                    off, ty, vs, w, hs, ..
-                } => {
+                Src::Direct { ty, .. } => {
                     let (s0, s1) = operand::direct_range(s, n).unwrap_or((0, 0));
                     let overlaps = s0 < d1 && d0 < s1;
                     // Element for element: element i of the source is element i of
@@ -597,15 +595,9 @@ pub fn two_pass(inst: &PInst, _grf_bytes: u32) -> bool {
                         ..
                     } = dst
                     {
-                        let e = ty.size();
                         ty.size() == dt.size()
                             && (0..n).all(|i| {
-                                let so = if *vs == 0 && *hs == 0 {
-                                    *off
-                                } else {
-                                    off + ((i / (*w).max(1)) * vs + (i % (*w).max(1)) * hs) * e
-                                };
-                                so == doff + i * dhs * e
+                                operand::elem_offset(s, i) == Some(doff + i * dhs * ty.size())
                             })
                     } else {
                         false

@@ -28,12 +28,6 @@ pub fn ends_block(op: Opcode) -> bool {
 pub const MAX_BLOCK_INSTS: usize = 64;
 
 pub fn split(insts: &[PInst]) -> Blocks {
-    split_max(insts, MAX_BLOCK_INSTS)
-}
-
-/// [`split`] with blocks of at most `max` instructions (1: every instruction alone,
-/// for probes that stop threads after an exact instruction count).
-pub fn split_max(insts: &[PInst], max: usize) -> Blocks {
     let n = insts.len();
     let mut leader = vec![false; n + 1];
     if n > 0 {
@@ -71,7 +65,7 @@ pub fn split_max(insts: &[PInst], max: usize) -> Blocks {
         // Long straight-line code is cut too, so that one block's loops fit in a pass
         // of a driver that caps them (see `budget`): the channels that run a block run
         // its continuation next, together, so the cut changes nothing else.
-        if i == n || lead || i - start >= max.max(1) {
+        if i == n || lead || i - start >= MAX_BLOCK_INSTS {
             if start < i {
                 block_of[start] = ranges.len() as u32;
                 ranges.push(start..i);

@@ -26,7 +26,6 @@ pub(super) fn translate(
     em.line(&format!("const K_XG_WORDS: u32 = {}u;", plan.xg_words));
     let mut consts = consts;
     consts.insert("K_XG_WORDS".into(), plan.xg_words as u64);
-    consts.insert("K_SLM_PER_LANE".into(), 1);
     // Lane vectors in registers: each invocation's own element.
     for &(base, e) in &plan.promoted {
         let ty = if e >= 8 { "u64" } else { "u32" };
@@ -37,48 +36,42 @@ pub(super) fn translate(
     }
     em.promoted = plan.promoted.clone();
     // Sliced runs: each invocation's record is the thread's state and its registers.
-    let reg_words: u32 = plan
-        .promoted
-        .iter()
-        .map(|&(_, e)| if e >= 8 { 2 } else { 1 })
-        .sum();
     let slm_words = consts.get("K_SLM_WORDS").copied().unwrap_or(1) as u32;
     let per_lane = slm_words.div_ceil(p.simd.max(1));
-    em.line(&format!(
-        "const K_LANE_STATE_WORDS: u32 = K_STATE_WORDS + {reg_words}u;"
-    ));
-    em.line(&format!("const K_SLM_PER_LANE: u32 = {per_lane}u;"));
-    consts.insert("K_SLM_PER_LANE".into(), per_lane as u64);
-    em.open("fn save_regs(o: u32)");
-    let mut k = 0u32;
+    // Each register's words in the record after the thread state (two for 8 bytes).
+    let (mut save, mut restore, mut k) = (Vec::new(), Vec::new(), 0u32);
     for &(base, e) in &plan.promoted {
         let r = super::lanes::register(base);
         if e >= 8 {
-            em.line(&format!("state[o + {k}u] = u32({r} & 0xfffffffflu);"));
-            em.line(&format!("state[o + {}u] = u32({r} >> 32u);", k + 1));
-            k += 2;
-        } else {
-            em.line(&format!("state[o + {k}u] = {r};"));
-            k += 1;
-        }
-    }
-    em.close();
-    em.open("fn restore_regs(o: u32)");
-    let mut k = 0u32;
-    for &(base, e) in &plan.promoted {
-        let r = super::lanes::register(base);
-        if e >= 8 {
-            em.line(&format!(
+            save.push(format!("state[o + {k}u] = u32({r} & 0xfffffffflu);"));
+            save.push(format!("state[o + {}u] = u32({r} >> 32u);", k + 1));
+            restore.push(format!(
                 "{r} = u64(state[o + {k}u]) | (u64(state[o + {}u]) << 32u);",
                 k + 1
             ));
             k += 2;
         } else {
-            em.line(&format!("{r} = state[o + {k}u];"));
+            save.push(format!("state[o + {k}u] = {r};"));
+            restore.push(format!("{r} = state[o + {k}u];"));
             k += 1;
         }
     }
-    em.close();
+    let reg_words = k;
+    em.line(&format!(
+        "const K_LANE_STATE_WORDS: u32 = K_STATE_WORDS + {reg_words}u;"
+    ));
+    em.line(&format!("const K_SLM_PER_LANE: u32 = {per_lane}u;"));
+    consts.insert("K_SLM_PER_LANE".into(), per_lane as u64);
+    for (head, lines) in [
+        ("fn save_regs(o: u32)", save),
+        ("fn restore_regs(o: u32)", restore),
+    ] {
+        em.open(head);
+        for l in lines {
+            em.line(&l);
+        }
+        em.close();
+    }
     em.line("");
     super::emit_init(&mut em, p);
     let costs =
@@ -122,7 +115,7 @@ pub(super) fn translate(
         state_cost: start_cost + save_cost,
         unsliced_cost: blocks::acyclic(&p.insts).then_some(start_cost + all_blocks_cost),
         // Per invocation (the host multiplies by the SIMD width).
-        state_words: p.simd * (super::state_words(p) + reg_words),
+        state_words: p.simd * (super::state_layout(p).1 + reg_words),
         slm_words,
         block_starts: cfg_blocks
             .ranges
@@ -131,7 +124,8 @@ pub(super) fn translate(
             .collect(),
         lanes: true,
         why_not_lanes: None,
-        state_grf_offset: 0,
+        // Each invocation's record starts with the thread state.
+        state_grf_offset: super::state_layout(p).0,
     })
 }
 

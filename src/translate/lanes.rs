@@ -13,7 +13,7 @@
 //! per-lane instruction that writes a mirrored word the invocations meet and copy it
 //! back. Side effects of uniform instructions (stores, atomics) happen once, in lane 0.
 
-use super::alu;
+use super::{alu, message, operand};
 use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::interp::thread::{fint as int, fraw as raw};
 use crate::ir::PredCombine;
@@ -170,22 +170,11 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
 }
 
 /// Bytes of element `i` of a direct source.
-fn src_bytes(s: &Src, i: u32, n: u32) -> Option<(u32, u32)> {
+fn src_bytes(s: &Src, i: u32) -> Option<(u32, u32)> {
     match s {
-        Src::Direct {
-            off, ty, vs, w, hs, ..
-        } => {
-            let e = ty.size();
-            let o = if *vs == 0 && *hs == 0 {
-                *off
-            } else if *w >= n || *vs == w * hs {
-                off + i * hs * e
-            } else if *w == 1 {
-                off + i * vs * e
-            } else {
-                off + ((i / w) * vs + (i % w) * hs) * e
-            };
-            Some((o, o + e))
+        Src::Direct { ty, .. } => {
+            let o = operand::elem_offset(s, i)?;
+            Some((o, o + ty.size()))
         }
         _ => None,
     }
@@ -197,18 +186,7 @@ pub fn src_linear(s: &Src, n: u32) -> Option<(u32, u32)> {
     match s {
         Src::Direct {
             off, ty, vs, w, hs, ..
-        } => {
-            let e = ty.size();
-            if *vs == 0 && *hs == 0 {
-                Some((*off, 0))
-            } else if *w >= n || *vs == w * hs {
-                Some((*off, hs * e))
-            } else if *w == 1 {
-                Some((*off, vs * e))
-            } else {
-                None
-            }
-        }
+        } => operand::linear_stride(*vs, *w, *hs, ty.size(), n).map(|st| (*off, st)),
         _ => None,
     }
 }
@@ -222,7 +200,7 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
         for s in &srcs {
             match s {
                 Src::Direct { ty, .. } => {
-                    let (a, b) = src_bytes(s, i, n).unwrap_or((0, 0));
+                    let (a, b) = src_bytes(s, i).unwrap_or((0, 0));
                     f.reads.push((a, b, l));
                     let v =
                         src_linear(s, n).and_then(|(at, st)| lane_vector(at, st, ty.size(), moff));
@@ -264,7 +242,7 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
     // Scalar sources (surface, base address), read by every lane.
     for fld in &inst.fields {
         if let PField::Src(s) = fld {
-            if let Some((a, b)) = src_bytes(s, 0, 1) {
+            if let Some((a, b)) = src_bytes(s, 0) {
                 f.reads.push((a, b, None));
                 f.vec_reads.push(None);
             }
@@ -340,15 +318,11 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
         }
         DwordAtomic | SvmAtomic => {
             let svm = inst.op == SvmAtomic;
-            let code = int(inst, "Op");
-            let width = if svm {
-                [32, 16, 64, 32][((code >> 5) & 3) as usize]
-            } else if code & 0x20 != 0 {
-                16
+            let slot = if message::atomic_width(inst) == 64 {
+                8
             } else {
-                32
+                4
             };
-            let slot = if width == 64 { 8 } else { 4 };
             for i in 0..n {
                 let l = lane_of(i);
                 if svm {
@@ -363,21 +337,14 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
         }
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
-            let asize: u32 = match int(inst, "AddrSize") {
-                1 => 2,
-                3 => 8,
-                _ => 4,
-            };
-            let slot: u32 = match int(inst, "DataSize") {
-                1 => 1,
-                2 => 2,
-                4 => 8,
-                _ => 4,
-            };
-            let vec =
-                [0u32, 1, 2, 3, 4, 8, 16, 32, 64][(int(inst, "DataElemsPerAddr") as usize).min(8)];
-            let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
-            let pitch = (n * slot).div_ceil(grf) * grf;
+            let message::LscShape {
+                asize,
+                slot,
+                vec,
+                transpose,
+                pitch,
+                ..
+            } = message::lsc_shape(inst, n, grf);
             if transpose {
                 rd("Src0Addrs", (0, 0, 0), asize, None, f);
                 for v in 0..vec {
@@ -395,16 +362,15 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 match subop {
                     0x00 | 0x04 => {
                         for v in 0..vec {
-                            // A vector of several elements is addressed through a
-                            // loop variable: never in registers.
-                            let l_reg = if vec == 1 { l } else { None };
                             let at = (v * pitch, slot, i);
                             if subop == 0x00 {
                                 wr("DstData", at, slot, l, f);
                             } else {
                                 rd("Src1Data", at, slot, l, f);
                             }
-                            if l_reg.is_none() {
+                            // Several elements per address are addressed through a
+                            // loop variable (`message::lsc`): never in registers.
+                            if vec > 1 {
                                 let last = if subop == 0x00 {
                                     f.vec_writes.last_mut()
                                 } else {

@@ -97,6 +97,56 @@ pub fn atomic_code(op: AtomicOp) -> u32 {
     }
 }
 
+/// Bits of a dword or SVM atomic's operands (the op code's width field).
+pub(super) fn atomic_width(inst: &PInst) -> u32 {
+    let code = int(inst, "Op");
+    if inst.op == Opcode::SvmAtomic {
+        [32, 16, 64, 32][((code >> 5) & 3) as usize]
+    } else if code & 0x20 != 0 {
+        16
+    } else {
+        32
+    }
+}
+
+/// How an untyped LSC message lays out its operands.
+pub(super) struct LscShape {
+    /// Bytes of one address.
+    pub asize: u32,
+    /// Bytes of one element in memory, and of its GRF slot.
+    pub mem_bytes: u32,
+    pub slot: u32,
+    /// Elements per address.
+    pub vec: u32,
+    pub transpose: bool,
+    /// Bytes between the vector components of the data operand.
+    pub pitch: u32,
+}
+
+pub(super) fn lsc_shape(inst: &PInst, n: u32, grf_bytes: u32) -> LscShape {
+    let asize = match int(inst, "AddrSize") {
+        1 => 2,
+        3 => 8,
+        _ => 4,
+    };
+    let (mem_bytes, slot) = match int(inst, "DataSize") {
+        1 => (1, 1),
+        2 => (2, 2),
+        4 => (8, 8),
+        5 => (1, 4),
+        6 | 7 => (2, 4),
+        _ => (4, 4),
+    };
+    LscShape {
+        asize,
+        mem_bytes,
+        slot,
+        vec: [0u32, 1, 2, 3, 4, 8, 16, 32, 64][(int(inst, "DataElemsPerAddr") as usize).min(8)],
+        transpose: int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE,
+        pitch: (n * slot).div_ceil(grf_bytes) * grf_bytes,
+    }
+}
+
 pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
     use Opcode::*;
     let unsupported = |what: String| TranslateError::Unsupported {
@@ -215,13 +265,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             let code = int(inst, "Op");
             let op = AtomicOp::from_legacy(code)
                 .ok_or_else(|| unsupported(format!("atomic op code {code}")))?;
-            let width = if svm {
-                [32, 16, 64, 32][((code >> 5) & 3) as usize]
-            } else if code & 0x20 != 0 {
-                16
-            } else {
-                32
-            };
+            let width = atomic_width(inst);
             let bytes = width / 8;
             let slot = if width == 64 { 8 } else { 4 };
             if svm {
@@ -278,21 +322,14 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let subop = int(inst, "LscSubOp");
     let sfid = int(inst, "LscSFID");
     let ty = int(inst, "AddrType");
-    let asize: u32 = match int(inst, "AddrSize") {
-        1 => 2,
-        3 => 8,
-        _ => 4,
-    };
-    let (mem_bytes, slot): (u32, u32) = match int(inst, "DataSize") {
-        1 => (1, 1),
-        2 => (2, 2),
-        4 => (8, 8),
-        5 => (1, 4),
-        6 | 7 => (2, 4),
-        _ => (4, 4),
-    };
-    let vec = [0u32, 1, 2, 3, 4, 8, 16, 32, 64][(int(inst, "DataElemsPerAddr") as usize).min(8)];
-    let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
+    let LscShape {
+        asize,
+        mem_bytes,
+        slot,
+        vec,
+        transpose,
+        pitch,
+    } = lsc_shape(inst, n, gb);
     let scale = int(inst, "AddrScale").max(1);
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
@@ -313,7 +350,6 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         };
         format!("(u64(i64({a} * {scale}lu) + {imm}li) + {base})")
     };
-    let pitch = (n * slot).div_ceil(gb) * gb;
     let dst = raw(inst, "DstData");
     let src1 = raw(inst, "Src1Data");
     let src2 = raw(inst, "Src2Data");

@@ -278,18 +278,16 @@ fn is_message(op: Opcode) -> bool {
 
 /// Translate a prepared kernel for a launch shape.
 pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError> {
-    use Opcode::*;
     let tpg = target.threads_per_group.max(1);
     if tpg > 1024 {
         return Err(TranslateError::GroupTooLarge { threads: tpg });
     }
     let cfg_blocks = blocks::split(&p.insts);
-    let has_calls = p.insts.iter().any(|i| i.op == Call);
-    let depth = if has_calls { 8 } else { 1 };
+    let depth = call_depth(p);
     let mut em = Emit::new(p.pre.cr0);
     let grf_words = p.layout.total.div_ceil(4).max(1);
     let slm_words = target.slm_bytes.div_ceil(4).max(1);
-    let nsurf = p.kernel.surfaces.len().max(8);
+    let nsurf = surface_slots(p);
     em.line(&format!("const K_GRF_WORDS: u32 = {grf_words}u;"));
     em.line(&format!(
         "const K_GRF_QUADS: u32 = {}u;",
@@ -389,22 +387,11 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         // Each block at most once, plus `main`'s rounds (one per barrier block).
         unsliced_cost: blocks::acyclic(&p.insts)
             .then(|| start_cost + all_blocks_cost + 2 * (cfg_blocks.ranges.len() as u64 + 1)),
-        state_words: 5
-            + 32
-            + 32 * depth
-            + p.kernel.preds.len().max(1) as u32
-            + p.addr_total.max(1)
-            + nsurf as u32
-            + 4 * grf_words.div_ceil(4),
+        state_words: state_layout(p).1,
         slm_words,
         lanes: false,
         why_not_lanes,
-        state_grf_offset: 5
-            + 32
-            + 32 * depth
-            + p.kernel.preds.len().max(1) as u32
-            + p.addr_total.max(1)
-            + nsurf as u32,
+        state_grf_offset: state_layout(p).0,
         block_starts: cfg_blocks
             .ranges
             .iter()
@@ -508,17 +495,33 @@ fn emit_block_loop(
     Ok((max_block_cost, all_blocks_cost))
 }
 
-/// Words of one thread's saved state (`K_STATE_WORDS` of runtime.wgsl).
-fn state_words(p: &Prepared) -> u32 {
-    let has_calls = p.insts.iter().any(|i| i.op == Opcode::Call);
-    let depth = if has_calls { 8 } else { 1 };
-    let nsurf = p.kernel.surfaces.len().max(8) as u32;
-    5 + 32
-        + 32 * depth
+/// Call-frame depth of the thread state: 8 where the kernel calls subroutines.
+fn call_depth(p: &Prepared) -> u32 {
+    if p.insts.iter().any(|i| i.op == Opcode::Call) {
+        8
+    } else {
+        1
+    }
+}
+
+/// Surface variables the thread state holds.
+fn surface_slots(p: &Prepared) -> u32 {
+    p.kernel.surfaces.len().max(8) as u32
+}
+
+/// A thread's saved state (`save_state_at` of runtime.wgsl, `K_STATE_WORDS`): the
+/// word offset of its GRF image and its size in words.
+fn state_layout(p: &Prepared) -> (u32, u32) {
+    let grf_at = 5
+        + 32
+        + 32 * call_depth(p)
         + p.kernel.preds.len().max(1) as u32
         + p.addr_total.max(1)
-        + nsurf
-        + 4 * p.layout.total.div_ceil(4).max(1).div_ceil(4)
+        + surface_slots(p);
+    (
+        grf_at,
+        grf_at + 4 * p.layout.total.div_ceil(4).max(1).div_ceil(4),
+    )
 }
 
 /// One instruction; returns true when it set the channel PCs itself.

@@ -24,40 +24,55 @@ pub struct Elem {
     pub m: Modifier,
 }
 
+/// The byte stride of a region whose element `i` sits at `off + i * stride` (a scalar,
+/// one row, rows that continue each other, or one element per row), else `None`.
+pub fn linear_stride(vs: u32, w: u32, hs: u32, e: u32, n: u32) -> Option<u32> {
+    if vs == 0 && hs == 0 {
+        Some(0)
+    } else if w >= n || vs == w * hs {
+        Some(hs * e)
+    } else if w == 1 {
+        Some(vs * e)
+    } else {
+        None
+    }
+}
+
 /// `off + ((i / w) * vs + (i % w) * hs) * e`, folded where the region allows.
 fn region_offset(off: u32, vs: u32, w: u32, hs: u32, e: u32, n: u32) -> String {
-    if vs == 0 && hs == 0 {
-        return format!("{off}u");
+    match linear_stride(vs, w, hs, e, n) {
+        Some(0) => format!("{off}u"),
+        Some(stride) => format!("({off}u + i * {stride}u)"),
+        None => format!(
+            "({off}u + (i / {w}u) * {}u + (i % {w}u) * {}u)",
+            vs * e,
+            hs * e
+        ),
     }
-    if w >= n || vs == w * hs {
-        // One row (or rows that continue each other): a plain stride.
-        return format!("({off}u + i * {}u)", hs * e);
+}
+
+/// Byte offset of element `i` of a direct source (`None` for other operands).
+pub fn elem_offset(s: &Src, i: u32) -> Option<u32> {
+    match s {
+        Src::Direct {
+            off, ty, vs, w, hs, ..
+        } => {
+            let w = (*w).max(1);
+            Some(off + ((i / w) * vs + (i % w) * hs) * ty.size())
+        }
+        _ => None,
     }
-    if w == 1 {
-        return format!("({off}u + i * {}u)", vs * e);
-    }
-    format!(
-        "({off}u + (i / {w}u) * {}u + (i % {w}u) * {}u)",
-        vs * e,
-        hs * e
-    )
 }
 
 /// Bytes of the GRF image a direct operand touches (for overlap checks).
 pub fn direct_range(s: &Src, n: u32) -> Option<(u32, u32)> {
-    if let Src::Direct {
-        off, ty, vs, w, hs, ..
-    } = s
-    {
-        let e = ty.size();
-        let mut hi = *off;
-        for i in 0..n {
-            let o = off + ((i / w) * vs + (i % w) * hs) * e;
-            hi = hi.max(o + e);
-        }
-        return Some((*off, hi));
-    }
-    None
+    let e = match s {
+        Src::Direct { ty, .. } => ty.size(),
+        _ => return None,
+    };
+    let lo = elem_offset(s, 0)?;
+    let hi = (0..n).filter_map(|i| elem_offset(s, i)).max().unwrap_or(lo) + e;
+    Some((lo, hi))
 }
 
 pub fn dst_range(d: &Dst, n: u32) -> Option<(u32, u32)> {
