@@ -420,13 +420,21 @@ fn run(
     };
     if let (Some(path), Some(built)) = (wgsl, &built) {
         let m = built.chosen();
-        std::fs::write(path, &m.wgsl).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
+        // What the adapter compiles: lowered to 64-bit emulation where it needs it.
+        let emu = gpu
+            .as_ref()
+            .map(visa_emu::backend::select::emulation)
+            .unwrap_or_default();
+        let text =
+            visa_emu::translate::lower64::lower(&m.wgsl, emu).map_err(|e| Failed(e.to_string()))?;
+        std::fs::write(path, &text).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
         eprintln!(
-            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks, {} mapping)",
+            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks, {} mapping, 64-bit emulation: {})",
             path.display(),
-            m.wgsl.len(),
+            text.len(),
             m.blocks,
-            if m.lanes { "lanes" } else { "threads" }
+            if m.lanes { "lanes" } else { "threads" },
+            emu.describe()
         );
     }
     // The GPU's total includes its translation; the interpreter's starts here.

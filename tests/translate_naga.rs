@@ -1,31 +1,10 @@
 //! Every corpus kernel translates to WGSL that naga parses and validates (one variant
 //! per case folder, plus the project's own cases).
 
-use std::path::Path;
 use visa_emu::translate::{translate, validate_wgsl, Target};
 
 fn variants() -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for root in [
-        visa_emu::corpus::paths::default_corpus_dir(),
-        Path::new("tests/cases").into(),
-    ] {
-        let Ok(cases) = std::fs::read_dir(&root) else {
-            continue;
-        };
-        for c in cases.flatten() {
-            let mut vs: Vec<_> = std::fs::read_dir(c.path())
-                .into_iter()
-                .flatten()
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.join("kernel.visaasm").exists())
-                .collect();
-            vs.sort();
-            out.extend(vs.into_iter().take(1));
-        }
-    }
-    out
+    visa_emu::corpus::paths::first_variants()
 }
 
 #[test]

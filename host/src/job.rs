@@ -94,6 +94,9 @@ impl GpuContext {
         if let Some(p) = self.pipelines.get(&job.key) {
             return Ok((p.clone(), true));
         }
+        // Driver-side compile failures (e.g. too much workgroup memory) are internal
+        // errors, not validation ones: catch both rather than let wgpu panic.
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self
             .device
@@ -111,7 +114,9 @@ impl GpuContext {
                 compilation_options: Default::default(),
                 cache: None,
             });
-        if let Some(err) = pollster::block_on(scope.pop()) {
+        let validation = pollster::block_on(scope.pop());
+        let driver = pollster::block_on(internal.pop());
+        if let Some(err) = validation.or(driver) {
             return Err(HostError::Shader(err.to_string()));
         }
         let p = Arc::new(pipeline);

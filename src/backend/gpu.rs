@@ -7,7 +7,10 @@ use crate::corpus::case::Case;
 use crate::corpus::paths::grf_bytes_of_device;
 use crate::interp;
 use crate::translate::{self, cfg, runtime_error, Target};
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 use visa_emu_host::{BufferUse, ComputeJob, GpuContext, JobBuffer, Repeat};
 
 /// What one GPU run produced.
@@ -385,6 +388,7 @@ pub fn probe(
     set_cfg(&mut job, &[(cfg::STOP_STEPS, steps.max(1))]);
     let st = translate::binding::STATE as usize;
     job.buffers[st].readback = true;
+    let (job, _) = for_adapter(gpu, &job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, launch.step_limit, None) {
@@ -569,7 +573,8 @@ fn finish(
     step_limit: u32,
     unsliced_state: Option<u64>,
 ) -> Result<GpuRun, String> {
-    let r = gpu.run(job).map_err(|e| e.to_string())?;
+    let (job, lower_ms) = for_adapter(gpu, job)?;
+    let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, step_limit, unsliced_state) {
         return Err(why);
@@ -586,7 +591,7 @@ fn finish(
         channel_ops: stat[6] as u64 | (stat[7] as u64) << 32,
         oob_reads: stat[2],
         oob_writes: stat[3],
-        pipeline_ms: r.timings.pipeline_ms,
+        pipeline_ms: r.timings.pipeline_ms + lower_ms,
         dispatch_ms: r.timings.dispatch_ms,
         passes: r.timings.passes,
         gpu_ms: r.timings.gpu_ms,
@@ -597,6 +602,47 @@ fn finish(
         },
         note: None,
     })
+}
+
+type LoweredCache = Mutex<HashMap<(u64, translate::lower64::Emulate), Arc<str>>>;
+static LOWERED: std::sync::OnceLock<LoweredCache> = std::sync::OnceLock::new();
+
+/// The job as this device can run it: its WGSL lowered to exact 64-bit emulation
+/// (`translate::lower64`) when the device lacks f64 or 64-bit integers, once per
+/// module and process. Also returns the milliseconds the lowering took (0 when
+/// cached or not needed), part of the pipeline's cost on this device.
+pub fn for_adapter<'a>(
+    gpu: &GpuContext,
+    job: &'a ComputeJob,
+) -> Result<(Cow<'a, ComputeJob>, f64), String> {
+    let emu = super::select::emulation(gpu);
+    if !emu.any() {
+        return Ok((Cow::Borrowed(job), 0.0));
+    }
+    let cache = LOWERED.get_or_init(Default::default);
+    let cached = cache
+        .lock()
+        .map_err(|_| "lowering cache poisoned".to_string())?
+        .get(&(job.key, emu))
+        .cloned();
+    let (wgsl, ms) = match cached {
+        Some(w) => (w, 0.0),
+        None => {
+            let t = std::time::Instant::now();
+            let w: Arc<str> = translate::lower64::lower(&job.wgsl, emu)
+                .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?
+                .into();
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            if let Ok(mut c) = cache.lock() {
+                c.insert((job.key, emu), w.clone());
+            }
+            (w, ms)
+        }
+    };
+    let mut j = job.clone();
+    j.key = hash(&wgsl);
+    j.wgsl = wgsl.to_string();
+    Ok((Cow::Owned(j), ms))
 }
 
 /// How the lane-budget error starts (the fallback to the thread mapping matches it).

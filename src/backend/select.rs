@@ -68,24 +68,37 @@ pub fn open_each() -> Vec<(BackendChoice, AdapterSummary, Result<GpuContext, Str
     out
 }
 
-/// Why a GPU context cannot run the translator's output, if it cannot.
+/// Why a GPU context cannot run the translator's output, if it cannot. Missing
+/// 64-bit types are not a reason: the driver lowers the modules to exact emulation
+/// (`translate::lower64`, see [`emulation`]).
 pub fn unusable(ctx: &GpuContext) -> Option<String> {
     let c = ctx.capabilities();
-    let missing: Vec<&str> = [
-        (!c.int64).then_some("SHADER_INT64"),
-        (!c.f64).then_some("SHADER_F64"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    (!missing.is_empty()).then(|| {
+    let need = crate::translate::binding::CHUNK;
+    (c.max_storage_buffers_per_stage < need).then(|| {
         format!(
-            "the adapter '{}' lacks {}; the translator needs native 64-bit integers and \
-             doubles (the emulated paths are not built yet)",
+            "the adapter '{}' binds {} storage buffers per stage; the translated modules use {need}",
             ctx.adapter().name,
-            missing.join(" and ")
+            c.max_storage_buffers_per_stage
         )
     })
+}
+
+/// The 64-bit families the GPU path emulates on this device: what it lacks, plus
+/// what `VISA_GPU_EMULATE` (`f64`, `int64` or `all`) forces on any device.
+pub fn emulation(ctx: &GpuContext) -> crate::translate::lower64::Emulate {
+    let c = ctx.capabilities();
+    let forced = forced_emulation();
+    crate::translate::lower64::Emulate::for_features(c.f64 && !forced.f64, c.int64 && !forced.int64)
+}
+
+/// `VISA_GPU_EMULATE`: `f64`, `int64`, `all` (both), or unset/`none`.
+pub fn forced_emulation() -> crate::translate::lower64::Emulate {
+    let v = std::env::var("VISA_GPU_EMULATE").unwrap_or_default();
+    let has = |w: &str| v.split(',').any(|x| x.trim() == w || x.trim() == "all");
+    crate::translate::lower64::Emulate {
+        f64: has("f64"),
+        int64: has("int64"),
+    }
 }
 
 /// Open the device `arg` asks for; `Ok(None)` means "use the CPU interpreter".

@@ -146,6 +146,7 @@ fn bench_baseline(
         chunk_base_binding: None,
         repeat: None,
     };
+    let (job, _) = gpu::for_adapter(ctx, &job)?;
     let mut r = ctx
         .run(&job)
         .map_err(|e| format!("{}: {e}", file.display()))?;

@@ -30,6 +30,24 @@ pub fn variant_dirs(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The first variant of every case of the corpus and of the project's own cases
+/// (`tests/cases`): one module per kernel, for tests that translate them all.
+pub fn first_variants() -> Vec<PathBuf> {
+    let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut out = Vec::new();
+    for root in [default_corpus_dir(), own] {
+        let mut last_case: Option<PathBuf> = None;
+        for v in variant_dirs(&root).unwrap_or_default() {
+            let case = v.parent().map(PathBuf::from);
+            if case != last_case {
+                out.push(v);
+                last_case = case;
+            }
+        }
+    }
+    out
+}
+
 /// GRF size in bytes of a corpus device name (`pvc` has 64-byte GRFs).
 pub fn grf_bytes_of_device(device: &str) -> u32 {
     if device.starts_with("pvc") {

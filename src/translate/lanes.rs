@@ -125,7 +125,7 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
 
 /// Whether any message may reach SLM: surface T0 named directly or moved into a
 /// surface variable, or an LSC message to the SLM port.
-fn uses_slm(p: &Prepared) -> bool {
+pub(crate) fn uses_slm(p: &Prepared) -> bool {
     p.insts.iter().any(|inst| {
         (inst.op == Opcode::LscUntyped && int(inst, "LscSFID") == 3)
             || inst.fields.iter().any(|f| {

@@ -20,6 +20,8 @@ mod blocks;
 pub mod budget;
 mod lane_emit;
 pub mod lanes;
+#[cfg(feature = "gpu")]
+pub mod lower64;
 mod message;
 mod operand;
 
@@ -286,7 +288,13 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     let depth = call_depth(p);
     let mut em = Emit::new(p.pre.cr0);
     let grf_words = p.layout.total.div_ceil(4).max(1);
-    let slm_words = target.slm_bytes.div_ceil(4).max(1);
+    // A kernel without SLM messages gets no SLM array: adapters with 32 KiB of
+    // workgroup memory (GL, Metal) then run it too.
+    let slm_words = if lanes::uses_slm(p) {
+        target.slm_bytes.div_ceil(4).max(1)
+    } else {
+        1
+    };
     let nsurf = surface_slots(p);
     em.line(&format!("const K_GRF_WORDS: u32 = {grf_words}u;"));
     em.line(&format!(
