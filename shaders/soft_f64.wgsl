@@ -450,3 +450,10 @@ fn f64_to_i64(a: u64) -> i64 {
 }
 fn f64_to_u32(a: u64) -> u32 { return u32(min(f64_to_u64(a), 0xfffffffflu)); }
 fn f64_to_i32(a: u64) -> i32 { return i32(clamp(f64_to_i64(a), -2147483648li, 2147483647li)); }
+
+// A fused f64 multiply-add with one rounding for modules with native f64: WGSL's
+// fma(f64) may round twice (lavapipe's does). The translator adds this library to
+// modules whose code calls it (DF `mad`).
+fn dfma(x: f64, y: f64, z: f64) -> f64 {
+    return bitcast<f64>(f64_fma(bitcast<u64>(x), bitcast<u64>(y), bitcast<u64>(z)));
+}

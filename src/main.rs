@@ -27,16 +27,20 @@ struct DeviceFlags {
     /// Adapter index among the backend's adapters (best first).
     #[arg(long)]
     adapter: Option<usize>,
-    /// Open the device without subgroup operations (forces the fallback paths).
+    /// Open the device without subgroup operations (the generated code uses none, so
+    /// this only proves it).
     #[arg(long)]
     no_subgroups: bool,
-    /// Open the device without f16 (forces emulated half precision).
+    /// Open the device without f16 (half precision is always emulated exactly on u32
+    /// bits, so this only proves it).
     #[arg(long)]
     no_f16: bool,
-    /// Open the device without f64.
+    /// Open the device without f64 (doubles emulated exactly; `VISA_GPU_EMULATE=f64`
+    /// forces it on any device).
     #[arg(long)]
     no_f64: bool,
-    /// Open the device without 64-bit integers.
+    /// Open the device without 64-bit integers (emulated on u32 pairs, doubles too;
+    /// `VISA_GPU_EMULATE=int64`).
     #[arg(long)]
     no_int64: bool,
     /// GPU path: `threads` (an invocation per vISA thread, any kernel) or `lanes` (an
@@ -539,7 +543,13 @@ fn adapters() -> Result<(), Failed> {
                 );
                 match visa_emu::backend::select::unusable(ctx) {
                     Some(why) => println!("    GPU path: unusable: {why}"),
-                    None => println!("    GPU path: usable"),
+                    None => match visa_emu::backend::select::emulation(ctx) {
+                        e if e.any() => println!(
+                            "    GPU path: usable, 64-bit types emulated exactly ({})",
+                            e.describe()
+                        ),
+                        _ => println!("    GPU path: usable"),
+                    },
                 }
             }
             Err(e) => println!("    cannot open: {e}"),

@@ -148,7 +148,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         Mov | Fcvt => Out::N(a),
         Add => Out::N(arith("$x + $y", "fadd32", "$x + $y")?),
         Mul => Out::N(arith("$x * $y", "fmul32", "$x * $y")?),
-        Mad => Out::N(arith("fma($x, $y, $z)", "fmad32", "$x * $y + $z")?),
+        Mad => Out::N(arith("dfma($x, $y, $z)", "fmad32", "$x * $y + $z")?),
         Add3 => Out::N(Num::I(format!(
             "({} + {} + {})",
             a.as_int(),
@@ -238,31 +238,32 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             "i64(countOneBits(u32({r} & 0xfffffffflu)) + countOneBits(u32({r} >> 32u)))",
             r = raw(0)
         ))),
+        // u32 results widen through u64: naga's SPIR-V sign-extends `i64(u32)`.
         Fbl => Out::N(Num::I(format!(
-            "i64(firstTrailingBit(u32({} & 0xfffffffflu)))",
+            "i64(u64(firstTrailingBit(u32({} & 0xfffffffflu))))",
             raw(0)
         ))),
         Fbh => Out::N(Num::I(format!(
-            "i64(fbh(u32({} & 0xfffffffflu), {}))",
+            "i64(u64(fbh(u32({} & 0xfffffffflu), {})))",
             raw(0),
             rty(0).is_signed_int()
         ))),
         Lzd => Out::N(Num::I(format!(
-            "i64(countLeadingZeros(u32({} & 0xfffffffflu)))",
+            "i64(u64(countLeadingZeros(u32({} & 0xfffffffflu))))",
             raw(0)
         ))),
         Bfrev => Out::N(Num::I(format!(
-            "i64(reverseBits(u32({} & 0xfffffffflu)))",
+            "i64(u64(reverseBits(u32({} & 0xfffffffflu))))",
             raw(0)
         ))),
         Bfe => Out::N(Num::I(format!(
-            "i64(bfe(u32(u64({}) & 0xfffffffflu), u32(u64({}) & 0xfffffffflu), u32({} & 0xfffffffflu)))",
+            "i64(u64(bfe(u32(u64({}) & 0xfffffffflu), u32(u64({}) & 0xfffffffflu), u32({} & 0xfffffffflu))))",
             a.as_int(),
             b.as_int(),
             raw(2)
         ))),
         Bfi => Out::N(Num::I(format!(
-            "i64(bfi(u32(u64({}) & 0xfffffffflu), u32(u64({}) & 0xfffffffflu), u32({} & 0xfffffffflu), u32({} & 0xfffffffflu)))",
+            "i64(u64(bfi(u32(u64({}) & 0xfffffffflu), u32(u64({}) & 0xfffffffflu), u32({} & 0xfffffffflu), u32({} & 0xfffffffflu))))",
             a.as_int(),
             b.as_int(),
             raw(2),

@@ -4,7 +4,7 @@
 //! them are reached by the whole workgroup together.
 
 use super::lanes::{Plan, Run};
-use super::{blocks, budget, emit_inst, Emit, Module, TranslateError, RUNTIME};
+use super::{blocks, budget, emit_inst, Emit, Module, TranslateError};
 use crate::interp::prepare::Prepared;
 use std::collections::HashMap;
 
@@ -74,9 +74,15 @@ pub(super) fn translate(
     }
     em.line("");
     super::emit_init(&mut em, p);
-    let costs =
-        budget::Costs::of_functions(&format!("{RUNTIME}\n{LANES_RUNTIME}\n{}", em.out), &consts)
-            .map_err(TranslateError::Budget)?;
+    let costs = budget::Costs::of_functions(
+        &format!(
+            "{}\n{LANES_RUNTIME}\n{}",
+            super::runtime_for(&em.out),
+            em.out
+        ),
+        &consts,
+    )
+    .map_err(TranslateError::Budget)?;
     // What a pass spends outside blocks: restoring (or initializing) and mirroring
     // before the first, saving after the last.
     let start_cost = costs.function("restore_state_at")
@@ -101,8 +107,7 @@ pub(super) fn translate(
         },
     )?;
     emit_main(&mut em, tpg, start_cost);
-    let mut wgsl = String::with_capacity(RUNTIME.len() + LANES_RUNTIME.len() + em.out.len());
-    wgsl.push_str(RUNTIME);
+    let mut wgsl = super::runtime_for(&em.out);
     wgsl.push_str(LANES_RUNTIME);
     wgsl.push_str("\n// ---- kernel ----\n");
     wgsl.push_str(&em.out);

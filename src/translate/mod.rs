@@ -33,6 +33,21 @@ use std::fmt::Write;
 
 /// The kernel-independent WGSL runtime, included at build time.
 pub const RUNTIME: &str = include_str!("../../shaders/runtime.wgsl");
+/// The soft-double library on u64 bits: exact DF `mad` on any adapter (`dfma`), and the
+/// f64 emulation of [`lower64`].
+pub const SOFT_F64: &str = include_str!("../../shaders/soft_f64.wgsl");
+/// The 64-bit integer library on u32 pairs ([`lower64`]).
+pub const SOFT_I64: &str = include_str!("../../shaders/soft_i64.wgsl");
+
+/// The runtime a kernel's code needs: the soft-double library first (functions may
+/// only call functions defined before them) when it calls `dfma`.
+pub(crate) fn runtime_for(kernel: &str) -> String {
+    if kernel.contains("dfma(") {
+        format!("{SOFT_F64}\n{RUNTIME}")
+    } else {
+        RUNTIME.to_string()
+    }
+}
 
 /// The text of the runtime's function `name` (runtime.wgsl or lanes.wgsl; for tests
 /// that run runtime pieces on their own).
@@ -347,8 +362,9 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     em.line("");
     emit_init(&mut em, p);
     // The runtime's functions and `init` (the blocks come next).
-    let costs = budget::Costs::of_functions(&format!("{RUNTIME}\n{}", em.out), &consts)
-        .map_err(TranslateError::Budget)?;
+    let costs =
+        budget::Costs::of_functions(&format!("{}\n{}", runtime_for(&em.out), em.out), &consts)
+            .map_err(TranslateError::Budget)?;
     // What a pass spends outside blocks: restoring (or initializing) before the first,
     // saving after the last, and a little for `main`'s round loop.
     let start_cost =
@@ -381,8 +397,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         },
     )?;
     emit_main(&mut em, tpg, start_cost);
-    let mut wgsl = String::with_capacity(RUNTIME.len() + em.out.len());
-    wgsl.push_str(RUNTIME);
+    let mut wgsl = runtime_for(&em.out);
     wgsl.push_str("\n// ---- kernel ----\n");
     wgsl.push_str(&em.out);
     Ok(Module {

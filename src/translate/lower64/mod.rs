@@ -21,10 +21,7 @@ mod rules;
 
 use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
 
-/// The soft-double library (64-bit integer code).
-pub const SOFT_F64: &str = include_str!("../../../shaders/soft_f64.wgsl");
-/// The 64-bit integer library (u32 pairs).
-pub const SOFT_I64: &str = include_str!("../../../shaders/soft_i64.wgsl");
+use super::{SOFT_F64, SOFT_I64};
 
 /// Which 64-bit families to emulate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -92,7 +89,10 @@ pub fn lower(wgsl: &str, emu: Emulate) -> Result<String, LowerError> {
     if emu.int64 {
         src += SOFT_I64;
     }
-    src += SOFT_F64;
+    // Modules with an exact DF mad carry the soft-double library already.
+    if !body.contains("\nfn f64_fma(") {
+        src += SOFT_F64;
+    }
     src += body;
     let mut module = naga::front::wgsl::parse_str(&src)
         .map_err(|e| LowerError::Parse(e.emit_to_string(&src)))?;
