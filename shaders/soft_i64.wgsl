@@ -1,6 +1,7 @@
 // Exact 64-bit integers as vec2<u32> (x: low word, y: high word), for adapters
 // without SHADER_INT64. `translate::lower64` replaces every i64/u64 operation of a
-// module with these functions, with WGSL's semantics: wrapping arithmetic, shift
+// module with these functions (bitwise operators and truncation to u32 act on the pair
+// in place), with WGSL's semantics: wrapping arithmetic, shift
 // counts taken modulo 64, x / 0 == x, x % 0 == 0, MIN / -1 == MIN, MIN % -1 == 0,
 // float to integer toward zero and saturating (NaN -> 0).
 
@@ -12,10 +13,6 @@ fn e64_sub(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
     return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
 }
 fn e64_neg(a: vec2<u32>) -> vec2<u32> { return e64_sub(vec2<u32>(0u, 0u), a); }
-fn e64_not(a: vec2<u32>) -> vec2<u32> { return ~a; }
-fn e64_and(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return a & b; }
-fn e64_or(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return a | b; }
-fn e64_xor(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> { return a ^ b; }
 // 32 x 32 -> 64 from 16-bit halves.
 fn e64_mul32(a: u32, b: u32) -> vec2<u32> {
     let a0 = a & 0xffffu;
@@ -126,7 +123,6 @@ fn u64_from_i32(a: i32) -> vec2<u32> { return vec2<u32>(bitcast<u32>(a), 0u); }
 fn i64_from_i32(a: i32) -> vec2<u32> { return vec2<u32>(bitcast<u32>(a), select(0u, 0xffffffffu, a < 0)); }
 fn i64_from_u32(a: u32) -> vec2<u32> { return vec2<u32>(a, select(0u, 0xffffffffu, (a >> 31u) != 0u)); }
 fn u64_from_bool(a: bool) -> vec2<u32> { return vec2<u32>(select(0u, 1u, a), 0u); }
-fn e64_to_u32(a: vec2<u32>) -> u32 { return a.x; }
 fn e64_to_i32(a: vec2<u32>) -> i32 { return bitcast<i32>(a.x); }
 fn e64_to_bool(a: vec2<u32>) -> bool { return (a.x | a.y) != 0u; }
 fn e64_popcount(a: vec2<u32>) -> vec2<u32> { return vec2<u32>(countOneBits(a.x) + countOneBits(a.y), 0u); }

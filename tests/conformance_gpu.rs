@@ -301,3 +301,32 @@ fn emulated_64_bit_types_agree_with_the_interpreter() {
         );
     }
 }
+
+/// wgpu's GL backend (Mesa's llvmpipe through EGL in CI): it has no 64-bit types, so
+/// the modules run lowered (`translate::lower64`) and naga writes GLSL instead of
+/// SPIR-V; every byte and the counts are the interpreter's.
+#[test]
+fn gl_backend_agrees_with_the_interpreter() {
+    use visa_emu_host::BackendChoice;
+    let root = visa_emu::corpus::paths::default_corpus_dir();
+    let mut gpu = GpuContext::new(&GpuOptions {
+        backend: BackendChoice::Gl,
+        ..Default::default()
+    })
+    .expect("wgpu's GL backend (Mesa's llvmpipe through EGL in CI)");
+    assert!(visa_emu::backend::select::unusable(&gpu).is_none());
+    let name = "saxpy/tgllp-simd8";
+    let dir = root.join(name);
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
+        .unwrap_or_else(|e| panic!("{name} on GL: {e}"));
+    assert_eq!(cpu.buffers, g.buffers, "{name} on GL");
+    assert_eq!(cpu.stats.instructions, g.instructions);
+    assert_eq!(cpu.stats.channel_ops, g.channel_ops);
+    eprintln!(
+        "{name} on GL ({}, 64-bit emulation {}): agrees",
+        gpu.adapter().name,
+        visa_emu::backend::select::emulation(&gpu).describe()
+    );
+}

@@ -54,6 +54,9 @@ pub struct GpuBench {
     pub wgsl_bytes: usize,
     /// The mapping that ran: `threads` or `lanes`.
     pub mapping: String,
+    /// 64-bit types emulated on this device: `none`, `f64` or `f64+int64`
+    /// (`translate::lower64`; its lowering time is part of `pipeline_ms`).
+    pub emulation: String,
     /// Shader module and pipeline creation, first run (the cache was cold).
     pub pipeline_ms: f64,
     /// Median warm run: upload, dispatch passes, readback.
@@ -180,9 +183,10 @@ pub fn table(rows: &[BenchRow]) -> String {
                     g.dispatch_ms,
                     g.gpu_ms.map_or("-".into(), |m| format!("{m:.2}")),
                     format!(
-                        "{}{}",
+                        "{}{}{}",
                         g.passes,
-                        if g.mapping == "lanes" { "L" } else { "" }
+                        if g.mapping == "lanes" { "L" } else { "" },
+                        if g.emulation == "none" { "" } else { "E" }
                     ),
                     g.channel_ops_per_s,
                     g.gb_per_s,
@@ -297,6 +301,7 @@ mod tests {
                 translate_ms: 1.0,
                 wgsl_bytes: 1,
                 mapping: "threads".into(),
+                emulation: "none".into(),
                 pipeline_ms: 1.0,
                 dispatch_ms: 1.0,
                 gpu_ms: None,

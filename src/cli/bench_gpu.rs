@@ -74,6 +74,7 @@ pub fn bench_gpu(
         translate_ms,
         wgsl_bytes: launch.chosen().wgsl.len(),
         mapping: last.mapping.to_string(),
+        emulation: crate::backend::select::emulation(ctx).describe().into(),
         pipeline_ms,
         dispatch_ms,
         gpu_ms,

@@ -218,15 +218,16 @@ impl Stage for Int64Stage {
                 let Some(signed) = int64(cx.ty(left)) else {
                     return Ok(Action::Keep);
                 };
+                // Bitwise operators work on the pair as they are: no call.
+                if matches!(op, B::And | B::InclusiveOr | B::ExclusiveOr) {
+                    return Ok(Action::Replace(Expression::Binary { op, left, right }));
+                }
                 let name = match op {
                     B::Add => "e64_add",
                     B::Subtract => "e64_sub",
                     B::Multiply => "e64_mul",
                     B::Divide => pick(signed, "i64_div", "u64_div"),
                     B::Modulo => pick(signed, "i64_rem", "u64_rem"),
-                    B::And => "e64_and",
-                    B::InclusiveOr => "e64_or",
-                    B::ExclusiveOr => "e64_xor",
                     B::ShiftLeft => "e64_shl",
                     B::ShiftRight => pick(signed, "i64_shr", "u64_shr"),
                     B::Equal => "e64_eq",
@@ -241,7 +242,10 @@ impl Stage for Int64Stage {
             }
             Expression::Unary { op, expr } if int64(cx.ty(expr)).is_some() => match op {
                 U::Negate => call("e64_neg", vec![expr]),
-                U::BitwiseNot => call("e64_not", vec![expr]),
+                U::BitwiseNot => Ok(Action::Replace(Expression::Unary {
+                    op: U::BitwiseNot,
+                    expr,
+                })),
                 U::LogicalNot => Err("logical not of a 64-bit integer".into()),
             },
             Expression::As {
@@ -263,7 +267,13 @@ impl Stage for Int64Stage {
                         convert: None,
                     })),
                     (Some(signed), false) => match (kind, convert) {
-                        (ScalarKind::Uint, Some(4)) => call("e64_to_u32", vec![expr]),
+                        // The low word.
+                        (ScalarKind::Uint, Some(4)) => {
+                            Ok(Action::Replace(Expression::AccessIndex {
+                                base: expr,
+                                index: 0,
+                            }))
+                        }
                         (ScalarKind::Sint, Some(4)) => call("e64_to_i32", vec![expr]),
                         (ScalarKind::Float, Some(4)) => {
                             call(pick(signed, "i64_to_f32", "u64_to_f32"), vec![expr])
