@@ -159,6 +159,10 @@ enum Command {
         /// Also run every adapter in the lane mapping (an invocation per channel).
         #[arg(long)]
         lanes: bool,
+        /// Only the adapters of this backend (`vulkan`, `metal`, `dx12`, `gl`;
+        /// repeatable). Default: every backend.
+        #[arg(long = "backend")]
+        backends: Vec<String>,
     },
     /// Run every case folder (corpus layout) and compare with the expected outputs.
     Conformance {
@@ -568,13 +572,27 @@ fn validate(
     json: Option<&std::path::Path>,
     localize: bool,
     lanes: bool,
+    backends: &[String],
 ) -> Result<(), Failed> {
     use visa_emu::cli::{conformance as c, validate as v};
+    const KNOWN: [&str; 4] = ["vulkan", "metal", "dx12", "gl"];
+    if let Some(b) = backends.iter().find(|b| !KNOWN.contains(&b.as_str())) {
+        return Err(Failed(format!(
+            "--backend {b}: expected one of {}",
+            KNOWN.join(", ")
+        )));
+    }
     let variants = c::discover(paths).map_err(|e| Failed(e.to_string()))?;
     if variants.is_empty() {
         return Err(Failed("no case folders found".into()));
     }
-    let mut adapters = v::Adapters::open_all();
+    let mut adapters = v::Adapters::open_backends(backends);
+    if adapters.devices.is_empty() {
+        return Err(Failed(format!(
+            "no adapter on the backend(s) {}: `visa-emu adapters` lists them",
+            backends.join(", ")
+        )));
+    }
     eprintln!(
         "visa-emu: validating {} variant(s) on the CPU interpreter and {} adapter(s)",
         variants.len(),
@@ -688,7 +706,8 @@ fn main() -> ExitCode {
             json,
             no_localize,
             lanes,
-        } => validate(&paths, json.as_deref(), !no_localize, lanes),
+            backends,
+        } => validate(&paths, json.as_deref(), !no_localize, lanes, &backends),
         Command::Conformance {
             paths,
             device,

@@ -157,6 +157,12 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
         targets.iter().any(|t| t["verdict"] == "agree"),
         "no adapter ran it: {targets:?}"
     );
+    // wgpu's GL backend (no 64-bit types: the modules run lowered) agrees too.
+    assert!(
+        targets.iter().any(|t| t["verdict"] == "agree"
+            && t["target"].as_str().is_some_and(|n| n.starts_with("gl "))),
+        "the GL backend did not agree: {targets:?}"
+    );
     // `--lanes`: the lane mapping of the same adapter agrees too.
     assert!(
         targets.iter().any(|t| t["verdict"] == "agree"
@@ -169,4 +175,11 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown backend `cuda`"));
+    let bad = bin()
+        .args(["validate", "--backend", "cuda"])
+        .arg(&variant)
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected one of vulkan"));
 }

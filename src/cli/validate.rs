@@ -66,8 +66,15 @@ pub struct Adapters {
 
 impl Adapters {
     pub fn open_all() -> Adapters {
+        Self::open_backends(&[])
+    }
+
+    /// Every adapter of the named backends (`vulkan`, `metal`, `dx12`, `gl`; all when
+    /// `backends` is empty).
+    pub fn open_backends(backends: &[String]) -> Adapters {
         let devices = select::open_each()
             .into_iter()
+            .filter(|(b, _, _)| backends.is_empty() || backends.iter().any(|n| n == b.name()))
             .map(|(_, a, ctx)| {
                 let name = format!("{} #{} {}", a.backend, a.index, a.name);
                 let ctx = ctx.and_then(|c| match select::unusable(&c) {
