@@ -18,6 +18,9 @@ struct SfParts { m: u64, e: i32 }
 
 fn sf_is_nan(a: u64) -> bool { return (a & ~SF_SIGN) > SF_INF; }
 fn sf_exp(a: u64) -> i32 { return i32(u32(a >> 52u) & 0x7ffu); }
+// Infinite or NaN (all exponent bits set); zero of either sign.
+fn sf_inf_nan(a: u64) -> bool { return sf_exp(a) == 0x7ff; }
+fn sf_zero(a: u64) -> bool { return (a & ~SF_SIGN) == 0lu; }
 fn sf_clz64(a: u64) -> u32 {
     let hi = u32(a >> 32u);
     if (hi != 0u) { return countLeadingZeros(hi); }
@@ -167,8 +170,8 @@ fn f64_add(a: u64, b: u64) -> u64 {
         if (ea == 0x7ff && eb == 0x7ff && sa != sb) { return SF_QNAN; }
         return select(b, a, ea == 0x7ff);
     }
-    let za = (a & ~SF_SIGN) == 0lu;
-    let zb = (b & ~SF_SIGN) == 0lu;
+    let za = sf_zero(a);
+    let zb = sf_zero(b);
     if (za && zb) { return sa & sb; }
     if (za) { return b; }
     if (zb) { return a; }
@@ -183,10 +186,10 @@ fn f64_sub(a: u64, b: u64) -> u64 {
 fn f64_mul(a: u64, b: u64) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
     let s = (a ^ b) & SF_SIGN;
-    let ia = sf_exp(a) == 0x7ff;
-    let ib = sf_exp(b) == 0x7ff;
-    let za = (a & ~SF_SIGN) == 0lu;
-    let zb = (b & ~SF_SIGN) == 0lu;
+    let ia = sf_inf_nan(a);
+    let ib = sf_inf_nan(b);
+    let za = sf_zero(a);
+    let zb = sf_zero(b);
     if (ia || ib) {
         if (za || zb) { return SF_QNAN; }
         return s | SF_INF;
@@ -203,12 +206,12 @@ fn f64_fma(a: u64, b: u64, c: u64) -> u64 {
     }
     let sp = (a ^ b) & SF_SIGN;
     let sc = c & SF_SIGN;
-    let ia = sf_exp(a) == 0x7ff;
-    let ib = sf_exp(b) == 0x7ff;
-    let ic = sf_exp(c) == 0x7ff;
-    let za = (a & ~SF_SIGN) == 0lu;
-    let zb = (b & ~SF_SIGN) == 0lu;
-    let zc = (c & ~SF_SIGN) == 0lu;
+    let ia = sf_inf_nan(a);
+    let ib = sf_inf_nan(b);
+    let ic = sf_inf_nan(c);
+    let za = sf_zero(a);
+    let zb = sf_zero(b);
+    let zc = sf_zero(c);
     if (ia || ib) {
         if (za || zb) { return SF_QNAN; }
         if (ic && sc != sp) { return SF_QNAN; }
@@ -229,10 +232,10 @@ fn f64_fma(a: u64, b: u64, c: u64) -> u64 {
 fn f64_div(a: u64, b: u64) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
     let s = (a ^ b) & SF_SIGN;
-    let ia = sf_exp(a) == 0x7ff;
-    let ib = sf_exp(b) == 0x7ff;
-    let za = (a & ~SF_SIGN) == 0lu;
-    let zb = (b & ~SF_SIGN) == 0lu;
+    let ia = sf_inf_nan(a);
+    let ib = sf_inf_nan(b);
+    let za = sf_zero(a);
+    let zb = sf_zero(b);
     if (ia) {
         if (ib) { return SF_QNAN; }
         return s | SF_INF;

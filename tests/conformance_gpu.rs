@@ -7,6 +7,9 @@
 //! `tgllp-simd16`, or `/` for all) selects others. Failures of variants listed in
 //! `tests/known_gpu_failures.txt` are reported but do not fail the test.
 
+mod common;
+
+use common::assert_same_run;
 use visa_emu::backend::gpu::check_variant;
 use visa_emu_host::{GpuContext, GpuOptions};
 
@@ -189,18 +192,7 @@ fn lane_mapping_agrees_with_the_interpreter() {
         launch.mapping = Mapping::Lanes;
         let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(g.mapping, "lanes", "{name}: {:?}", g.note);
-        for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
-            let first = a.iter().zip(b).position(|(x, y)| x != y);
-            assert!(
-                first.is_none(),
-                "{name}: buffer {n} differs at byte {first:?}"
-            );
-        }
-        assert_eq!(
-            cpu.stats.instructions, g.instructions,
-            "{name}: instructions"
-        );
-        assert_eq!(cpu.stats.channel_ops, g.channel_ops, "{name}: channel-ops");
+        assert_same_run(name, &cpu, &g);
         eprintln!(
             "{name}: lanes agree ({} instructions, dispatch {:.1} ms)",
             g.instructions, g.dispatch_ms
@@ -283,18 +275,7 @@ fn emulated_64_bit_types_agree_with_the_interpreter() {
         let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
         let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
-            let first = a.iter().zip(b).position(|(x, y)| x != y);
-            assert!(
-                first.is_none(),
-                "{name} (emulated 64-bit): buffer {n} differs at byte {first:?}"
-            );
-        }
-        assert_eq!(
-            cpu.stats.instructions, g.instructions,
-            "{name}: instructions"
-        );
-        assert_eq!(cpu.stats.channel_ops, g.channel_ops, "{name}: channel-ops");
+        assert_same_run(&format!("{name} (emulated 64-bit)"), &cpu, &g);
         eprintln!(
             "{name}: emulated 64-bit agrees (pipeline {:.0} ms, dispatch {:.0} ms)",
             g.pipeline_ms, g.dispatch_ms
@@ -321,9 +302,7 @@ fn gl_backend_agrees_with_the_interpreter() {
     let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
     let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
         .unwrap_or_else(|e| panic!("{name} on GL: {e}"));
-    assert_eq!(cpu.buffers, g.buffers, "{name} on GL");
-    assert_eq!(cpu.stats.instructions, g.instructions);
-    assert_eq!(cpu.stats.channel_ops, g.channel_ops);
+    assert_same_run(&format!("{name} on GL"), &cpu, &g);
     eprintln!(
         "{name} on GL ({}, 64-bit emulation {}): agrees",
         gpu.adapter().name,

@@ -2,6 +2,9 @@
 //! thread is saved and restored many times, across barriers and with SLM live, and the
 //! results must still equal the CPU interpreter's byte for byte.
 
+mod common;
+
+use common::assert_same_run;
 use visa_emu::backend::gpu;
 use visa_emu_host::{GpuContext, GpuOptions};
 
@@ -28,18 +31,7 @@ fn threads_saved_and_resumed_across_passes_agree_with_the_cpu() {
         let g = gpu::execute_with_budget(&mut ctx, &launch, Some(budget))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(g.passes > 2, "{name}: only {} pass(es)", g.passes);
-        for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
-            let first = a.iter().zip(b).position(|(x, y)| x != y);
-            assert!(
-                first.is_none(),
-                "{name}: buffer {n} differs at byte {first:?}"
-            );
-        }
-        assert_eq!(
-            cpu.stats.instructions, g.instructions,
-            "{name}: instructions"
-        );
-        assert_eq!(cpu.stats.channel_ops, g.channel_ops, "{name}: channel-ops");
+        assert_same_run(name, &cpu, &g);
     }
 }
 
