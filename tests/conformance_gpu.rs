@@ -309,3 +309,41 @@ fn gl_backend_agrees_with_the_interpreter() {
         visa_emu::backend::select::emulation(&gpu).describe()
     );
 }
+
+/// A lane run that cannot be sliced within the pass budget falls back to the thread
+/// mapping, says why in the run's note, and still gives the interpreter's bytes. The
+/// kernel is the first whose lane blocks cost more loop iterations than its thread
+/// blocks by more than twice (each lane saves and restores its own registers), with a
+/// budget in between.
+#[test]
+fn lane_mapping_falls_back_to_threads_when_a_pass_is_too_small() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let (dir, case, mut launch) = visa_emu::corpus::paths::first_variants()
+        .into_iter()
+        .filter(|d| d.starts_with(visa_emu::corpus::paths::default_corpus_dir()))
+        .find_map(|dir| {
+            let case = visa_emu::corpus::case::Case::load(dir.parent()?).ok()?;
+            let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).ok()?;
+            let lanes = launch.lanes.as_ref()?;
+            (lanes.module.max_block_cost > 2 * launch.module.max_block_cost
+                && launch.module.max_block_cost < 20_000)
+                .then_some((dir, case, launch))
+        })
+        .expect("a kernel whose lane blocks cost more than its thread blocks");
+    let name = dir.display().to_string();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    launch.mapping = Mapping::Lanes;
+    // Twice the thread blocks' worst case: room for a thread's start and save too.
+    let budget = 2 * launch.module.max_block_cost as u32;
+    let g = gpu::execute_with_budget(&mut ctx, &launch, Some(budget))
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(g.mapping, "threads", "{name}");
+    let note = g.note.clone().unwrap_or_default();
+    assert!(
+        note.contains("ran the thread mapping instead"),
+        "{name}: {note}"
+    );
+    assert_same_run(&format!("{name} (fallback)"), &cpu, &g);
+    eprintln!("{name}: {note}");
+}

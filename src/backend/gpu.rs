@@ -476,16 +476,44 @@ pub fn execute_with_budget(
     budget: Option<u32>,
 ) -> Result<GpuRun, String> {
     if let (Some(lanes), Mapping::Lanes) = (&launch.lanes, launch.mapping) {
-        match run_sliced(gpu, lanes, budget) {
-            Err(e) if e.starts_with(LANE_BUDGET_MSG) => {
+        return match run_sliced(gpu, lanes, budget) {
+            Err(e @ SliceError::LanesDoNotFit(_)) => {
                 let mut r = run_sliced(gpu, &without_lanes(launch), budget)?;
-                r.note = Some(format!("{e}; ran the thread mapping instead"));
-                return Ok(r);
+                r.note = Some(format!(
+                    "{}; ran the thread mapping instead",
+                    String::from(e)
+                ));
+                Ok(r)
             }
-            r => return r,
+            r => Ok(r?),
+        };
+    }
+    Ok(run_sliced(gpu, launch, budget)?)
+}
+
+/// Why a sliced run did not happen.
+enum SliceError {
+    /// The lane mapping cannot be sliced here (the reason's tail): the thread mapping
+    /// can run the kernel instead.
+    LanesDoNotFit(String),
+    Failed(String),
+}
+
+impl From<String> for SliceError {
+    fn from(e: String) -> Self {
+        SliceError::Failed(e)
+    }
+}
+
+impl From<SliceError> for String {
+    fn from(e: SliceError) -> Self {
+        match e {
+            SliceError::LanesDoNotFit(why) => format!(
+                "lane mode: a thread needs more loop iterations than one dispatch allows{why}"
+            ),
+            SliceError::Failed(e) => e,
         }
     }
-    run_sliced(gpu, launch, budget)
 }
 
 /// Run one mapping, in passes when the budget asks for it.
@@ -493,7 +521,7 @@ fn run_sliced(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
     budget: Option<u32>,
-) -> Result<GpuRun, String> {
+) -> Result<GpuRun, SliceError> {
     let step_limit = launch.step_limit;
     let lanes = launch.module.lanes;
     let mut job = launch.job.clone();
@@ -505,32 +533,32 @@ fn run_sliced(
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
         let bytes = launch.state_bytes();
         if bytes > gpu.capabilities().max_storage_buffer_binding_size && lanes {
-            return Err(format!(
-                "{LANE_BUDGET_MSG} and its saved state ({bytes} bytes) would not fit a buffer"
-            ));
+            return Err(SliceError::LanesDoNotFit(format!(
+                " and its saved state ({bytes} bytes) would not fit a buffer"
+            )));
         }
         if bytes > gpu.capabilities().max_storage_buffer_binding_size {
             // The state buffer would not fit: run in one pass and let the probe report
             // a driver-stopped loop rather than return wrong data.
             set_cfg(&mut job, &[(cfg::PROBE, 2)]);
-            return finish(gpu, launch, &job, step_limit, Some(bytes));
+            return Ok(finish(gpu, launch, &job, step_limit, Some(bytes))?);
         }
         let need = launch.module.max_block_cost;
         if u64::from(budget) < need && lanes {
-            return Err(format!(
-                "{LANE_BUDGET_MSG}: one block may need {need} loop iterations, a pass allows {budget}"
-            ));
+            return Err(SliceError::LanesDoNotFit(format!(
+                ": one block may need {need} loop iterations, a pass allows {budget}"
+            )));
         }
         if u64::from(budget) < need {
-            return Err(format!(
+            return Err(SliceError::Failed(format!(
                 "a pass on '{}' allows {budget} loop iterations; one block of this kernel may need {need} (of which {} restore and save the thread)",
                 gpu.adapter().name,
                 launch.module.state_cost
-            ));
+            )));
         }
         enable_passes(&mut job, budget, bytes);
     }
-    finish(gpu, launch, &job, step_limit, None)
+    Ok(finish(gpu, launch, &job, step_limit, None)?)
 }
 
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
@@ -644,10 +672,6 @@ pub fn for_adapter<'a>(
     j.wgsl = wgsl.to_string();
     Ok((Cow::Owned(j), ms))
 }
-
-/// How the lane-budget error starts (the fallback to the thread mapping matches it).
-const LANE_BUDGET_MSG: &str =
-    "lane mode: a thread needs more loop iterations than one dispatch allows";
 
 /// Instructions one GPU thread may execute before the watchdog stops it (the
 /// interpreter's default too).
