@@ -340,3 +340,45 @@ fn corpus_modules_lower_without_64_bit_features() {
     assert!(n > 80, "corpus not found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// An operation without an emulation is a clear error naming it and its function,
+/// never a module that fails later on the device.
+#[test]
+fn unsupported_operations_are_named() {
+    let wgsl = r#"
+@group(0) @binding(0) var<storage, read_write> io: array<u32>;
+fn frac_of(x: f64) -> f64 { return x % 1.0lf; }
+@compute @workgroup_size(1)
+fn main() { io[0] = u32(frac_of(f64(io[1]))); }
+"#;
+    let e = lower(
+        wgsl,
+        Emulate {
+            f64: true,
+            int64: false,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("frac_of") && e.contains("Modulo"), "{e}");
+    let e = lower(
+        "fn broken(",
+        Emulate {
+            f64: true,
+            int64: true,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("does not parse"), "{e}");
+    // Nothing to emulate: the text comes back as it was.
+    assert_eq!(lower(wgsl, Emulate::default()).unwrap(), wgsl);
+    assert_eq!(
+        Emulate::for_features(true, false),
+        Emulate {
+            f64: true,
+            int64: true
+        },
+        "no 64-bit integers: doubles are emulated too"
+    );
+}
