@@ -51,18 +51,39 @@ struct DeviceFlags {
 
 impl DeviceFlags {
     /// Open what the flags ask for; `None` is the CPU interpreter.
-    fn open(&self) -> Result<Option<visa_emu_host::GpuContext>, Failed> {
-        use visa_emu::backend::select;
-        let mapping: visa_emu::backend::gpu::Mapping = self.mapping.parse().map_err(Failed)?;
-        visa_emu::backend::gpu::Mapping::choose(mapping);
-        let arg: select::BackendArg = self.backend.parse().map_err(Failed)?;
-        let dev = select::DeviceArgs {
+    fn args(
+        &self,
+    ) -> Result<
+        (
+            visa_emu::backend::select::BackendArg,
+            visa_emu::backend::select::DeviceArgs,
+        ),
+        Failed,
+    > {
+        let arg = self.backend.parse().map_err(Failed)?;
+        let dev = visa_emu::backend::select::DeviceArgs {
             adapter: self.adapter,
             no_subgroups: self.no_subgroups,
             no_f16: self.no_f16,
             no_f64: self.no_f64,
             no_int64: self.no_int64,
         };
+        Ok((arg, dev))
+    }
+
+    /// Another device like the one `open` gave, without its notices (a worker's own,
+    /// so that pipelines compile in parallel).
+    fn open_another(&self) -> Result<visa_emu_host::GpuContext, String> {
+        let (arg, dev) = self.args().map_err(|e| e.0)?;
+        visa_emu::backend::select::open(arg, &dev, &mut |_| {})?
+            .ok_or_else(|| "the GPU device could not be opened again".to_string())
+    }
+
+    fn open(&self) -> Result<Option<visa_emu_host::GpuContext>, Failed> {
+        use visa_emu::backend::select;
+        let mapping: visa_emu::backend::gpu::Mapping = self.mapping.parse().map_err(Failed)?;
+        visa_emu::backend::gpu::Mapping::choose(mapping);
+        let (arg, dev) = self.args()?;
         let ctx = select::open(arg, &dev, &mut |n| eprintln!("visa-emu: {n}")).map_err(Failed)?;
         match &ctx {
             Some(c) => eprintln!(
@@ -212,15 +233,22 @@ fn conformance(
     }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let opts = visa_emu::interp::RunOptions::default();
-    // The GPU path: one device shared by the workers (its pipeline cache too).
-    let gpu = device.open()?.map(std::sync::Mutex::new);
+    // The GPU path: a device per worker (taken from a pool, opened on first need), so
+    // that translation and the driver's pipeline compiles run in parallel.
+    let pool = device.open()?.map(|c| std::sync::Mutex::new(vec![c]));
     let outcomes = c::run_parallel(
         &variants,
         jobs,
-        |v| match &gpu {
-            Some(g) => {
-                let mut g = g.lock().unwrap_or_else(|p| p.into_inner());
-                visa_emu::backend::gpu::check_variant(&mut g, v)
+        |v| match &pool {
+            Some(pool) => {
+                let taken = pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+                let mut g = match taken {
+                    Some(g) => g,
+                    None => device.open_another()?,
+                };
+                let r = visa_emu::backend::gpu::check_variant(&mut g, v);
+                pool.lock().unwrap_or_else(|p| p.into_inner()).push(g);
+                r
             }
             None => visa_emu::backend::cpu::check_variant(v, &opts),
         },
