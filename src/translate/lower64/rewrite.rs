@@ -86,6 +86,14 @@ pub(super) fn run(
                 ..
             })
         );
+        if module.types.get(&t).is_some() {
+            // `replace` would panic: the module already has a type of this name and shape.
+            return Err(LowerError::Unsupported {
+                stage: stage.name(),
+                function: "module".into(),
+                what: format!("a type named {:?} already in the module", t.name),
+            });
+        }
         module.types.replace(h, t);
         new_type.entry(signed).or_insert(h);
     }
@@ -233,7 +241,14 @@ fn lower_global_literals(
             Expression::Literal(l) => match stage.global_literal(l) {
                 Some(Action::Replace(n)) => n,
                 Some(Action::Const64 { bits, signed }) => {
-                    let ty = new_type[&signed];
+                    let ty = *new_type
+                        .get(&signed)
+                        .or(new_type.get(&!signed))
+                        .ok_or_else(|| LowerError::Unsupported {
+                            stage: stage.name(),
+                            function: "module scope".into(),
+                            what: "a 64-bit literal without a 64-bit type".into(),
+                        })?;
                     let lo = arena.append(
                         Expression::Literal(naga::Literal::U32(bits as u32)),
                         Span::UNDEFINED,
