@@ -851,11 +851,45 @@ fn surf_value(id: u32) -> u32 {
 // A 64-bit immediate (naga cannot constant-fold conversions of 64-bit literals).
 fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 
-// F arithmetic in the cr0 rounding mode: native in round-to-nearest; otherwise the
-// exact f64 result (exact for add and mul of f32 values) rounded once in the mode.
+// `s` (an f64 sum) moved to odd when `err`, the exact sum's remainder, is not zero:
+// rounded to odd with 29 spare bits, one more rounding to f32 in any mode is exact.
+fn to_odd(s: f64, err: f64) -> f64 {
+    if (err == 0.0lf || s != s || abs(s) > 1.0e300lf) { return s; }
+    var b = bitcast<u64>(s);
+    if ((err > 0.0lf) != (s > 0.0lf)) { b = b - 1lu; }
+    return bitcast<f64>(b | 1lu);
+}
+
+// `x`, hidden from the shader compiler's algebra: without SPIR-V's NoContraction
+// (naga emits none), Mesa's NIR rewrites TwoSum's (a + b) - b to a and its error term
+// to 0. cfg word 0 (threads per group) is never 0xffffffff.
+fn opaque_f64(x: f64) -> f64 {
+    return select(x, -x, cfg[0u] == 0xffffffffu);
+}
+
+// a + b rounded to odd (TwoSum gives the exact remainder).
+fn add_odd(a: f64, b0: f64) -> f64 {
+    let s = a + b0;
+    let b = opaque_f64(b0);
+    let bp = s - b;
+    let bc = s - bp;
+    return to_odd(s, (a - bp) + (b - bc));
+}
+
+// F arithmetic in the cr0 rounding mode: native in round-to-nearest; otherwise the f64
+// result rounded to odd (a product of f32 values is exact in f64; a sum is not when
+// the exponents are far apart), then rounded once in the mode.
 fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u) { return x + y; }
-    return f64_to_f32_rm(f64(x) + f64(y), md);
+    return f64_to_f32_rm(sum_in_mode(f64(x), f64(y), md), md);
+}
+
+// a + b rounded to odd, with IEEE's sign of an exact zero sum: -0 when rounding down
+// (x + -x, +0 + -0), unless both terms are +0.
+fn sum_in_mode(a: f64, b: f64, md: u32) -> f64 {
+    let s = add_odd(a, b);
+    if (md == 2u && s == 0.0lf && (bitcast<u64>(a) | bitcast<u64>(b)) != 0lu) { return -0.0lf; }
+    return s;
 }
 
 fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
@@ -864,24 +898,14 @@ fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
 }
 
 // A fused f32 multiply-add with one rounding on any adapter (SPIR-V's Fma may round
-// twice): the product is exact in f64, TwoSum gives the sum's error, and rounding the
-// sum to odd before the f32 conversion makes the double rounding innocuous.
+// twice): the product is exact in f64, the sum is rounded to odd, then to f32.
 fn fma_rne32(x: f32, y: f32, z: f32) -> f32 {
-    let p = f64(x) * f64(y);
-    let c = f64(z);
-    let s = p + c;
-    let bp = s - c;
-    let bc = s - bp;
-    let err = (p - bp) + (c - bc);
-    if (err == 0.0lf || s != s || abs(s) > 1.0e300lf) { return f32(s); }
-    var b = bitcast<u64>(s);
-    if ((err > 0.0lf) != (s > 0.0lf)) { b = b - 1lu; }
-    return f32(bitcast<f64>(b | 1lu));
+    return f32(add_odd(f64(x) * f64(y), f64(z)));
 }
 
 fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u) { return fma_rne32(x, y, z); }
-    return f64_to_f32_rm(fma(f64(x), f64(y), f64(z)), md);
+    return f64_to_f32_rm(sum_in_mode(f64(x) * f64(y), f64(z), md), md);
 }
 
 fn flrp32(x: f32, y: f32, z: f32, md: u32) -> f32 {

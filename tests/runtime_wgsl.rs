@@ -113,7 +113,11 @@ fn f32_mad_is_one_rounding_like_mul_add() {
         .iter()
         .map(|x| x.map(|v| v as f32 as f64))
         .collect();
-    let got = run_f64(&["fma_rne32"], "f64(fma_rne32(f32(a), f32(b), f32(c)))", &t);
+    let got = run_f64(
+        &["fma_rne32", "add_odd", "to_odd", "opaque_f64"],
+        "f64(fma_rne32(f32(a), f32(b), f32(c)))",
+        &t,
+    );
     let bad: Vec<String> = t
         .iter()
         .zip(&got)
@@ -203,4 +207,81 @@ fn main(@builtin(local_invocation_index) l: u32) {
         want[o..o + 8].copy_from_slice(&v.to_le_bytes());
     }
     assert_eq!(&r.outputs[0][..], &want[..]);
+}
+
+/// F add and mad in the directed rounding modes (cr0 RU, RD, RZ) give the interpreter's
+/// bits: one rounding of the exact result, also when the exponents are so far apart
+/// that the f64 sum is not exact (1 + 1e-30 rounds up to the next float in RU).
+#[test]
+fn f32_add_and_mad_round_once_in_every_mode() {
+    use visa_emu::interp::alu::{exec, AluOp, FpEnv, Val};
+    use visa_emu::ir::DataType;
+    let mut t: Vec<[f64; 3]> = triples()
+        .iter()
+        .map(|x| x.map(|v| v as f32 as f64))
+        .collect();
+    for (a, b) in [
+        (1.0, 1e-30),
+        (-1.0, 1e-30),
+        (1.0, -1e-30),
+        (3.0e38, 1e-38),
+        (1e-38, -1e-45),
+    ] {
+        t.push([a, b, b]);
+    }
+    let f = |x: f64| Val::new(DataType::F, (x as f32).to_bits() as u64);
+    let mut bad = Vec::new();
+    for md in 1u32..4 {
+        let env = FpEnv {
+            rounding: md as u8,
+            ..FpEnv::IEEE_DENORMS
+        };
+        let funcs = [
+            "fadd32",
+            "fmad32",
+            "fma_rne32",
+            "add_odd",
+            "to_odd",
+            "opaque_f64",
+            "sum_in_mode",
+            "f64_to_f32_rm",
+            "next_up",
+            "next_down",
+        ];
+        let add = run_f64(
+            &funcs,
+            &format!("f64(fadd32(f32(a), f32(b), 0.0, {md}u))"),
+            &t,
+        );
+        let mad = run_f64(
+            &funcs,
+            &format!("f64(fmad32(f32(a), f32(b), f32(c), {md}u))"),
+            &t,
+        );
+        for (k, x) in t.iter().enumerate() {
+            let want_add = exec(AluOp::Add, DataType::F, &[f(x[0]), f(x[1])], false, &env)
+                .unwrap()
+                .dst as u32;
+            let want_mad = exec(
+                AluOp::Mad,
+                DataType::F,
+                &[f(x[0]), f(x[1]), f(x[2])],
+                false,
+                &env,
+            )
+            .unwrap()
+            .dst as u32;
+            for (what, want, got) in [("add", want_add, add[k]), ("mad", want_mad, mad[k])] {
+                let got = (got as f32).to_bits();
+                let nan = f32::from_bits(want).is_nan() && f32::from_bits(got).is_nan();
+                if want != got && !nan && bad.len() < 8 {
+                    bad.push(format!(
+                        "mode {md} {what}({:e}, {:e}, {:e}): interpreter {want:#x}, runtime {got:#x}",
+                        x[0], x[1], x[2]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
