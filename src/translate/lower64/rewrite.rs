@@ -123,14 +123,7 @@ pub(super) fn run(
                     let c = match consts.get(&(bits, signed)) {
                         Some(&c) => c,
                         None => {
-                            let ty = *new_type
-                                .get(&signed)
-                                .or(new_type.get(&!signed))
-                                .ok_or_else(|| LowerError::Unsupported {
-                                    stage: stage.name(),
-                                    function: "module".into(),
-                                    what: "a 64-bit literal without a 64-bit type".into(),
-                                })?;
+                            let ty = literal_type(&new_type, signed, stage)?;
                             let c = const_vec2(module, ty, bits);
                             consts.insert((bits, signed), c);
                             c
@@ -182,6 +175,24 @@ fn decide_all(cx: &Cx, stage: &dyn Stage) -> Result<Plan, LowerError> {
         }
     }
     Ok(out)
+}
+
+/// The replaced type a 64-bit literal's constant takes (any replaced type has the
+/// pair's shape; the one of the same signedness reads best).
+fn literal_type(
+    new_type: &HashMap<bool, Handle<Type>>,
+    signed: bool,
+    stage: &dyn Stage,
+) -> Result<Handle<Type>, LowerError> {
+    new_type
+        .get(&signed)
+        .or(new_type.get(&!signed))
+        .copied()
+        .ok_or_else(|| LowerError::Unsupported {
+            stage: stage.name(),
+            function: "module".into(),
+            what: "a 64-bit literal without a 64-bit type".into(),
+        })
 }
 
 /// A module constant `vec2<u32>(low, high)` of type `ty`.
@@ -241,14 +252,7 @@ fn lower_global_literals(
             Expression::Literal(l) => match stage.global_literal(l) {
                 Some(Action::Replace(n)) => n,
                 Some(Action::Const64 { bits, signed }) => {
-                    let ty = *new_type
-                        .get(&signed)
-                        .or(new_type.get(&!signed))
-                        .ok_or_else(|| LowerError::Unsupported {
-                            stage: stage.name(),
-                            function: "module scope".into(),
-                            what: "a 64-bit literal without a 64-bit type".into(),
-                        })?;
+                    let ty = literal_type(new_type, signed, stage)?;
                     let lo = arena.append(
                         Expression::Literal(naga::Literal::U32(bits as u32)),
                         Span::UNDEFINED,

@@ -28,6 +28,12 @@ fn wide_in_aggregate(t: &TypeInner, width_of: impl Fn(Scalar) -> bool) -> bool {
     }
 }
 
+/// Whether an `As` with this `convert` yields a 64-bit value: a conversion to width 8,
+/// or a bit cast of a 64-bit source.
+fn yields_64_bits(convert: Option<u8>, from: Option<Scalar>) -> bool {
+    convert == Some(8) || (convert.is_none() && from.is_some_and(|s| s.width == 8))
+}
+
 const FLOAT64: Scalar = Scalar {
     kind: ScalarKind::Float,
     width: 8,
@@ -90,9 +96,7 @@ impl Stage for F64Stage {
             } => {
                 let from = scalar(cx.ty(expr));
                 let from_f64 = from == Some(FLOAT64);
-                let to_f64 = kind == ScalarKind::Float
-                    && (convert == Some(8)
-                        || (convert.is_none() && from.is_some_and(|s| s.width == 8)));
+                let to_f64 = kind == ScalarKind::Float && yields_64_bits(convert, from);
                 if !from_f64 && !to_f64 {
                     return Ok(Action::Keep);
                 }
@@ -256,8 +260,7 @@ impl Stage for Int64Stage {
                 let from = scalar(cx.ty(expr));
                 let from64 = from.and_then(|s| int64(&TypeInner::Scalar(s)));
                 let to64 = matches!(kind, ScalarKind::Sint | ScalarKind::Uint)
-                    && (convert == Some(8)
-                        || (convert.is_none() && from.is_some_and(|s| s.width == 8)));
+                    && yields_64_bits(convert, from);
                 match (from64, to64) {
                     (None, false) => Ok(Action::Keep),
                     // Between i64 and u64: the same bits.
