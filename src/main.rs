@@ -461,8 +461,15 @@ fn run(
             .as_ref()
             .map(visa_emu::backend::select::emulation)
             .unwrap_or_default();
-        let text =
-            visa_emu::translate::lower64::lower(&m.wgsl, emu).map_err(|e| Failed(e.to_string()))?;
+        // Through the driver's cache: the GPU run below reuses this lowering.
+        let text = if emu.any() {
+            let key = visa_emu::backend::gpu::hash(&m.wgsl);
+            let ((lowered, _), _) =
+                visa_emu::backend::gpu::lowered(key, &m.wgsl, emu).map_err(Failed)?;
+            lowered.to_string()
+        } else {
+            m.wgsl.clone()
+        };
         std::fs::write(path, &text).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
         eprintln!(
             "visa-emu: wrote {} ({} bytes of WGSL, {} blocks, {} mapping, 64-bit emulation: {})",

@@ -7,7 +7,6 @@ use crate::corpus::case::Case;
 use crate::corpus::paths::grf_bytes_of_device;
 use crate::interp;
 use crate::translate::{self, cfg, runtime_error, Target};
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -388,7 +387,7 @@ pub fn probe(
     set_cfg(&mut job, &[(cfg::STOP_STEPS, steps.max(1))]);
     let st = translate::binding::STATE as usize;
     job.buffers[st].readback = true;
-    let (job, _) = for_adapter(gpu, &job)?;
+    for_adapter(gpu, &mut job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, launch.step_limit, None) {
@@ -532,24 +531,24 @@ fn run_sliced(
         .is_some_and(|(need, b)| need <= u64::from(b));
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
         let bytes = launch.state_bytes();
-        if bytes > gpu.capabilities().max_storage_buffer_binding_size && lanes {
-            return Err(SliceError::LanesDoNotFit(format!(
-                " and its saved state ({bytes} bytes) would not fit a buffer"
-            )));
-        }
         if bytes > gpu.capabilities().max_storage_buffer_binding_size {
+            if lanes {
+                return Err(SliceError::LanesDoNotFit(format!(
+                    " and its saved state ({bytes} bytes) would not fit a buffer"
+                )));
+            }
             // The state buffer would not fit: run in one pass and let the probe report
             // a driver-stopped loop rather than return wrong data.
             set_cfg(&mut job, &[(cfg::PROBE, 2)]);
-            return Ok(finish(gpu, launch, &job, step_limit, Some(bytes))?);
+            return Ok(finish(gpu, launch, job, step_limit, Some(bytes))?);
         }
         let need = launch.module.max_block_cost;
-        if u64::from(budget) < need && lanes {
-            return Err(SliceError::LanesDoNotFit(format!(
-                ": one block may need {need} loop iterations, a pass allows {budget}"
-            )));
-        }
         if u64::from(budget) < need {
+            if lanes {
+                return Err(SliceError::LanesDoNotFit(format!(
+                    ": one block may need {need} loop iterations, a pass allows {budget}"
+                )));
+            }
             return Err(SliceError::Failed(format!(
                 "a pass on '{}' allows {budget} loop iterations; one block of this kernel may need {need} (of which {} restore and save the thread)",
                 gpu.adapter().name,
@@ -558,7 +557,7 @@ fn run_sliced(
         }
         enable_passes(&mut job, budget, bytes);
     }
-    Ok(finish(gpu, launch, &job, step_limit, None)?)
+    Ok(finish(gpu, launch, job, step_limit, None)?)
 }
 
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
@@ -597,11 +596,11 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
 fn finish(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
-    job: &ComputeJob,
+    mut job: ComputeJob,
     step_limit: u32,
     unsliced_state: Option<u64>,
 ) -> Result<GpuRun, String> {
-    let (job, lower_ms) = for_adapter(gpu, job)?;
+    let lower_ms = for_adapter(gpu, &mut job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, step_limit, unsliced_state) {
@@ -632,45 +631,52 @@ fn finish(
     })
 }
 
-type LoweredCache = Mutex<HashMap<(u64, translate::lower64::Emulate), Arc<str>>>;
+/// A lowered module: its text and that text's hash (the pipeline cache key).
+type Lowered = (Arc<str>, u64);
+type LoweredCache = Mutex<HashMap<(u64, translate::lower64::Emulate), Lowered>>;
 static LOWERED: std::sync::OnceLock<LoweredCache> = std::sync::OnceLock::new();
 
-/// The job as this device can run it: its WGSL lowered to exact 64-bit emulation
-/// (`translate::lower64`) when the device lacks f64 or 64-bit integers, once per
-/// module and process. Also returns the milliseconds the lowering took (0 when
-/// cached or not needed), part of the pipeline's cost on this device.
-pub fn for_adapter<'a>(
-    gpu: &GpuContext,
-    job: &'a ComputeJob,
-) -> Result<(Cow<'a, ComputeJob>, f64), String> {
-    let emu = super::select::emulation(gpu);
-    if !emu.any() {
-        return Ok((Cow::Borrowed(job), 0.0));
-    }
+/// `wgsl` (whose hash is `key`) lowered to exact 64-bit emulation (`translate::lower64`)
+/// for `emu`, once per module and process; also the milliseconds the lowering took
+/// (0 when cached).
+pub fn lowered(
+    key: u64,
+    wgsl: &str,
+    emu: translate::lower64::Emulate,
+) -> Result<(Lowered, f64), String> {
     let cache = LOWERED.get_or_init(Default::default);
     let cached = cache
         .lock()
         .map_err(|_| "lowering cache poisoned".to_string())?
-        .get(&(job.key, emu))
+        .get(&(key, emu))
         .cloned();
-    let (wgsl, ms) = match cached {
-        Some(w) => (w, 0.0),
-        None => {
-            let t = std::time::Instant::now();
-            let w: Arc<str> = translate::lower64::lower(&job.wgsl, emu)
-                .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?
-                .into();
-            let ms = t.elapsed().as_secs_f64() * 1e3;
-            if let Ok(mut c) = cache.lock() {
-                c.insert((job.key, emu), w.clone());
-            }
-            (w, ms)
-        }
-    };
-    let mut j = job.clone();
-    j.key = hash(&wgsl);
-    j.wgsl = wgsl.to_string();
-    Ok((Cow::Owned(j), ms))
+    if let Some(l) = cached {
+        return Ok((l, 0.0));
+    }
+    let t = std::time::Instant::now();
+    let text: Arc<str> = translate::lower64::lower(wgsl, emu)
+        .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?
+        .into();
+    let l = (text.clone(), hash(&text));
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    if let Ok(mut c) = cache.lock() {
+        c.insert((key, emu), l.clone());
+    }
+    Ok((l, ms))
+}
+
+/// Make `job` runnable on this device: its WGSL lowered to exact 64-bit emulation
+/// when the device lacks f64 or 64-bit integers (or `VISA_GPU_EMULATE` asks). Returns
+/// the milliseconds the lowering took, part of the pipeline's cost on this device.
+pub fn for_adapter(gpu: &GpuContext, job: &mut ComputeJob) -> Result<f64, String> {
+    let emu = super::select::emulation(gpu);
+    if !emu.any() {
+        return Ok(0.0);
+    }
+    let ((text, key), ms) = lowered(job.key, &job.wgsl, emu)?;
+    job.wgsl = text.to_string();
+    job.key = key;
+    Ok(ms)
 }
 
 /// Instructions one GPU thread may execute before the watchdog stops it (the

@@ -138,7 +138,7 @@ fn bench_baseline(
         let local = nd.local_size.get(d).copied().unwrap_or(1).max(1);
         *wg = global.div_ceil(local) as u32;
     }
-    let job = ComputeJob {
+    let mut job = ComputeJob {
         key: gpu::hash(&wgsl),
         wgsl,
         entry_point: "main".into(),
@@ -147,7 +147,7 @@ fn bench_baseline(
         chunk_base_binding: None,
         repeat: None,
     };
-    let (job, _) = gpu::for_adapter(ctx, &job)?;
+    gpu::for_adapter(ctx, &mut job)?;
     let mut r = ctx
         .run(&job)
         .map_err(|e| format!("{}: {e}", file.display()))?;

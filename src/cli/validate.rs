@@ -65,10 +65,6 @@ pub struct Adapters {
 }
 
 impl Adapters {
-    pub fn open_all() -> Adapters {
-        Self::open_backends(&[])
-    }
-
     /// Every adapter of the named backends (`vulkan`, `metal`, `dx12`, `gl`; all when
     /// `backends` is empty).
     pub fn open_backends(backends: &[String]) -> Adapters {
@@ -189,6 +185,11 @@ pub fn validate_variant(
         ms: ms(t),
         localization: None,
     });
+    // One translation serves every adapter and mapping (each device lowers it for
+    // itself where it needs 64-bit emulation).
+    let t_build = Instant::now();
+    let mut built = gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT);
+    let build_ms = ms(t_build);
     for (name, ctx) in adapters.devices.iter_mut() {
         let ctx = match ctx {
             Ok(c) => c,
@@ -216,7 +217,7 @@ pub fn validate_variant(
                 gpu::Mapping::Lanes => format!("{name} [lanes]"),
             };
             let t = Instant::now();
-            let launch = match gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT) {
+            let launch = match &mut built {
                 Ok(l) if mapping == gpu::Mapping::Lanes && l.lanes.is_none() => {
                     targets.push(TargetResult {
                         target,
@@ -232,17 +233,17 @@ pub fn validate_variant(
                     });
                     continue;
                 }
-                Ok(mut l) => {
+                Ok(l) => {
                     l.mapping = mapping;
-                    l
+                    &*l
                 }
                 Err(e) => {
-                    targets.push(error_target(&target, e, ms(t)));
+                    targets.push(error_target(&target, e.clone(), build_ms));
                     continue;
                 }
             };
-            match gpu::execute(ctx, &launch) {
-                Err(e) => targets.push(error_target(&target, e, ms(t))),
+            match gpu::execute(ctx, launch) {
+                Err(e) => targets.push(error_target(&target, e, build_ms + ms(t))),
                 Ok(run) => {
                     let buffers: Vec<BufferVerdict> = reference
                         .iter()
@@ -265,7 +266,7 @@ pub fn validate_variant(
                         message: run.note.clone(),
                         expected_outputs: Some(expected(&case, &run.buffers)),
                         buffers,
-                        ms: ms(t),
+                        ms: build_ms + ms(t),
                         localization,
                     });
                 }
