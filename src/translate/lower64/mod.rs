@@ -34,8 +34,17 @@ impl Emulate {
     /// What an adapter with these features needs emulated.
     pub fn for_features(has_f64: bool, has_int64: bool) -> Emulate {
         Emulate {
-            f64: !has_f64 || !has_int64,
+            f64: !has_f64,
             int64: !has_int64,
+        }
+        .complete()
+    }
+
+    /// Emulating 64-bit integers implies emulating doubles (their bits are integers).
+    fn complete(self) -> Emulate {
+        Emulate {
+            f64: self.f64 || self.int64,
+            int64: self.int64,
         }
     }
 
@@ -78,10 +87,7 @@ pub fn lower(wgsl: &str, emu: Emulate) -> Result<String, LowerError> {
     if !emu.any() {
         return Ok(wgsl.to_string());
     }
-    let emu = Emulate {
-        f64: emu.f64 || emu.int64,
-        int64: emu.int64,
-    };
+    let emu = emu.complete();
     // Libraries first: naga lets a function call only functions defined before it.
     // Directives (`enable`, `requires`, `diagnostic`) must stay at the very top.
     let (directives, body) = split_directives(wgsl);
