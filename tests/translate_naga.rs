@@ -49,35 +49,3 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
-
-/// Threads that share no SLM and no barrier get a `main` without workgroup barriers;
-/// kernels with either keep the barrier rounds.
-#[test]
-fn only_kernels_with_barriers_or_slm_have_barrier_rounds() {
-    let corpus = visa_emu::corpus::paths::default_corpus_dir();
-    for (case, variant, rounds) in [
-        ("saxpy", "tgllp-simd16", false),
-        ("mandelbrot", "tgllp-simd16", false),
-        ("slm_reduce", "tgllp-simd16", true),
-        ("slm_prefix_scan", "acm-g10-simd32", true),
-    ] {
-        let dir = corpus.join(case).join(variant);
-        let c = visa_emu::corpus::case::Case::load(&corpus.join(case)).unwrap();
-        let grf = visa_emu::corpus::paths::grf_bytes_of_device(variant);
-        let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
-        let p = visa_emu::interp::prepare(&program, &c.kernel).unwrap();
-        let target = Target {
-            threads_per_group: 4,
-            slm_bytes: 4096,
-            lanes: false,
-            probe: false,
-        };
-        let m = translate(&p, &target).unwrap();
-        let main = &m.wgsl[m.wgsl.find("@compute").unwrap()..];
-        assert_eq!(
-            main.contains("workgroupBarrier()"),
-            rounds,
-            "{case}/{variant}: barrier rounds in main"
-        );
-    }
-}

@@ -401,17 +401,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             Ok(ended)
         },
     )?;
-    // Threads that share neither SLM nor barriers run to their end on their own.
-    let independent = !lanes::uses_slm(p)
-        && !p
-            .insts
-            .iter()
-            .any(|i| matches!(i.op, Opcode::Barrier | Opcode::Sbarrier | Opcode::Nbarrier));
-    if independent {
-        emit_main_independent(&mut em, tpg, start_cost);
-    } else {
-        emit_main(&mut em, tpg, start_cost);
-    }
+    emit_main(&mut em, tpg, start_cost);
     let mut wgsl = runtime_for(&em.out);
     wgsl.push_str("\n// ---- kernel ----\n");
     wgsl.push_str(&em.out);
@@ -838,53 +828,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             break;
         }}
         if (status == ST_BARRIER) {{ status = ST_RUNNING; }}
-    }}
-}}
-"#
-    );
-    em.out.push_str(&s);
-}
-
-/// `main` for kernels whose threads share no SLM and meet at no barrier: each runs to
-/// its end (or its pass's budget) alone, with no workgroup barrier or workgroup
-/// memory in the way (a barrier, even one never reached, makes a CPU driver such as
-/// llvmpipe run the workgroup as coroutines). A sliced thread saves only itself.
-fn emit_main_independent(em: &mut Emit, tpg: u32, start_cost: u64) {
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        r#"
-@compute @workgroup_size({tpg})
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
-    let grp = wid + chunk.xyz;
-    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
-    let tid = group * cfg[CFG_THREADS] + t;
-    let sliced = cfg[CFG_SLICED] != 0u;
-    edges = {start_cost}u;
-    var status = ST_FRESH;
-    if (sliced) {{
-        status = restore_state(tid);
-        // Finished, or a probe's stopped thread: nothing left to run.
-        if (status != ST_FRESH && status != ST_RUNNING) {{ return; }}
-    }}
-    if (status == ST_FRESH) {{
-        init(tid, t, grp);
-    }} else {{
-        scratch_base = tid * cfg[CFG_SCRATCH_WORDS];
-    }}
-    let r = run_thread();
-    if (r == 0u) {{
-        count64(STAT_INSTS_LO, steps);
-        count64(STAT_CHAN_LO, chans);
-        atomicAdd(&stat[STAT_CHAN_HI], chans_hi);
-        // Finished: a later pass must not start the thread again.
-        if (sliced) {{ state[tid * K_STATE_WORDS] = ST_DONE; }}
-    }} else if (r == 3u) {{
-        // A probe's stop: the state at exactly cfg[CFG_STOP_STEPS] instructions.
-        save_state(tid, ST_STOPPED);
-    }} else {{
-        save_state(tid, ST_RUNNING);
-        atomicAdd(&stat[STAT_YIELDED], 1u);
     }}
 }}
 "#
