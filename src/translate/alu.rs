@@ -5,7 +5,7 @@
 //! destination conversion with saturation and the cr0 rounding and denormal modes.
 
 use super::operand::{self, dst_range, is_float, num, src_elem, to_bits, Elem, Num};
-use super::{chen_expr, narrow, Emit, TranslateError};
+use super::{chen_expr, Emit, TranslateError};
 use crate::interp::prepare::{Dst, PInst, Src};
 use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
@@ -368,37 +368,6 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
     Ok(out)
 }
 
-/// The element's destination bits (and second result) in extended precision.
-fn general(
-    op: Opcode,
-    dty: DataType,
-    sat: bool,
-    e: &[Elem],
-    ints: &[u64],
-) -> Result<(String, Option<String>), String> {
-    Ok(match element(op, dty, e, ints)? {
-        Out::N(x) => (to_bits(&x, dty, sat), None),
-        Out::Bits(b) => (b, None),
-        Out::Two(a, b) => (a, Some(b)),
-    })
-}
-
-/// Both forms of one element, for the test that runs them side by side on a device:
-/// the 32-bit one (`None` where the instruction has none) and the general one.
-#[doc(hidden)]
-pub fn element_forms(
-    op: Opcode,
-    dty: DataType,
-    sat: bool,
-    e: &[Elem],
-    ints: &[u64],
-) -> Result<(Option<String>, String), String> {
-    Ok((
-        narrow::element(op, dty, sat, e, ints),
-        general(op, dty, sat, e, ints)?.0,
-    ))
-}
-
 /// Emit one ALU instruction.
 pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
     use Opcode::*;
@@ -529,10 +498,12 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         )
     } else if inst.op == Movs {
         (bound[0].raw.clone(), None)
-    } else if let Some(v) = narrow::element(inst.op, dty, sat, &bound, &ints) {
-        (v, None)
     } else {
-        general(inst.op, dty, sat, &bound, &ints).map_err(unsupported)?
+        match element(inst.op, dty, &bound, &ints).map_err(unsupported)? {
+            Out::N(x) => (to_bits(&x, dty, sat), None),
+            Out::Bits(b) => (b, None),
+            Out::Two(a, b) => (a, Some(b)),
+        }
     };
     em.line(&format!("let v = {v};"));
     let second = extra.map(|x| {

@@ -23,11 +23,6 @@ pub mod lanes;
 #[cfg(feature = "gpu")]
 pub mod lower64;
 mod message;
-mod narrow;
-#[doc(hidden)]
-pub use alu::element_forms;
-#[doc(hidden)]
-pub use operand::Elem;
 mod operand;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
