@@ -744,6 +744,29 @@ fn atomic_apply(op: u32, old0: u64, s00: u64, s10: u64, bits: u32) -> AtomicNew 
 // against every other access. A 64-bit operation swaps its two words one after the
 // other: atomic against other 64-bit operations only when their low words differ
 // (documented in docs/design.md).
+// A 64-bit atomic on words `w`, `w + 1` as a CAS on the low word followed by a store of
+// the high one: atomic against other 64-bit atomics only when their low words differ.
+// Where the device has 64-bit atomics the driver swaps `atomic64` for the version in
+// shaders/atomic64_native.wgsl (translate::native_atomic64), exact on the heap.
+fn atomic64_split(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 {
+    // loop-bound: 4 (a CAS retries only under contention; see translate/budget.rs)
+    for (var tries = 0u; tries < 1000000u; tries++) {
+        let lo = wld(space, w);
+        let hi = wld(space, w + 1u);
+        let old = u64(lo) | (u64(hi) << 32u);
+        let r = atomic_apply(op, old, s0, s1, 64u);
+        if (r.keep) { return old; }
+        if (wcas(space, w, lo, u32(r.v & 0xfffffffflu))) {
+            // The low word is ours: the high word follows.
+            wstore(space, w + 1u, u32(r.v >> 32u));
+            return old;
+        }
+    }
+    return 0lu;
+}
+
+fn atomic64(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { return atomic64_split(space, w, op, s0, s1); }
+
 fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64) -> u64 {
     let o = locate(space, bti, addr, n);
     if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_READS], 1u); return 0lu; }
@@ -755,22 +778,7 @@ fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64
         return old;
     }
     let w = o >> 2u;
-    if (n == 8u) {
-        // loop-bound: 4 (a CAS retries only under contention; see translate/budget.rs)
-        for (var tries = 0u; tries < 1000000u; tries++) {
-            let lo = wld(space, w);
-            let hi = wld(space, w + 1u);
-            let old = u64(lo) | (u64(hi) << 32u);
-            let r = atomic_apply(op, old, s0, s1, 64u);
-            if (r.keep) { return old; }
-            if (wcas(space, w, lo, u32(r.v & 0xfffffffflu))) {
-                // The low word is ours: the high word follows.
-                wstore(space, w + 1u, u32(r.v >> 32u));
-                return old;
-            }
-        }
-        return 0lu;
-    }
+    if (n == 8u) { return atomic64(space, w, op, s0, s1); }
     let sh = (o & 3u) * 8u;
     var m = 0xffffffffu;
     if (n == 2u) { m = 0xffffu << sh; }

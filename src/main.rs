@@ -461,14 +461,10 @@ fn run(
             .as_ref()
             .map(visa_emu::backend::select::emulation)
             .unwrap_or_default();
-        // Through the driver's cache: the GPU run below reuses this lowering.
-        let text = if emu.any() {
-            let key = visa_emu::backend::gpu::hash(&m.wgsl);
-            let ((lowered, _), _) =
-                visa_emu::backend::gpu::lowered(key, &m.wgsl, emu).map_err(Failed)?;
-            lowered.to_string()
-        } else {
-            m.wgsl.clone()
+        // Through the driver's cache: the GPU run below reuses a lowering.
+        let text = match gpu.as_ref() {
+            Some(g) => built.adapter_wgsl(g).map_err(Failed)?,
+            None => m.wgsl.clone(),
         };
         std::fs::write(path, &text).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
         eprintln!(

@@ -557,3 +557,41 @@ mod synthetic {
         );
     }
 }
+
+/// A kernel without local ids: IGC reserves one unused GRF of per-thread data
+/// (UnusedPerThreadConstantPresent), so the cross-thread data, and every argument in
+/// it, sits one GRF after r0 plus that GRF. Found on the project's own
+/// `atomic_64bit_carry`, whose scalar `reps` read 0 before the decoder knew it.
+#[test]
+fn unused_per_thread_grf_shifts_the_cross_thread_data() {
+    let d =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/atomic_64bit_carry/tgllp-simd32");
+    let case = Case::load(d.parent().unwrap()).unwrap();
+    let abi = KernelAbi::from_bin(&d, &case.kernel, 32).unwrap();
+    let flags = abi.per_thread_payload.flags.as_ref().unwrap();
+    assert!(abi.per_thread_payload.local_ids.is_empty());
+    assert_eq!(flags.unused_per_thread_constant_present, 1);
+    assert_eq!(abi.cross_thread_data.as_ref().unwrap().payload_offset, 64);
+    // The vISA's own `.input` offsets of `acc` and `reps`.
+    let text = std::fs::read_to_string(d.join("kernel.visaasm")).unwrap();
+    let inputs = visa_inputs(&text);
+    for (name, want) in [("acc", 8), ("reps", 4)] {
+        let a = abi.args.iter().find(|a| a.name == name).unwrap();
+        let off = a.payload_offset.unwrap();
+        assert!(
+            inputs.iter().any(|(_, o, s)| *o == off && *s == want),
+            "{name} at payload offset {off}: no .input of {want} bytes there ({inputs:?})"
+        );
+    }
+    // Every input lies in filled payload bytes.
+    let p = prepare(&abi, &case, &d).unwrap();
+    for (var, offset, size) in inputs {
+        assert!(
+            p.filled
+                .iter()
+                .any(|f| f.payload_offset < offset + size && offset < f.payload_offset + f.size),
+            "{var} [{offset}, {}) is not filled",
+            offset + size
+        );
+    }
+}

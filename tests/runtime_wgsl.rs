@@ -68,6 +68,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
             workgroups: [(triples.len() as u32).div_ceil(64), 1, 1],
             chunk_base_binding: None,
             repeat: None,
+            aliases: Vec::new(),
         })
         .unwrap();
     r.outputs[0]
@@ -195,6 +196,7 @@ fn main(@builtin(local_invocation_index) l: u32) {
             workgroups: [1, 1, 1],
             chunk_base_binding: None,
             repeat: None,
+            aliases: Vec::new(),
         })
         .unwrap();
     let mut want = [0x5au8; 256];

@@ -49,3 +49,43 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Kernels with 64-bit atomics get the native form on devices that have them: the
+/// swapped module is valid (with 64-bit atomics) and binds the heap again; kernels
+/// without keep the runtime untouched.
+#[test]
+fn native_64_bit_atomics_swap_in_only_where_used() {
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    for (dir, has) in [
+        (own.join("atomic_64bit_carry/tgllp-simd32"), true),
+        (own.join("atomic_64bit/acm-g10-simd32"), true),
+        (corpus.join("atomic_histogram/tgllp-simd32"), false),
+        (corpus.join("saxpy/tgllp-simd16"), false),
+    ] {
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let device = dir.file_name().unwrap().to_string_lossy().to_string();
+        let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
+        let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
+        let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
+        for lanes in [false, true] {
+            let target = Target {
+                threads_per_group: if lanes { 1 } else { 2 },
+                slm_bytes: 4096,
+                lanes,
+                probe: false,
+            };
+            let m = translate(&p, &target).unwrap();
+            match visa_emu::translate::native_atomic64(&m.wgsl) {
+                Some(text) => {
+                    assert!(has, "{}: swapped without 64-bit atomics", dir.display());
+                    assert!(text.contains("var<storage, read_write> heap64: array<atomic<u64>>"));
+                    assert!(!text.contains("-> u64 { return atomic64_split("));
+                    validate_wgsl(&text)
+                        .unwrap_or_else(|e| panic!("{} (lanes: {lanes}): {e}", dir.display()));
+                }
+                None => assert!(!has, "{}: no native 64-bit atomics", dir.display()),
+            }
+        }
+    }
+}

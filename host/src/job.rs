@@ -45,6 +45,9 @@ pub struct ComputeJob {
     /// Dispatch again (every chunk) while the shader leaves a non-zero word here: for
     /// programs that stop part-way and resume in the next pass.
     pub repeat: Option<Repeat>,
+    /// Extra bindings of buffers already in `buffers`: (binding, buffer index), e.g.
+    /// one storage buffer seen as two element types.
+    pub aliases: Vec<(u32, usize)>,
 }
 
 /// The word a resumable program raises when it needs another pass.
@@ -163,11 +166,20 @@ impl GpuContext {
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
         let t1 = Instant::now();
 
+        if let Some(&(binding, buffer)) = job.aliases.iter().find(|a| a.1 >= job.buffers.len()) {
+            return Err(HostError::BadAlias {
+                binding,
+                buffer,
+                count: job.buffers.len(),
+            });
+        }
+        // An alias is one more storage binding of the stage.
         let storage_count = job
             .buffers
             .iter()
             .filter(|b| b.usage != BufferUse::Uniform)
-            .count();
+            .count()
+            + job.aliases.len();
         if storage_count > self.caps.max_storage_buffers_per_stage as usize {
             return Err(HostError::TooManyBuffers {
                 count: storage_count,
@@ -233,6 +245,12 @@ impl GpuContext {
                     resource: buf.as_entire_binding(),
                 })
                 .collect();
+            for &(binding, b) in &job.aliases {
+                entries.push(wgpu::BindGroupEntry {
+                    binding,
+                    resource: gpu_buffers[b].0.as_entire_binding(),
+                });
+            }
             if let (Some(binding), Some(cb)) = (job.chunk_base_binding, chunk_buf.as_ref()) {
                 entries.push(wgpu::BindGroupEntry {
                     binding,

@@ -40,6 +40,12 @@ pub enum HostError {
     Readback(String),
     #[error("the program still asked for another pass after {passes} passes")]
     Unfinished { passes: u32 },
+    #[error("alias binding {binding} names buffer {buffer}; the job has {count} buffers")]
+    BadAlias {
+        binding: u32,
+        buffer: usize,
+        count: usize,
+    },
     #[error("dispatch of {requested:?} workgroups cannot be split: {why}")]
     Dispatch { requested: [u32; 3], why: String },
 }

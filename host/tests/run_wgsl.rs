@@ -28,6 +28,7 @@ fn job(n: u32) -> ComputeJob {
         workgroups: [n.div_ceil(64), 1, 1],
         chunk_base_binding: Some(1),
         repeat: None,
+        aliases: Vec::new(),
     }
 }
 

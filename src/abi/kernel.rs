@@ -64,7 +64,7 @@ pub(crate) fn kernel_abi(
         }));
     }
     // The payload relation: r0, then one block per present local-id dimension (a uw per
-    // lane, rounded up to whole GRFs), then the cross-thread data.
+    // lane, rounded up to whole GRFs) or the one unused GRF, then the cross-thread data.
     let ids_bytes = 2 * simd;
     let ids_stride = ids_bytes.div_ceil(grf_bytes) * grf_bytes;
     let present = [
@@ -83,6 +83,12 @@ pub(crate) fn kernel_abi(
             });
             at += ids_stride;
         }
+    }
+    // Without any local id IGC still reserves one GRF of per-thread data
+    // (UnusedPerThreadConstantPresent): the vISA inputs of the cross-thread data sit
+    // one GRF further (a kernel without get_local_id/get_global_id shows it).
+    if local_ids.is_empty() && flags.unused_per_thread_constant_present != 0 {
+        at += grf_bytes;
     }
     b.ctd = at;
     let mut slm_inline = 0;

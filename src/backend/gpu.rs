@@ -150,7 +150,7 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         }
     }
 
-    // Heap: every allocation, word-aligned, back to back.
+    // Heap: every allocation, 8-byte aligned, back to back.
     let allocs = lp.memory.allocations();
     let mut heap: Vec<u8> = Vec::new();
     let mut table = vec![0u32; cfg::ALLOC + 4 * allocs.len()];
@@ -159,7 +159,8 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         let off = heap.len();
         heap_off.push(off);
         heap.extend_from_slice(&a.data);
-        heap.resize(heap.len().div_ceil(4) * 4, 0);
+        // 8-byte aligned: a 64-bit atomic at an aligned address is one `atomic<u64>`.
+        heap.resize(heap.len().div_ceil(8) * 8, 0);
         let t = cfg::ALLOC + 4 * k;
         table[t] = a.base as u32;
         table[t + 1] = (a.base >> 32) as u32;
@@ -200,7 +201,7 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
     table[cfg::STEP_LIMIT] = step_limit;
     table[cfg::SCRATCH_WORDS] = scratch_words;
     table[cfg::NALLOC] = allocs.len() as u32;
-    let heap_len = heap.len().max(4) as u64;
+    let heap_len = heap.len().max(8) as u64;
     let job = ComputeJob {
         key: hash(&module.wgsl),
         wgsl: module.wgsl.clone(),
@@ -247,6 +248,7 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         workgroups: groups,
         chunk_base_binding: Some(translate::binding::CHUNK),
         repeat: None,
+        aliases: Vec::new(),
     };
     let buffers = lp
         .buffers
@@ -338,6 +340,21 @@ impl GpuLaunch {
             (Some(l), Mapping::Lanes) => &l.module,
             _ => &self.module,
         }
+    }
+
+    /// The WGSL `gpu` compiles for the chosen mapping (lowered to 64-bit emulation,
+    /// or with native 64-bit atomics, as [`for_adapter`] makes it).
+    pub fn adapter_wgsl(&self, gpu: &GpuContext) -> Result<String, String> {
+        let launch = match (&self.lanes, self.mapping) {
+            (Some(l), Mapping::Lanes) => l,
+            _ => self,
+        };
+        let mut job = ComputeJob {
+            buffers: Vec::new(),
+            ..launch.job.clone()
+        };
+        for_adapter(gpu, &mut job)?;
+        Ok(job.wgsl)
     }
 
     /// Why the lane mapping, when asked for, is not used.
@@ -666,11 +683,23 @@ pub fn lowered(
 }
 
 /// Make `job` runnable on this device: its WGSL lowered to exact 64-bit emulation
-/// when the device lacks f64 or 64-bit integers (or `VISA_GPU_EMULATE` asks). Returns
+/// when the device lacks f64 or 64-bit integers (or `VISA_GPU_EMULATE` asks), else
+/// with native 64-bit atomics where the device has them. Returns
 /// the milliseconds the lowering took, part of the pipeline's cost on this device.
 pub fn for_adapter(gpu: &GpuContext, job: &mut ComputeJob) -> Result<f64, String> {
     let emu = super::select::emulation(gpu);
     if !emu.any() {
+        // Exact 64-bit atomics where the device has them (the lowering to u32 pairs
+        // keeps the split form).
+        let heap64 = translate::binding::HEAP64;
+        if gpu.capabilities().int64_atomics && !job.aliases.iter().any(|a| a.0 == heap64) {
+            if let Some(text) = translate::native_atomic64(&job.wgsl) {
+                job.key = hash(&text);
+                job.wgsl = text;
+                job.aliases
+                    .push((heap64, translate::binding::HEAP as usize));
+            }
+        }
         return Ok(0.0);
     }
     let ((text, key), ms) = lowered(job.key, &job.wgsl, emu)?;

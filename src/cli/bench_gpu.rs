@@ -146,6 +146,7 @@ fn bench_baseline(
         workgroups,
         chunk_base_binding: None,
         repeat: None,
+        aliases: Vec::new(),
     };
     gpu::for_adapter(ctx, &mut job)?;
     let mut r = ctx

@@ -295,6 +295,9 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             } else {
                 ("a0", "a1")
             };
+            if bytes == 8 {
+                em.line(super::ATOMIC64_MARK);
+            }
             em.line(&format!(
                 "let old = mem_atomic(sp, bt, a, {bytes}u, {}u, {x}, {y});",
                 atomic_code(op)
@@ -431,6 +434,9 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             em.line(&format!("let addr = {};", addr_of(em, "i")));
             em.line(&format!("let a1 = {};", rdv(em, src1, 0, slot, slot)));
             em.line(&format!("let a2 = {};", rdv(em, src2, 0, slot, slot)));
+            if mem_bytes == 8 {
+                em.line(super::ATOMIC64_MARK);
+            }
             em.line(&format!(
                 "let old = mem_atomic(sp, bt, addr, {mem_bytes}u, {}u, a1, a2);",
                 atomic_code(op)

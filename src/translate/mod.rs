@@ -39,6 +39,27 @@ pub const SOFT_F64: &str = include_str!("../../shaders/soft_f64.wgsl");
 /// The 64-bit integer library on u32 pairs ([`lower64`]).
 pub const SOFT_I64: &str = include_str!("../../shaders/soft_i64.wgsl");
 
+/// The native 64-bit atomics ([`native_atomic64`]).
+pub const ATOMIC64_NATIVE: &str = include_str!("../../shaders/atomic64_native.wgsl");
+
+/// The comment the kernel's code carries before each 64-bit atomic.
+pub(crate) const ATOMIC64_MARK: &str = "// atomic64: 64-bit atomic";
+
+/// The runtime's `atomic64` (the split form), one line so that it can be swapped.
+const ATOMIC64_SPLIT: &str = "fn atomic64(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { return atomic64_split(space, w, op, s0, s1); }";
+
+/// `wgsl` with exact 64-bit atomics on the heap: the runtime's split `atomic64`
+/// replaced by shaders/atomic64_native.wgsl, which binds the heap a second time at
+/// [`binding::HEAP64`] as `atomic<u64>` words (the device needs
+/// SHADER_INT64_ATOMIC_ALL_OPS). `None` when the kernel has no 64-bit atomic (the
+/// binding would then be unused and must not be bound).
+pub fn native_atomic64(wgsl: &str) -> Option<String> {
+    if !wgsl.contains(ATOMIC64_MARK) || !wgsl.contains(ATOMIC64_SPLIT) {
+        return None;
+    }
+    Some(wgsl.replacen(ATOMIC64_SPLIT, ATOMIC64_NATIVE, 1))
+}
+
 /// The runtime a kernel's code needs: the soft-double library first (functions may
 /// only call functions defined before them) when it calls `dfma`.
 pub(crate) fn runtime_for(kernel: &str) -> String {
@@ -70,6 +91,8 @@ pub mod binding {
     pub const STAT: u32 = 4;
     pub const STATE: u32 = 5;
     pub const CHUNK: u32 = 6;
+    /// The heap again, as 64-bit atomic words (only with [`super::native_atomic64`]).
+    pub const HEAP64: u32 = 7;
 }
 
 /// Word offsets in the `cfg` buffer (mirrors the `CFG_*` constants of runtime.wgsl).
@@ -835,7 +858,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 #[cfg(feature = "gpu")]
 pub fn validate_wgsl(wgsl: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
-    let caps = naga::valid::Capabilities::SHADER_INT64 | naga::valid::Capabilities::FLOAT64;
+    let caps = naga::valid::Capabilities::SHADER_INT64
+        | naga::valid::Capabilities::FLOAT64
+        | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS;
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
         .validate(&module)
         .map_err(|e| e.emit_to_string(wgsl))?;
