@@ -4,6 +4,8 @@
 //! (NaNs compared as NaNs). Every corpus module lowers to WGSL naga accepts without
 //! the missing capabilities. Fails, never skips, without an adapter.
 
+mod common;
+
 use visa_emu::translate::lower64::{lower, Emulate};
 use visa_emu_host::{BufferUse, ComputeJob, GpuContext, GpuOptions, JobBuffer};
 
@@ -314,11 +316,7 @@ fn corpus_modules_lower_without_64_bit_features() {
     let mut failures = Vec::new();
     let mut n = 0;
     for dir in visa_emu::corpus::paths::first_variants() {
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let device = dir.file_name().unwrap().to_string_lossy().to_string();
-        let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
-        let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
-        let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
+        let p = common::prepared(&dir);
         for lanes in [false, true] {
             let target = visa_emu::translate::Target {
                 threads_per_group: if lanes { 1 } else { 2 },

@@ -1,6 +1,8 @@
 //! Every corpus kernel translates to WGSL that naga parses and validates (one variant
 //! per case folder, plus the project's own cases).
 
+mod common;
+
 use visa_emu::translate::{translate, validate_wgsl, Target};
 
 fn variants() -> Vec<std::path::PathBuf> {
@@ -13,11 +15,7 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     assert!(vs.len() > 40, "corpus not found ({} variants)", vs.len());
     let mut failures = Vec::new();
     for dir in &vs {
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let device = dir.file_name().unwrap().to_string_lossy().to_string();
-        let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
-        let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
-        let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
+        let p = common::prepared(dir);
         // The thread mapping, the lane mapping where the kernel allows it, and the
         // probe modules of `validate`'s localization.
         for (lanes, probe) in [(false, false), (true, false), (false, true)] {
@@ -63,11 +61,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
         (corpus.join("atomic_histogram/tgllp-simd32"), false),
         (corpus.join("saxpy/tgllp-simd16"), false),
     ] {
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let device = dir.file_name().unwrap().to_string_lossy().to_string();
-        let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
-        let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
-        let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
+        let p = common::prepared(&dir);
         for lanes in [false, true] {
             let target = Target {
                 threads_per_group: if lanes { 1 } else { 2 },

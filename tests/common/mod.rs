@@ -1,5 +1,6 @@
-//! Shared by the GPU tests: the interpreter and a GPU run must agree byte for byte and
-//! in executed instructions and channel operations.
+//! Shared by the tests: a variant folder's prepared kernel; the interpreter and a GPU
+//! run must agree byte for byte and in executed instructions and channel operations.
+#![allow(dead_code)]
 
 use visa_emu::backend::{cpu::VariantRun, gpu::GpuRun};
 
@@ -19,4 +20,14 @@ pub fn assert_same_run(name: &str, cpu: &VariantRun, g: &GpuRun) {
         "{name}: instructions"
     );
     assert_eq!(cpu.stats.channel_ops, g.channel_ops, "{name}: channel-ops");
+}
+
+/// The variant folder's kernel, parsed and pre-resolved as both paths consume it.
+pub fn prepared(dir: &std::path::Path) -> visa_emu::interp::prepare::Prepared {
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let device = dir.file_name().unwrap().to_string_lossy().to_string();
+    let grf = visa_emu::corpus::paths::grf_bytes_of_device(&device);
+    let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), grf).unwrap();
+    visa_emu::interp::prepare(&program, &case.kernel)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
