@@ -295,6 +295,12 @@ const EMULATED_SET: &[&str] = &[
     "double_arith/pvc-simd32",
     // Fails natively on lavapipe (its f64 fma is not fused); the soft fma is exact.
     "double_arith/skl-simd32",
+    // LSC messages, atomics, SLM with barriers, divergence and cross-lane regions:
+    // 3-15 s each to compile emulated on lavapipe.
+    "atomic_histogram/acm-g10-simd32",
+    "slm_reduce/acm-g10-simd16",
+    "divergent_if_else/acm-g10-simd16",
+    "subgroup_shuffle/acm-g10-simd16",
 ];
 
 /// With 64-bit types emulated, every byte and the instruction and channel-op counts
