@@ -576,15 +576,20 @@ fn adapters() -> Result<(), Failed> {
                     c.max_workgroup_storage_bytes / 1024,
                     c.max_storage_buffer_binding_size >> 20
                 );
+                // Native 64-bit atomics only where 64-bit types are native too.
+                let emu = visa_emu::backend::select::emulation(ctx);
+                let atomics = if c.int64_atomics && !emu.any() {
+                    "64-bit atomics exact (atomic<u64>)"
+                } else {
+                    "64-bit atomics split (CAS low word, then high word)"
+                };
                 match visa_emu::backend::select::unusable(ctx) {
                     Some(why) => println!("    GPU path: unusable: {why}"),
-                    None => match visa_emu::backend::select::emulation(ctx) {
-                        e if e.any() => println!(
-                            "    GPU path: usable, 64-bit types emulated exactly ({})",
-                            e.describe()
-                        ),
-                        _ => println!("    GPU path: usable"),
-                    },
+                    None if emu.any() => println!(
+                        "    GPU path: usable, 64-bit types emulated exactly ({}), {atomics}",
+                        emu.describe()
+                    ),
+                    None => println!("    GPU path: usable, {atomics}"),
                 }
             }
             Err(e) => println!("    cannot open: {e}"),

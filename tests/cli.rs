@@ -183,3 +183,27 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected one of vulkan"));
 }
+
+/// `adapters` says per device whether 64-bit atomics are exact: native where the device
+/// has 64-bit atomics and native 64-bit types (lavapipe's Vulkan device in CI), split
+/// where 64-bit types are emulated (its GL device).
+#[test]
+fn adapters_tell_where_64_bit_atomics_are_exact() {
+    let out = bin().arg("adapters").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut exact = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let Some(caps) = l.trim().strip_prefix("int64 ") else {
+            continue;
+        };
+        let Some(path) = lines.get(i + 1).filter(|p| p.contains("GPU path: usable")) else {
+            continue;
+        };
+        let native = caps.starts_with("yes f64 yes") && caps.contains("int64-atomics yes");
+        assert_eq!(path.contains("64-bit atomics exact"), native, "{l}\n{path}");
+        exact += usize::from(native);
+    }
+    assert!(exact >= 1, "no adapter with exact 64-bit atomics:\n{text}");
+}
