@@ -456,12 +456,12 @@ fn run(
     };
     if let (Some(path), Some(built)) = (wgsl, &built) {
         let m = built.chosen();
-        // What the adapter compiles: lowered to 64-bit emulation where it needs it.
+        // The 64-bit emulation the adapter needs, for the message.
         let emu = gpu
             .as_ref()
             .map(visa_emu::backend::select::emulation)
             .unwrap_or_default();
-        // Through the driver's cache: the GPU run below reuses a lowering.
+        // What the adapter compiles, through the driver's cache: the run below reuses it.
         let text = match gpu.as_ref() {
             Some(g) => built.adapter_wgsl(g).map_err(Failed)?,
             None => m.wgsl.clone(),
@@ -576,9 +576,9 @@ fn adapters() -> Result<(), Failed> {
                     c.max_workgroup_storage_bytes / 1024,
                     c.max_storage_buffer_binding_size >> 20
                 );
-                // Native 64-bit atomics only where 64-bit types are native too.
+                use visa_emu::backend::gpu::{adaptation, Adaptation};
                 let emu = visa_emu::backend::select::emulation(ctx);
-                let atomics = if c.int64_atomics && !emu.any() {
+                let atomics = if adaptation(ctx) == Some(Adaptation::NativeAtomic64) {
                     "64-bit atomics exact (atomic<u64>)"
                 } else {
                     "64-bit atomics split (CAS low word, then high word)"

@@ -343,18 +343,18 @@ impl GpuLaunch {
     }
 
     /// The WGSL `gpu` compiles for the chosen mapping (lowered to 64-bit emulation,
-    /// or with native 64-bit atomics, as [`for_adapter`] makes it).
+    /// or with native 64-bit atomics, as [`for_adapter`] makes it; through the same
+    /// cache, so the run reuses it).
     pub fn adapter_wgsl(&self, gpu: &GpuContext) -> Result<String, String> {
-        let launch = match (&self.lanes, self.mapping) {
-            (Some(l), Mapping::Lanes) => l,
-            _ => self,
+        let job = match (&self.lanes, self.mapping) {
+            (Some(l), Mapping::Lanes) => &l.job,
+            _ => &self.job,
         };
-        let mut job = ComputeJob {
-            buffers: Vec::new(),
-            ..launch.job.clone()
+        let l = match adaptation(gpu) {
+            Some(a) => adapted(job.key, &job.wgsl, a)?.0,
+            None => None,
         };
-        for_adapter(gpu, &mut job)?;
-        Ok(job.wgsl)
+        Ok(l.map_or_else(|| job.wgsl.clone(), |(text, _)| text.to_string()))
     }
 
     /// Why the lane mapping, when asked for, is not used.
@@ -648,63 +648,86 @@ fn finish(
     })
 }
 
-/// A lowered module: its text and that text's hash (the pipeline cache key).
-type Lowered = (Arc<str>, u64);
-type LoweredCache = Mutex<HashMap<(u64, translate::lower64::Emulate), Lowered>>;
-static LOWERED: std::sync::OnceLock<LoweredCache> = std::sync::OnceLock::new();
+/// What a device changes in a module before compiling it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Adaptation {
+    /// 64-bit types lowered to exact emulation (`translate::lower64`); 64-bit atomics
+    /// keep the runtime's split form.
+    Lower(translate::lower64::Emulate),
+    /// 64-bit types native and SHADER_INT64_ATOMIC_ALL_OPS: 64-bit atomics on one
+    /// `atomic<u64>` (`translate::native_atomic64`).
+    NativeAtomic64,
+}
 
-/// `wgsl` (whose hash is `key`) lowered to exact 64-bit emulation (`translate::lower64`)
-/// for `emu`, once per module and process; also the milliseconds the lowering took
-/// (0 when cached).
-pub fn lowered(
-    key: u64,
-    wgsl: &str,
-    emu: translate::lower64::Emulate,
-) -> Result<(Lowered, f64), String> {
-    let cache = LOWERED.get_or_init(Default::default);
+/// This device's adaptation, `None` when modules run as translated.
+pub fn adaptation(gpu: &GpuContext) -> Option<Adaptation> {
+    let emu = super::select::emulation(gpu);
+    if emu.any() {
+        Some(Adaptation::Lower(emu))
+    } else if gpu.capabilities().int64_atomics {
+        Some(Adaptation::NativeAtomic64)
+    } else {
+        None
+    }
+}
+
+/// An adapted module: its text and that text's hash (the pipeline cache key); `None`
+/// when the adaptation leaves the module as it is.
+type Adapted = Option<(Arc<str>, u64)>;
+type AdaptedCache = Mutex<HashMap<(u64, Adaptation), Adapted>>;
+static ADAPTED: std::sync::OnceLock<AdaptedCache> = std::sync::OnceLock::new();
+
+/// `wgsl` (whose hash is `key`) adapted by `a`, once per module and process; also the
+/// milliseconds it took (0 when cached), part of the pipeline's cost on the device.
+fn adapted(key: u64, wgsl: &str, a: Adaptation) -> Result<(Adapted, f64), String> {
+    let cache = ADAPTED.get_or_init(Default::default);
     let cached = cache
         .lock()
-        .map_err(|_| "lowering cache poisoned".to_string())?
-        .get(&(key, emu))
+        .map_err(|_| "adaptation cache poisoned".to_string())?
+        .get(&(key, a))
         .cloned();
     if let Some(l) = cached {
         return Ok((l, 0.0));
     }
     let t = std::time::Instant::now();
-    let text: Arc<str> = translate::lower64::lower(wgsl, emu)
-        .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?
-        .into();
-    let l = (text.clone(), hash(&text));
+    let text = match a {
+        Adaptation::Lower(emu) => Some(
+            translate::lower64::lower(wgsl, emu)
+                .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?,
+        ),
+        Adaptation::NativeAtomic64 => translate::native_atomic64(wgsl),
+    };
+    let l = text.map(|t| {
+        let h = hash(&t);
+        (Arc::<str>::from(t), h)
+    });
     let ms = t.elapsed().as_secs_f64() * 1e3;
     if let Ok(mut c) = cache.lock() {
-        c.insert((key, emu), l.clone());
+        c.insert((key, a), l.clone());
     }
     Ok((l, ms))
 }
 
-/// Make `job` runnable on this device: its WGSL lowered to exact 64-bit emulation
-/// when the device lacks f64 or 64-bit integers (or `VISA_GPU_EMULATE` asks), else
-/// with native 64-bit atomics where the device has them. Returns
-/// the milliseconds the lowering took, part of the pipeline's cost on this device.
+/// Make `job` runnable on this device ([`adaptation`]): its WGSL lowered to exact
+/// 64-bit emulation when the device lacks f64 or 64-bit integers (or
+/// `VISA_GPU_EMULATE` asks), else with native 64-bit atomics where the device has them
+/// and the kernel uses them (the heap then bound again at `binding::HEAP64`). Returns
+/// the milliseconds the adaptation took.
 pub fn for_adapter(gpu: &GpuContext, job: &mut ComputeJob) -> Result<f64, String> {
-    let emu = super::select::emulation(gpu);
-    if !emu.any() {
-        // Exact 64-bit atomics where the device has them (the lowering to u32 pairs
-        // keeps the split form).
-        let heap64 = translate::binding::HEAP64;
-        if gpu.capabilities().int64_atomics && !job.aliases.iter().any(|a| a.0 == heap64) {
-            if let Some(text) = translate::native_atomic64(&job.wgsl) {
-                job.key = hash(&text);
-                job.wgsl = text;
-                job.aliases
-                    .push((heap64, translate::binding::HEAP as usize));
-            }
-        }
+    let Some(a) = adaptation(gpu) else {
         return Ok(0.0);
+    };
+    let (l, ms) = adapted(job.key, &job.wgsl, a)?;
+    if let Some((text, key)) = l {
+        job.wgsl = text.to_string();
+        job.key = key;
+        if a == Adaptation::NativeAtomic64 {
+            job.aliases.push((
+                translate::binding::HEAP64,
+                translate::binding::HEAP as usize,
+            ));
+        }
     }
-    let ((text, key), ms) = lowered(job.key, &job.wgsl, emu)?;
-    job.wgsl = text.to_string();
-    job.key = key;
     Ok(ms)
 }
 
