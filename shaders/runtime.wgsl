@@ -35,6 +35,7 @@ const CFG_EDGE_BUDGET: u32 = 8u;    // sliced runs: loop back-edges one pass may
 const CFG_PROBE: u32 = 9u;          // 2: probe the driver's loop limiter; 0: do not
 const CFG_SLICED: u32 = 10u;        // 1: threads save their state and passes resume them
 const CFG_STOP_STEPS: u32 = 11u;    // probe modules: stop threads after this many instructions
+const CFG_COUNT: u32 = 12u;         // straight modules: 1 = record the blocks each invocation ran
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
 const CFG_ALLOC: u32 = 272u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 

@@ -497,6 +497,11 @@ fn run(
             {
                 eprintln!("visa-emu: the thread mapping ran this kernel: {why}");
             }
+            if run.mapping == "lanes" {
+                if let Some(why) = built.chosen().why_not_straight.as_deref() {
+                    eprintln!("visa-emu: lanes ran scheduled, not straight: {why}");
+                }
+            }
             println!(
                 "ran on the GPU ({} mapping): {} instructions ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
                 run.mapping,

@@ -322,6 +322,7 @@ fn corpus_modules_lower_without_64_bit_features() {
                 threads_per_group: if lanes { 1 } else { 2 },
                 slm_bytes: 4096,
                 lanes,
+                straight: true,
                 probe: false,
             };
             let m = visa_emu::translate::translate(&p, &target).unwrap();

@@ -23,6 +23,7 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                 threads_per_group: if lanes { 1 } else { 2 },
                 slm_bytes: 4096,
                 lanes,
+                straight: true,
                 probe,
             };
             match translate(&p, &target) {
@@ -48,6 +49,42 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The lane mapping runs straight (each invocation its own channel's branches, no
+/// scheduler) exactly where no channel meets another, and says why elsewhere.
+#[test]
+fn straight_form_where_no_channel_meets_another() {
+    let lane_module = |name: &str| {
+        let dir = visa_emu::corpus::paths::default_corpus_dir().join(name);
+        let p = common::prepared(&dir);
+        let target = Target {
+            threads_per_group: 1,
+            slm_bytes: 4096,
+            lanes: true,
+            straight: true,
+            probe: false,
+        };
+        translate(&p, &target).unwrap()
+    };
+    let saxpy = lane_module("saxpy/tgllp-simd16");
+    let s = saxpy.straight.as_ref().expect("saxpy runs straight");
+    assert_eq!(s.block_lens.len(), saxpy.blocks);
+    assert!(!saxpy.wgsl.contains("fn run_thread"), "no block scheduler");
+    assert!(!saxpy.wgsl.contains("workgroupBarrier"), "no barrier");
+    for (name, why) in [
+        ("mandelbrot/tgllp-simd16", "backward branch"),
+        (
+            "subgroup_broadcast_vote/tgllp-simd8",
+            "each other's registers",
+        ),
+        ("noinline_calls/tgllp-simd16", "subroutine call"),
+    ] {
+        let m = lane_module(name);
+        assert!(m.straight.is_none(), "{name} must not run straight");
+        let got = m.why_not_straight.unwrap_or_default();
+        assert!(got.contains(why), "{name}: {got}");
+    }
+}
+
 /// Kernels with 64-bit atomics get the native form on devices that have them: the
 /// swapped module is valid (with 64-bit atomics) and binds the heap again; kernels
 /// without keep the runtime untouched.
@@ -67,6 +104,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 threads_per_group: if lanes { 1 } else { 2 },
                 slm_bytes: 4096,
                 lanes,
+                straight: true,
                 probe: false,
             };
             let m = translate(&p, &target).unwrap();

@@ -119,6 +119,7 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
         lanes: false,
+        straight: true,
         probe,
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
@@ -265,6 +266,21 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         lanes: None,
         mapping: Mapping::from_env(),
     };
+    // A straight module whose launch conditions do not hold: the scheduled lane form.
+    if let Some(why) = lanes
+        .as_ref()
+        .and_then(|m| m.straight.as_ref())
+        .and_then(|s| straight_unsafe(&s.launch, &table, &payload, pw, p.simd))
+    {
+        let target = Target {
+            lanes: true,
+            straight: false,
+            ..target
+        };
+        let mut m = translate::translate(&p, &target).map_err(|e| e.to_string())?;
+        m.why_not_straight = Some(why);
+        lanes = m.lanes.then_some(m);
+    }
     if let Some(m) = lanes {
         // A workgroup per thread: the x dimension counts groups times threads.
         let mut job = launch.job.clone();
@@ -274,6 +290,14 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         job.workgroups[0] = groups[0]
             .checked_mul(l.threads_per_group)
             .ok_or("too many threads in x")?;
+        if let Some(s) = &m.straight {
+            // Each invocation records the blocks it ran (for the host's counts).
+            let words = threads * u64::from(m.workgroup_size) * u64::from(s.visit_words);
+            let st = &mut job.buffers[translate::binding::STATE as usize];
+            st.size = (4 * words).max(4);
+            st.readback = true;
+            set_cfg(&mut job, &[(cfg::COUNT, 1)]);
+        }
         launch.lanes = Some(Box::new(GpuLaunch {
             module: m,
             job,
@@ -428,6 +452,61 @@ pub fn probe(
     Ok(out)
 }
 
+/// Why a straight module's launch conditions (`translate::lane_memory`) fail for this
+/// launch: binding-table entries that must differ name one allocation, or a payload
+/// vector the addresses are injective in repeats within a thread.
+fn straight_unsafe(
+    c: &translate::lane_memory::Conditions,
+    table: &[u32],
+    payload: &[u32],
+    pw: usize,
+    simd: u32,
+) -> Option<String> {
+    for &(a, b) in &c.distinct_btis {
+        let (x, y) = (table[cfg::BTI + a as usize], table[cfg::BTI + b as usize]);
+        if x != 0 && x == y {
+            return Some(format!(
+                "binding-table entries {a} and {b} are one buffer (a store through one may be read through the other)"
+            ));
+        }
+    }
+    let mut vals = Vec::with_capacity(simd as usize);
+    for rec in payload.chunks(pw.max(1)) {
+        let lanes = rec.last().copied().unwrap_or(0).min(simd) as usize;
+        let bytes: Vec<u8> = rec[..rec.len() - 1]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        for &(off, e) in &c.distinct_inputs {
+            vals.clear();
+            for l in 0..lanes {
+                let at = off as usize + l * e as usize;
+                let mut v = [0u8; 8];
+                if let Some(src) = bytes.get(at..at + e as usize) {
+                    v[..e as usize].copy_from_slice(src);
+                }
+                let u = u64::from_le_bytes(v);
+                let sh = 64 - 8 * e;
+                vals.push((u as i128, (((u << sh) as i64) >> sh) as i128));
+            }
+            let spread = |f: fn(&(i128, i128)) -> i128| {
+                let lo = vals.iter().map(f).min().unwrap_or(0);
+                let hi = vals.iter().map(f).max().unwrap_or(0);
+                hi - lo
+            };
+            let mut u: Vec<i128> = vals.iter().map(|v| v.0).collect();
+            u.sort_unstable();
+            u.dedup();
+            if u.len() != vals.len() || spread(|v| v.0) > 65535 || spread(|v| v.1) > 65535 {
+                return Some(format!(
+                    "the payload vector at byte {off} repeats within a thread (addresses derived from it may collide)"
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// The thread mapping of a launch alone.
 fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
     GpuLaunch {
@@ -443,6 +522,17 @@ fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
 }
 
 impl GpuLaunch {
+    /// Timing runs: a straight module skips recording the blocks its invocations ran
+    /// (the counts of the run are then 0; the interpreter's are exact).
+    pub fn without_counts(&mut self) {
+        if let Some(l) = self.lanes.as_mut().filter(|l| l.module.straight.is_some()) {
+            set_cfg(&mut l.job, &[(cfg::COUNT, 0)]);
+            let st = &mut l.job.buffers[translate::binding::STATE as usize];
+            st.size = 4;
+            st.readback = false;
+        }
+    }
+
     /// Bytes of the `state` buffer a sliced run needs: every thread's record (every
     /// invocation's, in the lane mapping) and every group's SLM.
     fn state_bytes(&self) -> u64 {
@@ -469,6 +559,13 @@ fn enable_passes(job: &mut ComputeJob, budget: u32, bytes: u64) {
         word: translate::stat::YIELDED as u64,
         max_passes: 1_000_000,
     });
+}
+
+/// Whether a straight job records the blocks its invocations ran.
+fn counting(job: &ComputeJob) -> bool {
+    let buf = &job.buffers[translate::binding::CFG as usize].data;
+    buf.get(4 * cfg::COUNT..4 * cfg::COUNT + 4)
+        .is_some_and(|b| b != [0, 0, 0, 0])
 }
 
 /// Overwrite words of a built job's `cfg` buffer.
@@ -629,20 +726,32 @@ fn finish(
         .iter()
         .map(|(n, off, len)| (n.clone(), heap[*off..*off + *len].to_vec()))
         .collect();
+    let counted = launch.module.straight.as_ref().filter(|_| counting(&job));
+    let (instructions, channel_ops) = match counted {
+        Some(s) => s.count(
+            &words_of(&r.outputs[translate::binding::STATE as usize]),
+            launch.module.workgroup_size,
+            launch.threads,
+        ),
+        None => (
+            stat[4] as u64 | (stat[5] as u64) << 32,
+            stat[6] as u64 | (stat[7] as u64) << 32,
+        ),
+    };
     Ok(GpuRun {
         buffers,
-        instructions: stat[4] as u64 | (stat[5] as u64) << 32,
-        channel_ops: stat[6] as u64 | (stat[7] as u64) << 32,
+        instructions,
+        channel_ops,
         oob_reads: stat[2],
         oob_writes: stat[3],
         pipeline_ms: r.timings.pipeline_ms + lower_ms,
         dispatch_ms: r.timings.dispatch_ms,
         passes: r.timings.passes,
         gpu_ms: r.timings.gpu_ms,
-        mapping: if launch.module.lanes {
-            "lanes"
-        } else {
-            "threads"
+        mapping: match (launch.module.lanes, &launch.module.straight) {
+            (true, Some(_)) => "straight",
+            (true, None) => "lanes",
+            _ => "threads",
         },
         note: None,
     })

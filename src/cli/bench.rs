@@ -185,7 +185,11 @@ pub fn table(rows: &[BenchRow]) -> String {
                     format!(
                         "{}{}{}",
                         g.passes,
-                        if g.mapping == "lanes" { "L" } else { "" },
+                        match g.mapping.as_str() {
+                            "lanes" => "L",
+                            "straight" => "S",
+                            _ => "",
+                        },
                         if g.emulation == "none" { "" } else { "E" }
                     ),
                     g.channel_ops_per_s,

@@ -34,7 +34,8 @@ pub fn bench_gpu(
     baselines: &Path,
 ) -> Result<GpuBench, String> {
     let t = Instant::now();
-    let launch = gpu::build(dir, case, gpu::DEFAULT_STEP_LIMIT)?;
+    let mut launch = gpu::build(dir, case, gpu::DEFAULT_STEP_LIMIT)?;
+    launch.without_counts();
     let translate_ms = t.elapsed().as_secs_f64() * 1e3;
     let first = gpu::execute(ctx, &launch)?;
     let mut times = Vec::new();

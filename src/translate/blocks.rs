@@ -80,11 +80,13 @@ pub fn split(insts: &[PInst]) -> Blocks {
 /// are no subroutine calls (a subroutine called twice runs twice).
 pub fn acyclic(insts: &[PInst]) -> bool {
     insts.iter().enumerate().all(|(i, inst)| {
-        !matches!(inst.op, Opcode::Call | Opcode::Fcall | Opcode::Ifcall)
-            && inst.fields.iter().all(|f| match f {
-                PField::Target(t) => *t as usize > i,
-                PField::Targets(ts) => ts.iter().all(|t| *t as usize > i),
-                _ => true,
-            })
+        // A label names itself: not a branch.
+        matches!(inst.op, Opcode::Label | Opcode::Subroutine)
+            || !matches!(inst.op, Opcode::Call | Opcode::Fcall | Opcode::Ifcall)
+                && inst.fields.iter().all(|f| match f {
+                    PField::Target(t) => *t as usize > i,
+                    PField::Targets(ts) => ts.iter().all(|t| *t as usize > i),
+                    _ => true,
+                })
     })
 }

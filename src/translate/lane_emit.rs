@@ -131,6 +131,8 @@ pub(super) fn translate(
         why_not_lanes: None,
         // Each invocation's record starts with the thread state.
         state_grf_offset: super::state_layout(p).0,
+        straight: None,
+        why_not_straight: None,
     })
 }
 

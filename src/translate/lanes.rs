@@ -43,6 +43,9 @@ impl Publish {
     }
 }
 
+/// GRF byte ranges `[a, b)` and predicates one instruction reads or writes.
+pub type Touched = (Vec<(u32, u32)>, Vec<u32>);
+
 /// The lane-mode plan of a kernel.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -65,6 +68,16 @@ pub struct Plan {
     /// Lane vectors `(base, element bytes)` held in one register per invocation:
     /// every access to their bytes is a per-lane access of the lane's own element.
     pub promoted: Vec<(u32, u32)>,
+    /// Straight plans (`simt.rs`): promoted lane vectors the launch initializes,
+    /// `(base, element bytes, payload byte offset of element 0)`.
+    pub promoted_inputs: Vec<(u32, u32, u32)>,
+    /// Per instruction: whether it reads / writes memory.
+    pub mem: Vec<(bool, bool)>,
+    /// Per instruction: GRF byte ranges and predicates it writes (for the straight
+    /// mapping's checks).
+    pub writes: Vec<Touched>,
+    /// Per instruction: GRF byte ranges and predicates it reads.
+    pub reads: Vec<Touched>,
 }
 
 /// Bytes and predicate bits one instruction reads or writes, each with the lane that
@@ -443,11 +456,16 @@ fn foot(inst: &PInst, run: Run, grf: u32, cr0: u32) -> Foot {
     f
 }
 
-fn choose(inst: &PInst, simd: u32, grf: u32) -> Run {
+fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     use Opcode::*;
     let n = inst.exec.size as u32;
     let moff = inst.exec.mask.channel_offset();
     let fits = n > 1 && moff + n <= simd;
+    // Straight code: each invocation follows its own channel's branches, reading its
+    // own predicate bit.
+    if straight && fits && matches!(inst.op, Goto | Jmp | Ret) {
+        return Run::PerLane;
+    }
     if super::is_message(inst.op) {
         if fits && per_lane_message(inst) {
             return Run::PerLane;
@@ -479,15 +497,21 @@ fn choose(inst: &PInst, simd: u32, grf: u32) -> Run {
 
 /// [`plan`] over the kernel's own basic blocks.
 pub fn plan_kernel(p: &Prepared) -> Plan {
-    plan(p, &super::blocks::split(&p.insts))
+    plan(p, &super::blocks::split(&p.insts), false)
 }
 
-/// Plan lane mode for an eligible kernel (see [`ineligible`]).
-pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks) -> Plan {
+/// Plan lane mode for an eligible kernel (see [`ineligible`]); `straight`: for the
+/// straight mapping (`simt.rs`), where branches are per lane and launch-initialized
+/// lane vectors may live in registers.
+pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool) -> Plan {
     let grf = p.grf_bytes;
     let total = 4 * p.layout.total.div_ceil(4).max(1) as usize;
     let npred = p.kernel.preds.len().max(1);
-    let run: Vec<Run> = p.insts.iter().map(|i| choose(i, p.simd, grf)).collect();
+    let run: Vec<Run> = p
+        .insts
+        .iter()
+        .map(|i| choose(i, p.simd, grf, straight))
+        .collect();
     let feet: Vec<Foot> = p
         .insts
         .iter()
@@ -613,7 +637,25 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks) -> Plan {
         .iter()
         .rposition(|&m| m)
         .map_or(1, |w| w as u32 + 1);
-    let promoted = promote(p, &feet, &mirrored, total);
+    let (promoted, promoted_inputs) = promote(p, &feet, &mirrored, total, straight);
+    let writes = feet
+        .iter()
+        .map(|f| {
+            (
+                f.writes.iter().map(|&(a, b, _)| (a, b)).collect(),
+                f.pred_writes.iter().map(|x| x.0).collect(),
+            )
+        })
+        .collect();
+    let reads = feet
+        .iter()
+        .map(|f| {
+            (
+                f.reads.iter().map(|&(a, b, _)| (a, b)).collect(),
+                f.pred_reads.iter().map(|x| x.0).collect(),
+            )
+        })
+        .collect();
     Plan {
         run,
         mirrored,
@@ -623,12 +665,19 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks) -> Plan {
         sync_before,
         xg_words,
         promoted,
+        promoted_inputs,
+        mem: feet.iter().map(|f| (f.mem_read, f.mem_write)).collect(),
+        writes,
+        reads,
     }
 }
 
 /// The lane vectors that can live in registers: every access to any of their bytes
-/// addresses exactly that vector regularly, and the launch does not initialize them.
-fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize) -> Vec<(u32, u32)> {
+/// addresses exactly that vector regularly, and the launch does not initialize them
+/// (`inputs`: or initializes them from one input, whose element the invocation then
+/// loads; returned second with the payload offset of element 0).
+type Promoted = (Vec<(u32, u32)>, Vec<(u32, u32, u32)>);
+fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs: bool) -> Promoted {
     const BLOCKED: u32 = u32::MAX;
     let mut ids: Vec<(u32, u32)> = Vec::new();
     let mut claim = vec![0u32; total];
@@ -656,8 +705,10 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize) -> Vec<
             mark(a, b, *v, &mut claim);
         }
     }
-    for &(goff, _, size) in &p.inputs {
-        mark(goff, goff + size, None, &mut claim);
+    if !inputs {
+        for &(goff, _, size) in &p.inputs {
+            mark(goff, goff + size, None, &mut claim);
+        }
     }
     let pre = &p.pre;
     // What `init` writes besides the inputs.
@@ -667,7 +718,8 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize) -> Vec<
     for o in pre.group_id {
         mark(o, o + 4, None, &mut claim);
     }
-    ids.iter()
+    let regular: Vec<(u32, u32)> = ids
+        .iter()
         .enumerate()
         .filter(|&(k, &(base, e))| {
             let end = base + p.simd * e;
@@ -678,5 +730,24 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize) -> Vec<
                 })
         })
         .map(|(_, v)| *v)
-        .collect()
+        .collect();
+    // A vector the launch initializes is promoted when it lies in one input.
+    let (mut plain, mut loaded) = (Vec::new(), Vec::new());
+    for (base, e) in regular {
+        let end = base + p.simd * e;
+        let overlaps: Vec<_> = p
+            .inputs
+            .iter()
+            .filter(|&&(goff, _, size)| base < goff + size && goff < end)
+            .collect();
+        match overlaps.as_slice() {
+            [] => plain.push((base, e)),
+            [&(goff, poff, size)] if goff <= base && end <= goff + size => {
+                plain.push((base, e));
+                loaded.push((base, e, poff + (base - goff)));
+            }
+            _ => {}
+        }
+    }
+    (plain, loaded)
 }

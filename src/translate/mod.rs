@@ -19,11 +19,13 @@ mod alu;
 mod blocks;
 pub mod budget;
 mod lane_emit;
+pub mod lane_memory;
 pub mod lanes;
 #[cfg(feature = "gpu")]
 pub mod lower64;
 mod message;
 mod operand;
+pub mod simt;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
 use crate::ir::PredCombine;
@@ -108,6 +110,8 @@ pub mod cfg {
     pub const SLICED: usize = 10;
     /// Probe modules: stop each thread after this many instructions (0: never).
     pub const STOP_STEPS: usize = 11;
+    /// Straight modules: record the blocks each invocation ran (in `state`).
+    pub const COUNT: usize = 12;
     pub const BTI: usize = 16;
     pub const ALLOC: usize = 272;
 }
@@ -141,6 +145,8 @@ pub struct Target {
     pub slm_bytes: u32,
     /// Map channels to invocations (lane mode) where the kernel allows it.
     pub lanes: bool,
+    /// Lane mode: the straight form where the kernel allows it (`simt.rs`).
+    pub straight: bool,
     /// A probe module (thread mapping): threads stop before the instruction past
     /// `cfg[CFG_STOP_STEPS]` executed ones, with their state saved
     /// (`visa-emu validate` localizes the first differing instruction with it).
@@ -175,6 +181,10 @@ pub struct Module {
     pub why_not_lanes: Option<String>,
     /// Word offset of the GRF image in a thread's saved state.
     pub state_grf_offset: u32,
+    /// The straight form of the lane mapping (`simt.rs`): what counting needs.
+    pub straight: Option<simt::Straight>,
+    /// Lane mode: why the straight form did not apply.
+    pub why_not_straight: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -192,6 +202,7 @@ pub enum TranslateError {
 }
 
 /// Indented WGSL text under construction.
+#[derive(Clone)]
 pub struct Emit {
     out: String,
     depth: usize,
@@ -374,8 +385,21 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     let why_not_lanes = if target.lanes && !target.probe {
         match lanes::ineligible(p, tpg, target.slm_bytes) {
             None => {
-                let plan = lanes::plan(p, &cfg_blocks);
-                return lane_emit::translate(p, tpg, em, consts, &plan);
+                // Straight where no channel meets another, else the scheduled form.
+                let straight = lanes::plan(p, &cfg_blocks, true);
+                let why_not = match simt::ineligible(p, &straight, &cfg_blocks)
+                    .or_else(|| (!target.straight).then(|| "not asked for".to_string()))
+                {
+                    None => match simt::translate(p, tpg, em.clone(), consts.clone(), &straight) {
+                        Ok(m) => return Ok(m),
+                        Err(e) => e.to_string(),
+                    },
+                    Some(why) => why,
+                };
+                let plan = lanes::plan(p, &cfg_blocks, false);
+                let mut m = lane_emit::translate(p, tpg, em, consts, &plan)?;
+                m.why_not_straight = Some(why_not);
+                return Ok(m);
             }
             why => why,
         }
@@ -438,6 +462,8 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         lanes: false,
         why_not_lanes,
         state_grf_offset: state_layout(p).0,
+        straight: None,
+        why_not_straight: None,
         block_starts: cfg_blocks
             .ranges
             .iter()

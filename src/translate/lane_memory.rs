@@ -1,0 +1,552 @@
+//! Whether the channels of a straight kernel can touch the same memory bytes from
+//! different instructions (which the straight form would reorder between channels).
+//!
+//! Two memory instructions of a thread are ordered; straight invocations are not. The
+//! order is unobservable when, for every pair of memory instructions of which one
+//! writes (an instruction with itself included, for plain stores), no byte one channel
+//! touches at one is touched by another channel at the other. That holds when
+//! - they address different spaces (SLM against a surface), or different surfaces
+//!   whose binding-table entries name different allocations (a condition on the
+//!   launch: the host checks `distinct_btis` before it picks the straight module);
+//! - or the same surface through the same per-lane address register, unchanged in
+//!   between, whose elements are `coef * v[lane] + u` with `u` uniform and `v` a vector
+//!   the launch gives (IGC's local ids), `|coef|` at least the bytes a channel
+//!   touches: distinct channels then touch disjoint bytes when the launch's `v` has
+//!   distinct elements within each thread, spread at most 65535 (the host checks
+//!   `distinct_inputs`).
+//!
+//! Anything else (flat or scratch addresses, data-dependent indices) keeps the
+//! scheduled form.
+
+use super::lanes::{self, Plan, Run};
+use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
+use crate::interp::thread::{ffld as field, fint as int, fraw as raw};
+use crate::ir::{DataType, Modifier};
+use crate::isa::Opcode;
+
+/// What the launch must satisfy for the straight module to be exact.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conditions {
+    /// Binding-table indices that must name different allocations (or be unbound).
+    pub distinct_btis: Vec<(u32, u32)>,
+    /// Payload vectors `(byte offset, element bytes)` whose elements must be distinct
+    /// within each thread (dispatched channels), spread at most 65535.
+    pub distinct_inputs: Vec<(u32, u32)>,
+}
+
+/// The largest address stride the analysis accepts: `coef * 65535` stays below 2^31,
+/// so two channels' 32-bit addresses never wrap onto each other.
+const MAX_COEF: i64 = 32767;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Space {
+    Bti(u32),
+    Slm,
+}
+
+/// A per-lane access: the address register, its element bytes, what else forms the
+/// address (must match between the two instructions), its scale, and the bytes a
+/// channel touches from its address.
+struct Access {
+    reg: u32,
+    asize: u32,
+    rest: String,
+    scale: i64,
+    span: u32,
+    moff: u32,
+    n: u32,
+}
+
+/// The value channel `c` holds, `coef * L[c] + Σ mult·scalar + konst` computed in
+/// `width`-bit integers, where `L[c]` is the launch vector `leaf` (payload offset of
+/// channel 0's element, element bytes, signed) and each scalar is a register read
+/// whole by every channel, written once at most, in the entry blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Affine {
+    coef: i64,
+    leaf: Option<(u32, u32, bool)>,
+    uni: Vec<((u32, DataType), i64)>,
+    konst: i64,
+    width: u32,
+    /// The widest operation (equal to `width` when every step computes at one width,
+    /// which two registers' forms need to be compared).
+    wmax: u32,
+}
+
+impl Affine {
+    fn constant(k: i64) -> Affine {
+        Affine {
+            coef: 0,
+            leaf: None,
+            uni: Vec::new(),
+            konst: k,
+            width: 64,
+            wmax: 0,
+        }
+    }
+
+    fn scaled(&self, m: i64) -> Option<Affine> {
+        let mut out = self.clone();
+        out.coef = out.coef.checked_mul(m)?;
+        out.konst = out.konst.wrapping_mul(m);
+        for u in &mut out.uni {
+            u.1 = u.1.wrapping_mul(m);
+        }
+        out.uni.retain(|u| u.1 != 0);
+        Some(out)
+    }
+
+    fn plus(&self, o: &Affine) -> Option<Affine> {
+        let leaf = match (self.leaf, o.leaf) {
+            (Some(a), Some(b)) if a != b => return None,
+            (a, b) => a.or(b),
+        };
+        let mut uni = self.uni.clone();
+        for &(k, m) in &o.uni {
+            match uni.iter_mut().find(|u| u.0 == k) {
+                Some(u) => u.1 = u.1.wrapping_add(m),
+                None => uni.push((k, m)),
+            }
+        }
+        uni.retain(|u| u.1 != 0);
+        uni.sort_by_key(|u| (u.0 .0, u.0 .1 as u8));
+        Some(Affine {
+            coef: self.coef.checked_add(o.coef)?,
+            leaf: if self.coef.checked_add(o.coef)? == 0 {
+                None
+            } else {
+                leaf
+            },
+            uni,
+            konst: self.konst.wrapping_add(o.konst),
+            width: self.width.min(o.width),
+            wmax: self.wmax.max(o.wmax),
+        })
+    }
+}
+
+/// The launch conditions under which no two channels' memory accesses conflict, or
+/// why that cannot be shown.
+pub fn conditions(
+    p: &Prepared,
+    plan: &Plan,
+    block_of: &[usize],
+    prefix: usize,
+) -> Result<Conditions, String> {
+    let mem: Vec<usize> = (0..p.insts.len())
+        .filter(|&k| plan.mem[k].0 || plan.mem[k].1)
+        .collect();
+    let mut out = Conditions::default();
+    if !mem.iter().any(|&k| plan.mem[k].1) {
+        return Ok(out);
+    }
+    for (i, &x) in mem.iter().enumerate() {
+        for &y in &mem[i..] {
+            let writes = plan.mem[x].1 || plan.mem[y].1;
+            // One instruction with itself: channels of an atomic meet in the atomic.
+            if !writes || (x == y && is_atomic(&p.insts[x])) {
+                continue;
+            }
+            let (sx, sy) = (space(p, x), space(p, y));
+            let at = |k: usize| p.insts[k].index;
+            let (Some(sx), Some(sy)) = (sx, sy) else {
+                let k = if sx.is_none() { x } else { y };
+                return Err(format!(
+                    "memory instruction {} addresses memory the translator cannot place",
+                    at(k)
+                ));
+            };
+            match (sx, sy) {
+                (Space::Bti(a), Space::Bti(b)) if a != b => {
+                    let pair = (a.min(b), a.max(b));
+                    if !out.distinct_btis.contains(&pair) {
+                        out.distinct_btis.push(pair);
+                    }
+                    continue;
+                }
+                (Space::Bti(_), Space::Slm) | (Space::Slm, Space::Bti(_)) => continue,
+                _ => {}
+            }
+            // The same space: the same injective per-lane address at both.
+            let leaf = same_lane_address(p, plan, block_of, prefix, x, y).ok_or_else(|| {
+                format!(
+                    "memory instructions {} and {} may touch the same bytes from different channels",
+                    at(x),
+                    at(y)
+                )
+            })?;
+            if !out.distinct_inputs.contains(&leaf) {
+                out.distinct_inputs.push(leaf);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn is_atomic(inst: &PInst) -> bool {
+    match inst.op {
+        Opcode::DwordAtomic | Opcode::SvmAtomic => true,
+        Opcode::LscUntyped => !matches!(int(inst, "LscSubOp"), 0x00 | 0x04),
+        _ => false,
+    }
+}
+
+/// The space a memory instruction addresses, when it is known without running it.
+fn space(p: &Prepared, k: usize) -> Option<Space> {
+    let inst = &p.insts[k];
+    if inst.op == Opcode::LscUntyped {
+        if int(inst, "LscSFID") == 3 {
+            return Some(Space::Slm);
+        }
+        return match (int(inst, "AddrType"), field(inst, "Surface")) {
+            (4, Some(PField::Src(Src::Imm { bits, .. }))) => Some(Space::Bti(*bits as u32)),
+            _ => None,
+        };
+    }
+    let id = match field(inst, "Surface") {
+        Some(PField::Surface(id)) => *id,
+        _ => return None,
+    };
+    match id {
+        0 => return Some(Space::Slm),
+        1..=5 => return None,
+        _ => {}
+    }
+    let nsurf = p.kernel.surfaces.len().max(8) as u16;
+    if id >= nsurf {
+        return Some(Space::Bti(id as u32));
+    }
+    // The surface variable's last move before `k` (the straight checks keep moves
+    // outside the entry blocks local to their block), else the index itself.
+    for j in (0..k).rev() {
+        let prev = &p.insts[j];
+        if prev.op != Opcode::Movs {
+            continue;
+        }
+        let (dsts, srcs, _) = prev.alu_operands();
+        if !dsts
+            .iter()
+            .any(|d| matches!(d, Dst::State { id: i } if *i == id))
+        {
+            continue;
+        }
+        return match srcs.first() {
+            Some(Src::Imm { bits, .. }) if prev.pred.is_none() => {
+                Some(Space::Bti(*bits as u32 & 0x7fff_ffff))
+            }
+            _ => None,
+        };
+    }
+    if p.insts.iter().any(|i| {
+        i.op == Opcode::Movs
+            && i.alu_operands()
+                .0
+                .iter()
+                .any(|d| matches!(d, Dst::State { id: x } if *x == id))
+    }) {
+        return None;
+    }
+    Some(Space::Bti(id as u32))
+}
+
+/// A per-lane memory instruction's address form.
+fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
+    use Opcode::*;
+    let inst = &p.insts[k];
+    if plan.run[k] != Run::PerLane || inst.pred.is_some() {
+        return None;
+    }
+    let moff = inst.exec.mask.channel_offset();
+    let n = inst.exec.size as u32;
+    let dbg = |name: &str| format!("{:?}", field(inst, name));
+    match inst.op {
+        Gather4Scaled | Scatter4Scaled => {
+            let mask = int(inst, "Channels") as u32 & 0xf;
+            Some(Access {
+                reg: raw(inst, "Element_offset")?,
+                asize: 4,
+                rest: dbg("Offset"),
+                scale: 1,
+                span: 4 * (32 - mask.leading_zeros()),
+                moff,
+                n,
+            })
+        }
+        GatherScaled | ScatterScaled => Some(Access {
+            reg: raw(inst, "Element_offset")?,
+            asize: 4,
+            rest: dbg("Offset"),
+            scale: 1,
+            span: 1 << (int(inst, "Num_blocks") & 3),
+            moff,
+            n,
+        }),
+        DwordAtomic => Some(Access {
+            reg: raw(inst, "Element_offset")?,
+            asize: 4,
+            rest: dbg("Offset"),
+            scale: 1,
+            span: super::message::atomic_width(inst) / 8,
+            moff,
+            n,
+        }),
+        LscUntyped => {
+            let s = super::message::lsc_shape(inst, n, p.grf_bytes);
+            if s.transpose {
+                return None;
+            }
+            Some(Access {
+                reg: raw(inst, "Src0Addrs")?,
+                asize: s.asize,
+                rest: format!(
+                    "{} {} {}",
+                    int(inst, "AddrImmOffset"),
+                    int(inst, "AddrType"),
+                    dbg("Surface")
+                ),
+                scale: int(inst, "AddrScale").max(1) as i64,
+                span: s.vec.max(1) * s.mem_bytes,
+                moff,
+                n,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The launch vector both accesses' addresses are injective in, when every channel's
+/// address is the same function of its element of that vector at `x` and at `y`.
+fn same_lane_address(
+    p: &Prepared,
+    plan: &Plan,
+    block_of: &[usize],
+    prefix: usize,
+    x: usize,
+    y: usize,
+) -> Option<(u32, u32)> {
+    let (ax, ay) = (access(p, plan, x)?, access(p, plan, y)?);
+    if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
+        return None;
+    }
+    let blocks = [block_of[x], block_of[y]];
+    let cx = Chain {
+        p,
+        plan,
+        block_of,
+        prefix,
+        blocks,
+    };
+    let fx = cx.vector(ax.reg, ax.asize, ax.moff, ax.n, x, 0)?;
+    let fy = cx.vector(ay.reg, ay.asize, ay.moff, ay.n, y, 0)?;
+    // The same register unchanged, or two computing the same function.
+    let same_reg = ax.reg == ay.reg
+        && !(x + 1..y).any(|k| writes_any(plan, k, ax.reg, ax.reg + ax.n * ax.asize));
+    if fx != fy || fx.width < 32 || (!same_reg && fx.width != fx.wmax) {
+        return None;
+    }
+    let (base, e, _) = fx.leaf?;
+    let coef = fx.coef.checked_mul(ax.scale)?;
+    let span = ax.span.max(ay.span) as i64;
+    (coef != 0 && fx.coef.abs() <= MAX_COEF && coef.abs() >= span).then_some((base, e))
+}
+
+fn writes_any(plan: &Plan, k: usize, a: u32, b: u32) -> bool {
+    plan.writes[k].0.iter().any(|&(x, y)| x < b && a < y)
+}
+
+/// Reaching definitions in a straight kernel, seen from the channels that run both
+/// `blocks`.
+struct Chain<'a> {
+    p: &'a Prepared,
+    plan: &'a Plan,
+    block_of: &'a [usize],
+    prefix: usize,
+    blocks: [usize; 2],
+}
+
+impl Chain<'_> {
+    /// The last instruction before `before` that writes any of `[a, b)`, if any.
+    fn reaching(&self, a: u32, b: u32, before: usize) -> Option<usize> {
+        (0..before).rev().find(|&k| writes_any(self.plan, k, a, b))
+    }
+
+    /// Every channel that reaches `blocks` ran instruction `d` (acyclic code: an
+    /// entry block, or one of theirs).
+    fn ran_by_all(&self, d: usize) -> bool {
+        self.block_of[d] < self.prefix || self.blocks.iter().all(|&b| b == self.block_of[d])
+    }
+
+    /// The function of the channel that lane vector `reg` (elements of `e` bytes,
+    /// element `i` for channel `i + moff`, channels `moff..moff + n`) holds when
+    /// instruction `before` reads it.
+    #[allow(clippy::too_many_arguments)]
+    fn vector(
+        &self,
+        reg: u32,
+        e: u32,
+        moff: u32,
+        n: u32,
+        before: usize,
+        depth: u32,
+    ) -> Option<Affine> {
+        let p = self.p;
+        if depth > 16 {
+            return None;
+        }
+        let end = reg + n * e;
+        let Some(d) = self.reaching(reg, end, before) else {
+            // The launch's value: one input holds the whole vector.
+            let &(goff, poff, _) = p
+                .inputs
+                .iter()
+                .find(|&&(goff, _, size)| goff <= reg && end <= goff + size)?;
+            let at = poff + (reg - goff);
+            return Some(Affine {
+                coef: 1,
+                leaf: Some((at.checked_sub(moff * e)?, e, false)),
+                uni: Vec::new(),
+                konst: 0,
+                width: 64,
+                wmax: 0,
+            });
+        };
+        let inst = &p.insts[d];
+        if !self.ran_by_all(d)
+            || self.plan.run[d] != Run::PerLane
+            || inst.pred.is_some()
+            || inst.exec.mask.channel_offset() != moff
+            || (inst.exec.size as u32) < n
+        {
+            return None;
+        }
+        let (dsts, srcs, _) = inst.alu_operands();
+        let [Dst::Direct {
+            off,
+            ty,
+            hs: 1,
+            sat: false,
+        }] = dsts.as_slice()
+        else {
+            return None;
+        };
+        // The definition writes exactly this vector's elements.
+        if *off != reg || ty.size() != e || !ty.is_int() {
+            return None;
+        }
+        let vals: Vec<Value> = srcs
+            .iter()
+            .map(|s| self.source(s, inst, e, moff, n, d, depth))
+            .collect::<Option<_>>()?;
+        let mut f = combine(inst.op, &vals)?;
+        f.width = f.width.min(8 * e);
+        f.wmax = f.wmax.max(8 * e);
+        Some(f)
+    }
+
+    /// A source of definition `d` as a function of the channel.
+    #[allow(clippy::too_many_arguments)]
+    fn source(
+        &self,
+        s: &Src,
+        inst: &PInst,
+        e: u32,
+        moff: u32,
+        n: u32,
+        d: usize,
+        depth: u32,
+    ) -> Option<Value> {
+        match s {
+            Src::Imm { ty, bits } if ty.is_int() => Some(Value::Const(imm_value(*ty, *bits))),
+            Src::Direct { ty, m, .. } if ty.is_int() && ty.size() <= e => {
+                let sign = match m {
+                    Modifier::None => 1,
+                    Modifier::Neg => -1,
+                    _ => return None,
+                };
+                let (at, stride) = lanes::src_linear(s, inst.exec.size as u32)?;
+                let f = if stride == 0 {
+                    Affine {
+                        coef: 0,
+                        leaf: None,
+                        uni: vec![((at, *ty), 1)],
+                        konst: 0,
+                        width: 8 * ty.size(),
+                        wmax: 8 * ty.size(),
+                    }
+                    .checked_scalar(self, at, ty.size(), d)?
+                } else if stride == ty.size() {
+                    let mut f = self.vector(at, ty.size(), moff, n, d, depth + 1)?;
+                    if let Some(l) = f.leaf.as_mut() {
+                        if f.uni.is_empty() && f.konst == 0 && f.coef == 1 && f.width == 64 {
+                            // The launch vector itself, extended as its type says.
+                            l.2 = matches!(ty, DataType::W | DataType::B | DataType::D);
+                        }
+                    }
+                    f
+                } else {
+                    return None;
+                };
+                Some(Value::Lane(f.scaled(sign)?))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Affine {
+    /// A scalar symbol is the same value wherever it is read: written at most once, in
+    /// an entry block, before `d`.
+    fn checked_scalar(self, c: &Chain, at: u32, size: u32, d: usize) -> Option<Affine> {
+        let writers: Vec<usize> = (0..c.p.insts.len())
+            .filter(|&k| writes_any(c.plan, k, at, at + size))
+            .collect();
+        match writers.as_slice() {
+            [] => Some(self),
+            [w] if *w < d && c.block_of[*w] < c.prefix => Some(self),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Value {
+    Const(i64),
+    Lane(Affine),
+}
+
+fn imm_value(ty: DataType, bits: u64) -> i64 {
+    let b = 8 * ty.size();
+    if b >= 64 {
+        bits as i64
+    } else if matches!(ty, DataType::D | DataType::W | DataType::B | DataType::Q) {
+        ((bits << (64 - b)) as i64) >> (64 - b)
+    } else {
+        (bits & ((1u64 << b) - 1)) as i64
+    }
+}
+
+fn affine_of(v: &Value) -> Affine {
+    match v {
+        Value::Lane(a) => a.clone(),
+        Value::Const(k) => Affine::constant(*k),
+    }
+}
+
+fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
+    use Opcode::*;
+    match (op, vals) {
+        (Mov, [v]) => Some(affine_of(v)),
+        (Add, [_, _]) | (Add3, [_, _, _]) => {
+            let mut out = affine_of(&vals[0]);
+            for v in &vals[1..] {
+                out = out.plus(&affine_of(v))?;
+            }
+            Some(out)
+        }
+        (Shl, [Value::Lane(a), Value::Const(k)]) if (0..32).contains(k) => a.scaled(1 << k),
+        (Mul, [Value::Lane(a), Value::Const(c)]) | (Mul, [Value::Const(c), Value::Lane(a)]) => {
+            a.scaled(*c)
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,557 @@
+//! The straight mapping: one invocation per SIMD channel that follows its own
+//! channel's branches, with no block scheduler, no barrier and no mirror.
+//!
+//! Where channels never meet, the min-PC schedule of a vISA thread only decides in
+//! which order its channels run their blocks, and that order is invisible: each
+//! invocation can run the blocks its channel runs, in program order, straight. The
+//! kernel must be acyclic (every block runs at most once per channel, so the thread's
+//! instruction count is "every block some channel ran") and the plan must show that no
+//! channel reads what another wrote, through registers or memory. What every channel
+//! computes alike (scalars, surface moves) runs in every invocation, which is exact
+//! when each invocation computes it from the same values as the thread did: in the
+//! entry blocks every dispatched channel is present, so there an instruction sees the
+//! thread's execution mask (the dispatch mask); further on it must ignore the mask
+//! (NoMask) and what it writes is read only in its own block, after it.
+//!
+//! Statistics: each invocation records the blocks it ran (a bit per block) in the
+//! `state` buffer when `cfg[CFG_COUNT]` asks for it; the host ORs a thread's lanes for
+//! the instruction count and sums them for the channel-instructions.
+
+use super::lanes::{Plan, Run};
+use super::{blocks, chen_expr, emit_inst, is_nop, Emit, Module, TranslateError};
+use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
+use crate::isa::Opcode;
+use std::collections::HashMap;
+
+/// Why a kernel (with its straight plan) cannot run straight; `None`: it can.
+pub fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<String> {
+    use Opcode::*;
+    if !blocks::acyclic(&p.insts) {
+        return Some("a backward branch or a subroutine call".into());
+    }
+    if let Some(i) = p.insts.iter().find(|i| {
+        matches!(
+            i.op,
+            Call | Fcall | Ifcall | Fret | Barrier | Sbarrier | Nbarrier
+        )
+    }) {
+        return Some(format!("{} at instruction {}", i.op.spec_name(), i.index));
+    }
+    if plan.mirrored.iter().any(|&m| m) || plan.mirrored_preds.iter().any(|&m| m) {
+        return Some("channels read each other's registers".into());
+    }
+    if let Some(k) = plan.run.iter().position(|r| *r == Run::Lane0) {
+        return Some(format!(
+            "a store or atomic for the whole thread at instruction {}",
+            p.insts[k].index
+        ));
+    }
+    let prefix = prefix_blocks(p, cfg);
+    let block_of_inst = block_of_each(p, cfg);
+    if let Some(why) = uniform_consistency(p, plan, &block_of_inst, prefix) {
+        return Some(why);
+    }
+    super::lane_memory::conditions(p, plan, &block_of_inst, prefix).err()
+}
+
+/// The leading blocks every dispatched channel runs: until the first label, branch
+/// target or control-flow instruction (the rest are cuts of long straight code).
+pub fn prefix_blocks(p: &Prepared, cfg: &blocks::Blocks) -> usize {
+    let mut targets = vec![false; p.insts.len() + 1];
+    for inst in &p.insts {
+        for f in &inst.fields {
+            match f {
+                PField::Target(t) => targets[(*t as usize).min(p.insts.len())] = true,
+                PField::Targets(ts) => {
+                    for t in ts {
+                        targets[(*t as usize).min(p.insts.len())] = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut n = 1;
+    for w in cfg.ranges.windows(2) {
+        let (prev, next) = (&w[0], &w[1]);
+        let last = &p.insts[prev.end - 1];
+        let first = &p.insts[next.start];
+        if blocks::ends_block(last.op)
+            || matches!(first.op, Opcode::Label | Opcode::Subroutine)
+            || targets[next.start]
+        {
+            break;
+        }
+        n += 1;
+    }
+    n.min(cfg.ranges.len())
+}
+
+fn block_of_each(p: &Prepared, cfg: &blocks::Blocks) -> Vec<usize> {
+    let mut out = vec![0; p.insts.len()];
+    for (b, r) in cfg.ranges.iter().enumerate() {
+        for k in r.clone() {
+            out[k] = b;
+        }
+    }
+    out
+}
+
+/// Registers, predicates, surface and address variables an instruction reads or
+/// writes, as keys of the consistency check.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Key {
+    Byte(u32),
+    Pred(u32),
+    Surf(u16),
+    Addr(u32),
+}
+
+fn state_keys(inst: &PInst) -> (Vec<Key>, Vec<Key>) {
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    for f in &inst.fields {
+        match f {
+            PField::Surface(id) | PField::Src(Src::State { id, .. }) => reads.push(Key::Surf(*id)),
+            PField::Src(Src::Addr { base, .. }) => reads.push(Key::Addr(*base)),
+            PField::Dst(Dst::State { id }) => writes.push(Key::Surf(*id)),
+            PField::Dst(Dst::Addr { base }) => writes.push(Key::Addr(*base)),
+            _ => {}
+        }
+    }
+    (reads, writes)
+}
+
+/// What an instruction run in every invocation writes outside the entry blocks is
+/// read only in its block, after it (else a channel that skipped the block would read
+/// a stale copy).
+fn uniform_consistency(
+    p: &Prepared,
+    plan: &Plan,
+    block_of: &[usize],
+    prefix: usize,
+) -> Option<String> {
+    let keys_of = |k: usize| -> (Vec<Key>, Vec<Key>) {
+        let (mut r, mut w) = state_keys(&p.insts[k]);
+        let (gr, pr) = &plan.reads[k];
+        r.extend(gr.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
+        r.extend(pr.iter().map(|&x| Key::Pred(x)));
+        if plan.run[k] != Run::PerLane {
+            let (gw, pw) = &plan.writes[k];
+            w.extend(gw.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
+            w.extend(pw.iter().map(|&x| Key::Pred(x)));
+        } else {
+            w.retain(|_| false);
+        }
+        (r, w)
+    };
+    let mut late: HashMap<Key, ()> = HashMap::new();
+    for (k, &b) in block_of.iter().enumerate() {
+        if b >= prefix {
+            for key in keys_of(k).1 {
+                late.insert(key, ());
+            }
+        }
+    }
+    if late.is_empty() {
+        return None;
+    }
+    // Per block, the keys written so far by instructions run in every invocation.
+    let mut written: HashMap<Key, usize> = HashMap::new();
+    for (k, &b) in block_of.iter().enumerate() {
+        let (r, w) = keys_of(k);
+        for key in r {
+            if late.contains_key(&key) && written.get(&key) != Some(&b) {
+                return Some(format!(
+                    "instruction {} reads what a scalar instruction of another block writes",
+                    p.insts[k].index
+                ));
+            }
+        }
+        for key in w {
+            written.insert(key, b);
+        }
+    }
+    None
+}
+
+/// Translate a kernel the straight way (see [`ineligible`], which must have passed).
+pub(super) fn translate(
+    p: &Prepared,
+    tpg: u32,
+    header: Emit,
+    consts: HashMap<String, u64>,
+    plan: &Plan,
+) -> Result<Module, TranslateError> {
+    let cfg_blocks = blocks::split(&p.insts);
+    let prefix = prefix_blocks(p, &cfg_blocks);
+    let launch = super::lane_memory::conditions(p, plan, &block_of_each(p, &cfg_blocks), prefix)
+        .map_err(|why| TranslateError::Unsupported {
+            index: 0,
+            op: "memory",
+            what: why,
+        })?;
+    let nblocks = cfg_blocks.ranges.len();
+    let visit_words = nblocks.div_ceil(32).max(1) as u32;
+    let mut em = header;
+    em.line("const K_XG_WORDS: u32 = 1u;");
+    em.line("var<private> lane: u32;");
+    let mut consts = consts;
+    consts.insert("K_XG_WORDS".into(), 1);
+    consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
+    for &(base, e) in &plan.promoted {
+        let ty = if e >= 8 { "u64" } else { "u32" };
+        em.line(&format!(
+            "var<private> {}: {ty};",
+            super::lanes::register(base)
+        ));
+    }
+    em.promoted = plan.promoted.clone();
+    em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
+    em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
+    em.line("");
+    super::emit_init(&mut em, p);
+    // Promoted inputs: each invocation loads its channel's element of the payload.
+    em.open("fn load_lane_inputs(tid: u32)");
+    em.line("let pw = cfg[CFG_PAYLOAD_WORDS];");
+    em.line("let pbase = tid * pw;");
+    for &(base, e, poff) in &plan.promoted_inputs {
+        let r = super::lanes::register(base);
+        let v = format!("payload_elem(pbase, pw, {poff}u + lane * {e}u, {e}u)");
+        if e >= 8 {
+            em.line(&format!("{r} = {v};"));
+        } else {
+            em.line(&format!("{r} = u32({v});"));
+        }
+    }
+    em.close();
+    em.open("fn run_lane(dm: u32) -> u32");
+    em.line("let lem = 1u << lane;");
+    em.line("var pc = 0u;");
+    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
+        em.open(&format!("if (pc == {b}u)"));
+        em.line(&format!(
+            "visited[{}u] = visited[{}u] | {}u;",
+            b / 32,
+            b / 32,
+            1u32 << (b % 32)
+        ));
+        let next_block = if range.end < p.insts.len() {
+            format!("{}u", cfg_blocks.block_of[range.end])
+        } else {
+            "IDLE".into()
+        };
+        let mut ended = false;
+        for k in range.clone() {
+            ended = emit_straight_inst(&mut em, p, k, plan, &cfg_blocks, &next_block, b < prefix)?;
+        }
+        if !ended {
+            em.line(&format!("pc = {next_block};"));
+        }
+        em.close();
+    }
+    em.line("return 0u;");
+    em.close();
+    emit_main(&mut em, tpg, p.insts.len());
+    let costs = super::budget::Costs::of_functions(
+        &format!("{}\n{}", super::runtime_for(&em.out), em.out),
+        &consts,
+    )
+    .map_err(TranslateError::Budget)?;
+    let whole = costs
+        .block(&em.out[em.out.find("fn run_lane").unwrap_or(0)..])
+        .map_err(TranslateError::Budget)?
+        + costs.function("init")
+        + 64;
+    let mut wgsl = super::runtime_for(&em.out);
+    wgsl.push_str(PAYLOAD_ELEM);
+    wgsl.push_str("\n// ---- kernel ----\n");
+    wgsl.push_str(&em.out);
+    Ok(Module {
+        wgsl,
+        entry_point: "main",
+        workgroup_size: p.simd,
+        blocks: nblocks,
+        max_block_cost: whole,
+        state_cost: 0,
+        unsliced_cost: Some(whole),
+        state_words: 0,
+        slm_words: 1,
+        block_starts: cfg_blocks
+            .ranges
+            .iter()
+            .map(|r| p.insts[r.start].index)
+            .collect(),
+        lanes: true,
+        why_not_lanes: None,
+        state_grf_offset: 0,
+        straight: Some(Straight {
+            visit_words,
+            block_lens: cfg_blocks.ranges.iter().map(|r| r.len() as u32).collect(),
+            launch,
+        }),
+        why_not_straight: None,
+    })
+}
+
+/// What the host needs of a straight module to count instructions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Straight {
+    /// Words of visited-block bits per invocation in the `state` buffer.
+    pub visit_words: u32,
+    /// Instructions of each block.
+    pub block_lens: Vec<u32>,
+    /// What the launch must satisfy (the host checks it before it runs the module).
+    pub launch: super::lane_memory::Conditions,
+}
+
+impl Straight {
+    /// `(instructions, channel-instructions)` of the visited-block words of a run
+    /// (`simd` invocations per thread, `threads` threads).
+    pub fn count(&self, words: &[u32], simd: u32, threads: u64) -> (u64, u64) {
+        let vw = self.visit_words as usize;
+        let len_of = |bits: u32, w: usize| -> u64 {
+            (0..32)
+                .filter(|i| bits & (1 << i) != 0)
+                .map(|i| self.block_lens.get(w * 32 + i).copied().unwrap_or(0) as u64)
+                .sum()
+        };
+        let (mut insts, mut chans) = (0u64, 0u64);
+        for t in 0..threads as usize {
+            for w in 0..vw {
+                let mut any = 0u32;
+                for l in 0..simd as usize {
+                    let bits = words
+                        .get((t * simd as usize + l) * vw + w)
+                        .copied()
+                        .unwrap_or(0);
+                    any |= bits;
+                    chans += len_of(bits, w);
+                }
+                insts += len_of(any, w);
+            }
+        }
+        (insts, chans)
+    }
+}
+
+/// One payload element of `n` (1, 2, 4 or 8) bytes at byte `o`.
+const PAYLOAD_ELEM: &str = r#"
+fn payload_elem(base: u32, pw: u32, o: u32, n: u32) -> u64 {
+    if ((o & 3u) + n <= 4u) {
+        let w = select(0u, payload[base + (o >> 2u)], o + n <= (pw - 1u) * 4u);
+        let v = w >> ((o & 3u) * 8u);
+        return u64(select(v & ((1u << (n * 8u)) - 1u), v, n == 4u));
+    }
+    var v = 0lu;
+    // loop-bound: 8
+    for (var i = 0u; i < n; i++) {
+        let b = o + i;
+        let w = select(0u, payload[base + (b >> 2u)], b < (pw - 1u) * 4u);
+        v = v | (u64((w >> ((b & 3u) * 8u)) & 0xffu) << (8u * i));
+    }
+    return v;
+}
+"#;
+
+/// One instruction of a straight block; returns true when it set `pc` itself.
+fn emit_straight_inst(
+    em: &mut Emit,
+    p: &Prepared,
+    k: usize,
+    plan: &Plan,
+    cfg: &blocks::Blocks,
+    next_block: &str,
+    in_prefix: bool,
+) -> Result<bool, TranslateError> {
+    use Opcode::*;
+    let inst = &p.insts[k];
+    if is_nop(inst.op) {
+        return Ok(false);
+    }
+    let run = plan.run[k];
+    em.open("");
+    em.line(&format!(
+        "// [{}] {} ({:?})",
+        inst.index,
+        inst.op.spec_name(),
+        run
+    ));
+    // The execution mask an instruction sees: its own channel's bit per lane; the
+    // thread's (the dispatch mask) in the entry blocks; none further on.
+    let mask_known = run == Run::PerLane || in_prefix;
+    if run == Run::PerLane {
+        em.line("let em = lem;");
+        em.line(&format!(
+            "let li = lane - {}u;",
+            inst.exec.mask.channel_offset()
+        ));
+    } else if in_prefix {
+        em.line("let em = dm;");
+    } else if inst.exec.mask.no_mask {
+        // NoMask: `chen` ignores the mask, and nothing else may read it (checked below).
+        em.line("let em = 0u;");
+    }
+    let at = em.out.len();
+    let block_of = |t: u32| -> String {
+        cfg.block_of
+            .get(t as usize)
+            .map_or("IDLE".to_string(), |b| format!("{b}u"))
+    };
+    let target = inst
+        .fields
+        .iter()
+        .find_map(|f| match f {
+            PField::Target(t) => Some(*t),
+            _ => None,
+        })
+        .unwrap_or(u32::MAX);
+    let off = inst.exec.mask.channel_offset();
+    let ended = match inst.op {
+        Goto | Jmp => {
+            let taken = if inst.exec.size == 1 {
+                match inst.pred {
+                    None => "true".to_string(),
+                    Some(_) => format!("({} & 1u) != 0u", chen_expr(inst, "1u")),
+                }
+            } else {
+                format!(
+                    "(({} << {off}u) & em) != 0u",
+                    chen_expr(inst, &format!("((em >> {off}u) << {off}u)"))
+                )
+            };
+            em.line(&format!(
+                "pc = select({next_block}, {}, {taken});",
+                block_of(target)
+            ));
+            true
+        }
+        Ret => {
+            let leaving = if inst.exec.size == 1 && inst.pred.is_none() {
+                "true".to_string()
+            } else {
+                format!("(({} << {off}u) & em) != 0u", chen_expr(inst, "em"))
+            };
+            em.line(&format!("pc = select({next_block}, IDLE, {leaving});"));
+            true
+        }
+        Switchjmp => {
+            // The thread mapping's form sets every channel's PC to `t`.
+            let mut sub = Emit::new(p.pre.cr0);
+            sub.depth = em.depth;
+            let r = emit_inst(&mut sub, p, inst, cfg, next_block)?;
+            let body = sub.out.replace(
+                "for (var c = 0u; c < K_SIMD; c++) { if ((em & (1u << c)) != 0u) { pcs[c] = t; } }",
+                "pc = t;",
+            );
+            if body.contains("pcs[") {
+                return Err(not_straight(inst, "switchjmp form"));
+            }
+            em.out.push_str(&body);
+            r
+        }
+        _ => {
+            if run == Run::PerLane {
+                em.lane_elems = true;
+                em.moff = off;
+            }
+            let r = emit_inst(em, p, inst, cfg, next_block);
+            em.lane_elems = false;
+            let r = r?;
+            if run == Run::PerLane && em.out[at..].contains("for (var i = 0u;") {
+                return Err(not_straight(inst, "an element loop over every channel"));
+            }
+            r
+        }
+    };
+    let nomask_chen = format!("chen(em, {}u, {off}u, true,", inst.exec.size);
+    if !mask_known && uses_em(&em.out[at..].replace(&nomask_chen, "")) {
+        return Err(not_straight(
+            inst,
+            "it depends on the thread's execution mask outside the entry blocks",
+        ));
+    }
+    em.close();
+    Ok(ended)
+}
+
+fn not_straight(inst: &PInst, what: &str) -> TranslateError {
+    TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what: format!("straight mapping: {what}"),
+    }
+}
+
+/// Whether generated code names the variable `em`.
+fn uses_em(code: &str) -> bool {
+    code.match_indices("em").any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + 2..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    })
+}
+
+/// Kernels longer than this get a workgroup barrier before `run_lane`: llvmpipe
+/// compiles a barrier-free shader as one function, and on SIMD32 kernels of about a
+/// hundred instructions that took 75 s instead of 3.4 s (as_type_bitcasts); the
+/// barrier costs small kernels ~30% of their run time there, nothing on hardware.
+const BARRIER_FROM_INSTS: usize = 32;
+
+fn emit_main(em: &mut Emit, tpg: u32, insts: usize) {
+    let barrier = if insts > BARRIER_FROM_INSTS {
+        "    // Splits the shader for llvmpipe's compiler (see BARRIER_FROM_INSTS).\n    workgroupBarrier();\n"
+    } else {
+        ""
+    };
+    em.out.push_str(&format!(
+        r#"
+@compute @workgroup_size(K_SIMD)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
+    lane = l;
+    let wx = wid.x + chunk.x;
+    let t = wx % {tpg}u;
+    let grp = vec3<u32>(wx / {tpg}u, wid.y + chunk.y, wid.z + chunk.z);
+    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
+    let tid = group * cfg[CFG_THREADS] + t;
+    init(tid, t, grp);
+    load_lane_inputs(tid);
+    let n = min(payload[tid * cfg[CFG_PAYLOAD_WORDS] + cfg[CFG_PAYLOAD_WORDS] - 1u], K_SIMD);
+    // The thread's execution mask in the entry blocks: the dispatched channels.
+    var dm = 0xffffffffu;
+    if (n < 32u) {{ dm = (1u << n) - 1u; }}
+{barrier}    if (l < n) {{ let r = run_lane(dm); }}
+    // Every binding stays part of the pipeline's layout, used or not.
+    if (cfg[CFG_COUNT] == 0xfffffffeu) {{
+        atomicAdd(&stat[STAT_YIELDED], 0u);
+        atomicAdd(&heap[0], 0u);
+        atomicAdd(&scratch[0], 0u);
+    }}
+    if (cfg[CFG_COUNT] != 0u) {{
+        let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
+        for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
+    }}
+}}
+"#
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Straight;
+
+    /// Two threads of two lanes, blocks of 3 and 5 instructions: a thread's
+    /// instructions are the blocks any lane ran, its channel-instructions every lane's.
+    #[test]
+    fn counts_from_visited_blocks() {
+        let s = Straight {
+            visit_words: 1,
+            block_lens: vec![3, 5],
+            launch: Default::default(),
+        };
+        // Thread 0: lane 0 ran both blocks, lane 1 the first; thread 1: only lane 1
+        // ran, the second block.
+        let words = [0b11, 0b01, 0b00, 0b10];
+        assert_eq!(s.count(&words, 2, 2), (3 + 5 + 5, 8 + 3 + 5));
+    }
+}
