@@ -70,8 +70,19 @@ fn straight_form_where_no_channel_meets_another() {
     assert_eq!(s.block_lens.len(), saxpy.blocks);
     assert!(!saxpy.wgsl.contains("fn run_thread"), "no block scheduler");
     assert!(!saxpy.wgsl.contains("workgroupBarrier"), "no barrier");
+    // Its two surfaces must be two buffers, and its addresses are injective in the
+    // local ids (payload byte 32, uw).
+    assert_eq!(s.launch.distinct_btis, vec![(0, 1)]);
+    assert_eq!(s.launch.distinct_inputs, vec![(32, 2)]);
+    // SIMD32 in two halves: two address registers computing the same function.
+    let halves = lane_module("uint_bitops/acm-g10-simd32");
+    assert!(halves.straight.is_some(), "{:?}", halves.why_not_straight);
     for (name, why) in [
         ("mandelbrot/tgllp-simd16", "backward branch"),
+        // x ids repeat across the rows of a 2D group: addresses may collide.
+        ("ndrange_2d_ids/acm-g10-simd16", "same bytes"),
+        // Histogram bins through flat 64-bit addresses (no surface to tell apart).
+        ("atomic_histogram/acm-g10-simd32", "cannot place"),
         (
             "subgroup_broadcast_vote/tgllp-simd8",
             "each other's registers",

@@ -877,3 +877,50 @@ pub fn check_variant_mapped(
         run.instructions, run.mapping, run.pipeline_ms, run.dispatch_ms, run.passes
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::translate::lane_memory::Conditions;
+
+    /// Payload records of `pw` words: the uw elements at byte 0, then the lane count.
+    fn payload(threads: &[&[u16]], pw: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        for t in threads {
+            let mut bytes: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
+            bytes.resize(4 * (pw - 1), 0);
+            out.extend(words_of(&bytes));
+            out.push(t.len() as u32);
+        }
+        out
+    }
+
+    #[test]
+    fn straight_launch_conditions_are_checked() {
+        let mut table = vec![0u32; cfg::ALLOC];
+        table[cfg::BTI] = 1;
+        table[cfg::BTI + 1] = 2;
+        table[cfg::BTI + 2] = 1;
+        let c = |btis: Vec<(u32, u32)>| Conditions {
+            distinct_btis: btis,
+            distinct_inputs: vec![(0, 2)],
+        };
+        let ids = payload(&[&[0, 1, 2, 3], &[4, 5, 6, 7]], 3);
+        assert_eq!(straight_unsafe(&c(vec![(0, 1)]), &table, &ids, 3, 4), None);
+        // Entries 0 and 2 name one allocation.
+        let why = straight_unsafe(&c(vec![(0, 2)]), &table, &ids, 3, 4).unwrap();
+        assert!(why.contains("0 and 2"), "{why}");
+        // An unbound entry is no buffer at all.
+        assert_eq!(straight_unsafe(&c(vec![(0, 7)]), &table, &ids, 3, 4), None);
+        // A repeated id within a thread (a 2D group whose rows share x ids).
+        let rows = payload(&[&[0, 1, 0, 1]], 3);
+        assert!(straight_unsafe(&c(vec![]), &table, &rows, 3, 4).is_some());
+        // Only dispatched lanes count: a partial thread's idle lanes may repeat.
+        let partial = payload(&[&[0, 1]], 3);
+        assert_eq!(straight_unsafe(&c(vec![]), &table, &partial, 3, 4), None);
+        // The widest spread of a uw vector is accepted (the analysis bounds the
+        // scale so that 65535 steps cannot wrap a 32-bit address onto another's).
+        let wide = payload(&[&[0, 65535, 1]], 3);
+        assert_eq!(straight_unsafe(&c(vec![]), &table, &wide, 3, 4), None);
+    }
+}

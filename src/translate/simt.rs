@@ -46,6 +46,15 @@ pub fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<Str
             p.insts[k].index
         ));
     }
+    // A NoMask store writes for channels that are not running (or not dispatched).
+    if let Some(k) = (0..p.insts.len())
+        .find(|&k| plan.run[k] == Run::PerLane && plan.mem[k].1 && p.insts[k].exec.mask.no_mask)
+    {
+        return Some(format!(
+            "a NoMask store at instruction {}",
+            p.insts[k].index
+        ));
+    }
     let prefix = prefix_blocks(p, cfg);
     let block_of_inst = block_of_each(p, cfg);
     if let Some(why) = uniform_consistency(p, plan, &block_of_inst, prefix) {
@@ -135,7 +144,9 @@ fn uniform_consistency(
         let (gr, pr) = &plan.reads[k];
         r.extend(gr.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
         r.extend(pr.iter().map(|&x| Key::Pred(x)));
-        if plan.run[k] != Run::PerLane {
+        // Run in every invocation, or NoMask per lane (on hardware it also writes the
+        // elements of channels that are not in the block).
+        if plan.run[k] != Run::PerLane || p.insts[k].exec.mask.no_mask {
             let (gw, pw) = &plan.writes[k];
             w.extend(gw.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
             w.extend(pw.iter().map(|&x| Key::Pred(x)));
