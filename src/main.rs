@@ -43,9 +43,10 @@ struct DeviceFlags {
     /// `VISA_GPU_EMULATE=int64`).
     #[arg(long)]
     no_int64: bool,
-    /// GPU path: `threads` (an invocation per vISA thread, any kernel) or `lanes` (an
-    /// invocation per SIMD channel where the kernel allows it; see docs/design.md).
-    #[arg(long, default_value = "threads")]
+    /// GPU path: `auto` (the lane mapping where it runs straight, else threads),
+    /// `threads` (an invocation per vISA thread, any kernel) or `lanes` (an invocation
+    /// per SIMD channel where the kernel allows it; see docs/design.md).
+    #[arg(long, default_value = "auto")]
     mapping: String,
 }
 
@@ -472,7 +473,11 @@ fn run(
             path.display(),
             text.len(),
             m.blocks,
-            if m.lanes { "lanes" } else { "threads" },
+            match (m.lanes, &m.straight) {
+                (true, Some(_)) => "lanes (straight)",
+                (true, None) => "lanes",
+                _ => "threads",
+            },
             emu.describe()
         );
     }

@@ -145,8 +145,10 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
     if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("VISA_WGSL_OVERRIDE={}: {e}", Path::new(&path).display()))?;
+        let straight = lanes.as_ref().is_some_and(|m| m.straight.is_some());
         match (&mut lanes, Mapping::from_env()) {
             (Some(m), Mapping::Lanes) => m.wgsl = text,
+            (Some(m), Mapping::Auto) if straight => m.wgsl = text,
             _ => module.wgsl = text,
         }
     }
@@ -264,7 +266,11 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         threads,
         groups: total_groups,
         lanes: None,
-        mapping: Mapping::from_env(),
+        mapping: match Mapping::from_env() {
+            Mapping::Auto if lanes.as_ref().is_some_and(|m| m.straight.is_some()) => Mapping::Lanes,
+            Mapping::Auto => Mapping::Threads,
+            m => m,
+        },
     };
     // A straight module whose launch conditions do not hold: the scheduled lane form.
     if let Some(why) = lanes
@@ -321,20 +327,24 @@ pub enum Mapping {
     /// One invocation per channel, a workgroup per thread, where the kernel allows it
     /// (`translate::lanes`), else the thread mapping.
     Lanes,
+    /// The lane mapping where it runs straight (`translate::simt`), else the thread
+    /// mapping: the fastest exact form the kernel allows. Resolved by [`build`].
+    Auto,
 }
 
 static CHOSEN_MAPPING: std::sync::OnceLock<Mapping> = std::sync::OnceLock::new();
 
 impl Mapping {
     /// The process's default: what the command line chose ([`Mapping::choose`]), else
-    /// `VISA_GPU_MAPPING=lanes|threads`, else threads.
+    /// `VISA_GPU_MAPPING=auto|lanes|threads`, else auto.
     pub fn from_env() -> Mapping {
         if let Some(m) = CHOSEN_MAPPING.get() {
             return *m;
         }
         match std::env::var("VISA_GPU_MAPPING").as_deref() {
             Ok("lanes") => Mapping::Lanes,
-            _ => Mapping::Threads,
+            Ok("threads") => Mapping::Threads,
+            _ => Mapping::Auto,
         }
     }
 
@@ -350,8 +360,9 @@ impl std::str::FromStr for Mapping {
         match s {
             "threads" => Ok(Mapping::Threads),
             "lanes" => Ok(Mapping::Lanes),
+            "auto" => Ok(Mapping::Auto),
             other => Err(format!(
-                "unknown mapping '{other}': expected threads or lanes"
+                "unknown mapping '{other}': expected auto, threads or lanes"
             )),
         }
     }

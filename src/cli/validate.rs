@@ -215,6 +215,7 @@ pub fn validate_variant(
             let target = match mapping {
                 gpu::Mapping::Threads => name.clone(),
                 gpu::Mapping::Lanes => format!("{name} [lanes]"),
+                gpu::Mapping::Auto => format!("{name} [auto]"),
             };
             let t = Instant::now();
             let launch = match &mut built {
