@@ -293,12 +293,17 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         job.key = hash(&m.wgsl);
         job.wgsl = m.wgsl.clone();
         job.entry_point = m.entry_point.into();
+        // A straight module packs several threads of a group into one workgroup.
+        let per_group = l.threads_per_group
+            / m.straight
+                .as_ref()
+                .map_or(1, |s| s.threads_per_workgroup.max(1));
         job.workgroups[0] = groups[0]
-            .checked_mul(l.threads_per_group)
+            .checked_mul(per_group)
             .ok_or("too many threads in x")?;
         if let Some(s) = &m.straight {
             // Each invocation records the blocks it ran (for the host's counts).
-            let words = threads * u64::from(m.workgroup_size) * u64::from(s.visit_words);
+            let words = threads * u64::from(p.simd) * u64::from(s.visit_words);
             let st = &mut job.buffers[translate::binding::STATE as usize];
             st.size = (4 * words).max(4);
             st.readback = true;
@@ -741,7 +746,7 @@ fn finish(
     let (instructions, channel_ops) = match counted {
         Some(s) => s.count(
             &words_of(&r.outputs[translate::binding::STATE as usize]),
-            launch.module.workgroup_size,
+            launch.module.workgroup_size / s.threads_per_workgroup.max(1),
             launch.threads,
         ),
         None => (
@@ -880,7 +885,10 @@ pub fn check_variant_mapped(
         return Err(why);
     }
     let mut launch = build(dir, &case, DEFAULT_STEP_LIMIT)?;
-    launch.mapping = mapping;
+    // `Auto` was resolved by `build` (straight lanes or threads).
+    if mapping != Mapping::Auto {
+        launch.mapping = mapping;
+    }
     let run = execute(gpu, &launch)?;
     super::cpu::check_outputs(&case, &run.buffers)?;
     Ok(format!(

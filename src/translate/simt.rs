@@ -262,7 +262,8 @@ pub(super) fn translate(
     }
     em.line("return 0u;");
     em.close();
-    emit_main(&mut em, tpg, p.insts.len());
+    let tpw = threads_per_workgroup(p.simd, tpg);
+    emit_main(&mut em, p.simd, tpg, tpw, p.insts.len());
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::runtime_for(&em.out), em.out),
         &consts,
@@ -280,7 +281,7 @@ pub(super) fn translate(
     Ok(Module {
         wgsl,
         entry_point: "main",
-        workgroup_size: p.simd,
+        workgroup_size: p.simd * tpw,
         blocks: nblocks,
         max_block_cost: whole,
         state_cost: 0,
@@ -299,6 +300,7 @@ pub(super) fn translate(
             visit_words,
             block_lens: cfg_blocks.ranges.iter().map(|r| r.len() as u32).collect(),
             launch,
+            threads_per_workgroup: tpw,
         }),
         why_not_straight: None,
     })
@@ -313,6 +315,8 @@ pub struct Straight {
     pub block_lens: Vec<u32>,
     /// What the launch must satisfy (the host checks it before it runs the module).
     pub launch: super::lane_memory::Conditions,
+    /// vISA threads per workgroup ([`threads_per_workgroup`]).
+    pub threads_per_workgroup: u32,
 }
 
 impl Straight {
@@ -509,20 +513,38 @@ fn uses_em(code: &str) -> bool {
 /// barrier costs small kernels ~30% of their run time there, nothing on hardware.
 const BARRIER_FROM_INSTS: usize = 32;
 
-fn emit_main(em: &mut Emit, tpg: u32, insts: usize) {
+/// Invocations a workgroup of the straight form holds at most: wgpu's default limit,
+/// which every adapter offers.
+const MAX_INVOCATIONS: u32 = 256;
+
+/// vISA threads per workgroup: the most threads of a group (a divisor of `tpg`) whose
+/// channels fit one workgroup. Straight invocations never meet, so any grouping is
+/// exact; bigger workgroups cost llvmpipe less per thread.
+pub fn threads_per_workgroup(simd: u32, tpg: u32) -> u32 {
+    (1..=tpg.max(1))
+        .rev()
+        .find(|&d| tpg % d == 0 && d * simd.max(1) <= MAX_INVOCATIONS)
+        .unwrap_or(1)
+}
+
+fn emit_main(em: &mut Emit, simd: u32, tpg: u32, tpw: u32, insts: usize) {
     let barrier = if insts > BARRIER_FROM_INSTS {
         "    // Splits the shader for llvmpipe's compiler (see BARRIER_FROM_INSTS).\n    workgroupBarrier();\n"
     } else {
         ""
     };
+    let per = tpg / tpw;
+    let wg = tpw * simd;
     em.out.push_str(&format!(
         r#"
-@compute @workgroup_size(K_SIMD)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
+@compute @workgroup_size({wg})
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
+    // {tpw} thread(s) of a group per workgroup, {per} workgroup(s) per group.
+    let l = li % K_SIMD;
     lane = l;
     let wx = wid.x + chunk.x;
-    let t = wx % {tpg}u;
-    let grp = vec3<u32>(wx / {tpg}u, wid.y + chunk.y, wid.z + chunk.z);
+    let t = (wx % {per}u) * {tpw}u + li / K_SIMD;
+    let grp = vec3<u32>(wx / {per}u, wid.y + chunk.y, wid.z + chunk.z);
     let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
     let tid = group * cfg[CFG_THREADS] + t;
     init(tid, t, grp);
@@ -559,6 +581,7 @@ mod tests {
             visit_words: 1,
             block_lens: vec![3, 5],
             launch: Default::default(),
+            threads_per_workgroup: 1,
         };
         // Thread 0: lane 0 ran both blocks, lane 1 the first; thread 1: only lane 1
         // ran, the second block.
