@@ -523,7 +523,7 @@ const MAX_INVOCATIONS: u32 = 256;
 pub fn threads_per_workgroup(simd: u32, tpg: u32) -> u32 {
     (1..=tpg.max(1))
         .rev()
-        .find(|&d| tpg % d == 0 && d * simd.max(1) <= MAX_INVOCATIONS)
+        .find(|&d| tpg.is_multiple_of(d) && d * simd.max(1) <= MAX_INVOCATIONS)
         .unwrap_or(1)
 }
 
