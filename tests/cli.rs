@@ -130,10 +130,11 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("ran on the GPU"));
+    // saxpy runs in the straight lane form by default (`--mapping auto`).
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ran on the GPU (straight mapping)"));
     assert!(std::fs::read_to_string(&wgsl)
         .unwrap()
-        .contains("fn run_thread"));
+        .contains("fn run_lane"));
     check_saxpy_a1_n16(root, &out);
 
     // `validate`: the interpreter is the reference, every usable adapter agrees.

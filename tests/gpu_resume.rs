@@ -38,8 +38,11 @@ fn threads_saved_and_resumed_across_passes_agree_with_the_cpu() {
 #[test]
 fn a_budget_smaller_than_one_block_is_a_clear_error() {
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let (dir, case) = variant("saxpy/tgllp-simd16");
-    let launch = gpu::build(&dir, &case, 1000).unwrap();
+    // A kernel with a loop: its whole thread has no bound, so a small budget slices
+    // (an acyclic one runs unsliced when the whole thread fits the budget).
+    let (dir, case) = variant("loop_data_dependent/tgllp-simd16");
+    let mut launch = gpu::build(&dir, &case, 1_000_000).unwrap();
+    launch.mapping = gpu::Mapping::Threads;
     let need = launch.module.max_block_cost;
     let e = gpu::execute_with_budget(&mut ctx, &launch, Some(need as u32 - 1))
         .err()

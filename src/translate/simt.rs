@@ -571,7 +571,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 
 #[cfg(test)]
 mod tests {
-    use super::Straight;
+    use super::{threads_per_workgroup, Straight};
+
+    #[test]
+    fn workgroups_hold_whole_threads_up_to_256_invocations() {
+        assert_eq!(threads_per_workgroup(16, 8), 8);
+        assert_eq!(threads_per_workgroup(32, 8), 8);
+        assert_eq!(threads_per_workgroup(32, 16), 8);
+        // A divisor of the group's threads: 6 threads of SIMD32 → 3 per workgroup.
+        assert_eq!(threads_per_workgroup(32, 6), 6);
+        assert_eq!(threads_per_workgroup(64, 6), 3);
+        assert_eq!(threads_per_workgroup(16, 1), 1);
+    }
 
     /// Two threads of two lanes, blocks of 3 and 5 instructions: a thread's
     /// instructions are the blocks any lane ran, its channel-instructions every lane's.
