@@ -631,6 +631,52 @@ fn byte_ld(space: u32, o: u32) -> u32 {
     return (wld(space, o >> 2u) >> ((o & 3u) * 8u)) & 0xffu;
 }
 
+// Binding-table accesses of at most 4 bytes whose space is known at translation time:
+// the same results as `mem_ld`/`mem_st` on SP_BTI, without the other spaces' code.
+// llvmpipe runs every side of a divergent branch, so the common case must not carry
+// the rare ones: the word index is selected, not branched to.
+fn bti_at(bti: u32, addr: u64, n: u32) -> u32 {
+    let a = cfg[CFG_BTI + min(bti, 255u)];
+    let k = CFG_ALLOC + 4u * (max(a, 1u) - 1u);
+    let size = u64(cfg[k + 2u]);
+    let ok = bti < 256u && a != 0u && addr < size && addr + u64(n) <= size;
+    return select(NO_WORD, cfg[k + 3u] + u32(addr & 0xfffffffflu), ok);
+}
+
+fn bti_ld(bti: u32, addr: u64, n: u32) -> u64 {
+    let o = bti_at(bti, addr, n);
+    let ok = o != NO_WORD;
+    let w = select(0u, o >> 2u, ok);
+    let sh = (o & 3u) * 8u;
+    let lo = atomicLoad(&heap[w]);
+    // The next word only when the bytes cross into it (it may be past the heap else).
+    let hi = atomicLoad(&heap[select(w, w + 1u, ok && sh + 8u * n > 32u)]);
+    let v = select(lo, (lo >> sh) | (hi << ((32u - sh) & 31u)), sh != 0u);
+    let m = select((1u << ((8u * n) & 31u)) - 1u, 0xffffffffu, n >= 4u);
+    if (!ok) { atomicAdd(&stat[STAT_OOB_READS], 1u); }
+    return u64(select(0u, v & m, ok));
+}
+
+fn bti_st(bti: u32, addr: u64, n: u32, v: u64) {
+    let o = bti_at(bti, addr, n);
+    if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_WRITES], 1u); return; }
+    let x = u32(v & 0xfffffffflu);
+    let w = o >> 2u;
+    let sh = (o & 3u) * 8u;
+    if (sh == 0u && n == 4u) { atomicStore(&heap[w], x); return; }
+    // Sub-word or unaligned: merge the bytes into one or two words.
+    let m = select((1u << ((8u * n) & 31u)) - 1u, 0xffffffffu, n >= 4u);
+    let m0 = m << sh;
+    atomicAnd(&heap[w], ~m0);
+    atomicOr(&heap[w], (x << sh) & m0);
+    if (sh + 8u * n > 32u) {
+        let r = (32u - sh) & 31u;
+        let m1 = m >> r;
+        atomicAnd(&heap[w + 1u], ~m1);
+        atomicOr(&heap[w + 1u], (x >> r) & m1);
+    }
+}
+
 fn mem_ld(space: u32, bti: u32, addr: u64, n: u32) -> u64 {
     let o = locate(space, bti, addr, n);
     if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_READS], 1u); return 0lu; }

@@ -287,3 +287,147 @@ fn f32_add_and_mad_round_once_in_every_mode() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The short binding-table accesses (`bti_ld`, `bti_st`: straight modules and LSC
+/// messages) give exactly what the general `mem_ld` / `mem_st` give: every size, every
+/// byte alignment, accesses that straddle words, end at the last byte, cross the end
+/// (out of bounds: zero, dropped, counted) or name an unbound entry.
+#[test]
+fn short_binding_table_accesses_match_the_general_ones() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
+        "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
+        "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
+        "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
+        "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
+        "var<private> scratch_base: u32;\n",
+    ));
+    for f in [
+        "locate", "wld", "wstore", "wmerge", "byte_ld", "mem_ld", "mem_st", "bti_at", "bti_ld",
+        "bti_st",
+    ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    // Allocation 1 (BTI 3) is read both ways; stores go to allocation 1 through
+    // `mem_st` and to allocation 2 (BTI 4, the same bytes) through `bti_st`. BTI 5 is
+    // unbound.
+    wgsl += r#"
+@compute @workgroup_size(1)
+fn main() {
+    var k = 0u;
+    for (var n = 1u; n <= 4u; n = n * 2u) {
+        for (var a = 0u; a < 40u; a++) {
+            io[k] = u32(mem_ld(SP_BTI, 3u, u64(a), n));
+            io[k + 1u] = u32(bti_ld(3u, u64(a), n));
+            k = k + 2u;
+        }
+    }
+    io[k] = u32(mem_ld(SP_BTI, 5u, 0lu, 4u));
+    io[k + 1u] = u32(bti_ld(5u, 0lu, 4u));
+    io[k + 2u] = u32(bti_ld(3u, 0x100000000lu, 4u));
+    let reads = atomicLoad(&stat[STAT_OOB_READS]);
+    io[k + 3u] = reads;
+    var s = 0u;
+    for (var n = 1u; n <= 4u; n = n * 2u) {
+        for (var a = 0u; a < 36u; a = a + 3u) {
+            s = s + 1u;
+            let v = u64(0x9e3779b9u * s);
+            mem_st(SP_BTI, 3u, u64(a), n, v);
+            bti_st(4u, u64(a), n, v);
+        }
+    }
+    bti_st(5u, 0lu, 4u, 1lu);
+    io[k + 4u] = atomicLoad(&stat[STAT_OOB_WRITES]);
+}
+"#;
+    // Two allocations of 36 bytes at heap bytes 0 and 40 (the bytes between are a
+    // guard that no store may touch).
+    let init: Vec<u8> = (0..36u32).map(|i| (i * 7 + 1) as u8).collect();
+    let mut heap = vec![0xeeu8; 80];
+    heap[..36].copy_from_slice(&init);
+    heap[40..76].copy_from_slice(&init);
+    let mut cfg = vec![0u32; 272 + 8];
+    cfg[7] = 2;
+    cfg[16 + 3] = 1;
+    cfg[16 + 4] = 2;
+    cfg[272..280].copy_from_slice(&[0, 0x10, 36, 0, 0, 0x11, 36, 40]);
+    let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let buf = |data: Vec<u8>, readback: bool| JobBuffer {
+        size: data.len() as u64,
+        data,
+        usage: BufferUse::ReadWrite,
+        readback,
+    };
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let r = gpu
+        .run(&ComputeJob {
+            key: 0xb71,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                JobBuffer {
+                    usage: BufferUse::ReadOnly,
+                    ..buf(bytes(&cfg), false)
+                },
+                buf(heap, true),
+                buf(vec![0; 64], true),
+                buf(vec![0; 16], false),
+                buf(vec![0; 4 * 256], true),
+            ],
+            workgroups: [1, 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        })
+        .unwrap();
+    let io: Vec<u32> = r.outputs[4]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let k = 3 * 40 * 2;
+    for (i, pair) in io[..k + 2].chunks(2).enumerate() {
+        assert_eq!(
+            pair[0], pair[1],
+            "load {i}: general {:#x}, short {:#x}",
+            pair[0], pair[1]
+        );
+    }
+    // The model: in bounds reads give the little-endian bytes, the rest zero.
+    let mut i = 0;
+    for n in [1usize, 2, 4] {
+        for a in 0..40usize {
+            let want = if a + n <= 36 {
+                let mut v = [0u8; 4];
+                v[..n].copy_from_slice(&init[a..a + n]);
+                u32::from_le_bytes(v)
+            } else {
+                0
+            };
+            assert_eq!(io[2 * i], want, "n {n} at {a}");
+            i += 1;
+        }
+    }
+    assert_eq!(io[k + 2], 0, "a 64-bit address past 4 GiB is out of bounds");
+    // Out-of-bounds reads, each counted once by either form: (40 - 36 + n - 1) per
+    // size and form, the unbound entry twice, the 4 GiB address once.
+    let per_form: u32 = [1u32, 2, 4].iter().map(|n| 4 + n - 1).sum();
+    assert_eq!(io[k + 3], 2 * per_form + 2 + 1);
+    // Stores: both allocations end alike, the guard bytes untouched.
+    let h = &r.outputs[1];
+    assert_eq!(&h[..36], &h[40..76], "general vs short stores");
+    assert!(
+        h[36..40].iter().chain(&h[76..80]).all(|&b| b == 0xee),
+        "{:?}",
+        &h[36..]
+    );
+    // Writes past the end: none at sizes 1 and 2 up to 33; the 4-byte ones at 33 and
+    // the unbound entry.
+    assert_eq!(io[k + 4], 2 + 1);
+}

@@ -39,7 +39,7 @@ pub struct Conditions {
 const MAX_COEF: i64 = 32767;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Space {
+pub(super) enum Space {
     Bti(u32),
     Slm,
 }
@@ -192,7 +192,7 @@ fn is_atomic(inst: &PInst) -> bool {
 }
 
 /// The space a memory instruction addresses, when it is known without running it.
-fn space(p: &Prepared, k: usize) -> Option<Space> {
+pub(super) fn space(p: &Prepared, k: usize) -> Option<Space> {
     let inst = &p.insts[k];
     if inst.op == Opcode::LscUntyped {
         if int(inst, "LscSFID") == 3 {

@@ -60,13 +60,43 @@ fn scalar(inst: &PInst, name: &str) -> String {
     }
 }
 
-/// `let sp = ...; let bt = ...;` for the surface field `name`.
-fn space(em: &mut Emit, inst: &PInst, name: &str) {
-    match field(inst, name) {
-        Some(PField::Surface(id)) => em.line(&format!(
-            "let sb = surf_space({id}u); let sp = sb.x; let bt = sb.y;"
-        )),
-        _ => em.line("let sp = SP_FLAT; let bt = 0u;"),
+/// `let sp = ...; let bt = ...;` for the surface field `name`; true when the space is
+/// a binding-table surface known at translation time (`Emit::surface_bti`).
+fn space(em: &mut Emit, inst: &PInst, name: &str) -> bool {
+    match (field(inst, name), em.surface_bti) {
+        (Some(PField::Surface(_)), Some(b)) => {
+            em.line(&format!("let sp = SP_BTI; let bt = {b}u;"));
+            true
+        }
+        (Some(PField::Surface(id)), None) => {
+            em.line(&format!(
+                "let sb = surf_space({id}u); let sp = sb.x; let bt = sb.y;"
+            ));
+            false
+        }
+        _ => {
+            em.line("let sp = SP_FLAT; let bt = 0u;");
+            false
+        }
+    }
+}
+
+/// A load of `n` bytes at `addr` from the space `sp`/`bt` (the short binding-table form
+/// where the space is known to be one).
+fn ld(bti: bool, addr: &str, n: u32) -> String {
+    if bti && n <= 4 {
+        format!("bti_ld(bt, {addr}, {n}u)")
+    } else {
+        format!("mem_ld(sp, bt, {addr}, {n}u)")
+    }
+}
+
+/// The store matching [`ld`].
+fn st(bti: bool, addr: &str, n: u32, v: &str) -> String {
+    if bti && n <= 4 {
+        format!("bti_st(bt, {addr}, {n}u, {v});")
+    } else {
+        format!("mem_st(sp, bt, {addr}, {n}u, {v});")
     }
 }
 
@@ -160,13 +190,15 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     match inst.op {
         Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled => {
             let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
-            if svm {
+            let bti = if svm {
                 em.line("let sp = SP_FLAT; let bt = 0u;");
                 em.line(&format!("let base = {};", scalar(inst, "Address")));
+                false
             } else {
-                space(em, inst, "Surface");
+                let b = space(em, inst, "Surface");
                 em.line(&format!("let base = {};", scalar(inst, "Offset")));
-            }
+                b
+            };
             let mask = int(inst, "Channels");
             let offs = raw(inst, "Element_offset");
             let load = matches!(inst.op, Gather4Scaled | SvmGather4Scaled);
@@ -191,19 +223,16 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 em.line(&format!("let a = base + {eoff} + {}lu;", 4 * ch));
                 let k = 4 * pos * slots;
                 if load {
-                    em.line(&wrv(em, data, k, 4, 4, "mem_ld(sp, bt, a, 4u)"));
+                    em.line(&wrv(em, data, k, 4, 4, &ld(bti, "a", 4)));
                 } else {
-                    em.line(&format!(
-                        "mem_st(sp, bt, a, 4u, {});",
-                        rdv(em, data, k, 4, 4)
-                    ));
+                    em.line(&st(bti, "a", 4, &rdv(em, data, k, 4, 4)));
                 }
                 em.close();
                 pos += 1;
             }
         }
         GatherScaled | ScatterScaled => {
-            space(em, inst, "Surface");
+            let bti = space(em, inst, "Surface");
             em.line(&format!("let base = {};", scalar(inst, "Offset")));
             let bytes = 1u32 << (int(inst, "Num_blocks") & 3);
             let offs = raw(inst, "Element_offset");
@@ -217,24 +246,14 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             em.line("if ((ce & (1u << i)) == 0u) { continue; }");
             em.line(&format!("let a = base + {};", rdv(em, offs, 0, 4, 4)));
             if load {
-                em.line(&wrv(
-                    em,
-                    data,
-                    0,
-                    4,
-                    4,
-                    &format!("mem_ld(sp, bt, a, {bytes}u)"),
-                ));
+                em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes)));
             } else {
-                em.line(&format!(
-                    "mem_st(sp, bt, a, {bytes}u, {});",
-                    rdv(em, data, 0, 4, bytes)
-                ));
+                em.line(&st(bti, "a", bytes, &rdv(em, data, 0, 4, bytes)));
             }
             em.close();
         }
         OwordLd | OwordLdUnaligned | OwordSt => {
-            space(em, inst, "Surface");
+            let bti = space(em, inst, "Surface");
             let owords = 1u32 << (int(inst, "Size") & 7);
             let off = scalar(inst, "Offset");
             let addr = if inst.op == OwordLdUnaligned {
@@ -243,20 +262,17 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 format!("({off} * 16lu)")
             };
             em.line(&format!("let base = {addr};"));
-            let st = inst.op == OwordSt;
-            let data = if st {
+            let store = inst.op == OwordSt;
+            let data = if store {
                 raw(inst, "Src")
             } else {
                 raw(inst, "Dst")
             };
             em.open(&format!("for (var b = 0u; b < {}u; b += 4u)", owords * 16));
-            if st {
-                em.line(&format!(
-                    "mem_st(sp, bt, base + u64(b), 4u, {});",
-                    rd(data, "b", 4)
-                ));
+            if store {
+                em.line(&st(bti, "base + u64(b)", 4, &rd(data, "b", 4)));
             } else {
-                em.line(&wr(data, "b", 4, "mem_ld(sp, bt, base + u64(b), 4u)"));
+                em.line(&wr(data, "b", 4, &ld(bti, "base + u64(b)", 4)));
             }
             em.close();
         }
@@ -336,9 +352,10 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let scale = int(inst, "AddrScale").max(1);
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
+    let bti = sfid != 3 && ty == 4;
     if sfid == 3 {
         em.line("let sp = SP_SLM; let bt = 0u;");
-    } else if ty == 4 {
+    } else if bti {
         em.line("let sp = SP_BTI; let bt = u32(surf & 0xfffffffflu);");
     } else {
         em.line("let sp = SP_FLAT; let bt = 0u;");
@@ -373,12 +390,14 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         dst,
                         &format!("v * {slot}u"),
                         slot,
-                        &format!("mem_ld(sp, bt, a, {mem_bytes}u)"),
+                        &ld(bti, "a", mem_bytes),
                     ));
                 } else {
-                    em.line(&format!(
-                        "mem_st(sp, bt, a, {mem_bytes}u, {});",
-                        rd(src1, &format!("v * {slot}u"), mem_bytes)
+                    em.line(&st(
+                        bti,
+                        "a",
+                        mem_bytes,
+                        &rd(src1, &format!("v * {slot}u"), mem_bytes),
                     ));
                 }
                 em.close();
@@ -390,19 +409,10 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             if vec == 1 {
                 // One element per address: addressed like any per-lane operand.
                 if load {
-                    em.line(&wrv(
-                        em,
-                        dst,
-                        0,
-                        slot,
-                        slot,
-                        &format!("mem_ld(sp, bt, addr, {mem_bytes}u)"),
-                    ));
+                    em.line(&wrv(em, dst, 0, slot, slot, &ld(bti, "addr", mem_bytes)));
                 } else {
-                    em.line(&format!(
-                        "mem_st(sp, bt, addr, {mem_bytes}u, {}{keep});",
-                        rdv(em, src1, 0, slot, slot)
-                    ));
+                    let v = format!("{}{keep}", rdv(em, src1, 0, slot, slot));
+                    em.line(&st(bti, "addr", mem_bytes, &v));
                 }
                 em.close();
                 return Ok(());
@@ -411,17 +421,10 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
             let r = format!("v * {pitch}u + i * {slot}u");
             if load {
-                em.line(&wr(
-                    dst,
-                    &r,
-                    slot,
-                    &format!("mem_ld(sp, bt, a, {mem_bytes}u)"),
-                ));
+                em.line(&wr(dst, &r, slot, &ld(bti, "a", mem_bytes)));
             } else {
-                em.line(&format!(
-                    "mem_st(sp, bt, a, {mem_bytes}u, {}{keep});",
-                    rd(src1, &r, slot)
-                ));
+                let v = format!("{}{keep}", rd(src1, &r, slot));
+                em.line(&st(bti, "a", mem_bytes, &v));
             }
             em.close();
             em.close();

@@ -215,6 +215,9 @@ pub struct Emit {
     /// registers (`lanes::Plan::promoted`).
     pub moff: u32,
     pub promoted: Vec<(u32, u32)>,
+    /// The binding-table index the current message's surface operand names, where the
+    /// translator knows it (straight modules: `lane_memory`'s resolution).
+    pub surface_bti: Option<u32>,
 }
 
 impl Emit {
@@ -226,6 +229,7 @@ impl Emit {
             lane_elems: false,
             moff: 0,
             promoted: Vec::new(),
+            surface_bti: None,
         }
     }
 

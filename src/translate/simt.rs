@@ -469,7 +469,16 @@ fn emit_straight_inst(
                 em.lane_elems = true;
                 em.moff = off;
             }
+            // A surface the straight checks resolved (the last `movs` before it, which
+            // every channel that gets here ran): the short binding-table accesses.
+            if super::is_message(inst.op) {
+                em.surface_bti = match super::lane_memory::space(p, k) {
+                    Some(super::lane_memory::Space::Bti(b)) => Some(b),
+                    _ => None,
+                };
+            }
             let r = emit_inst(em, p, inst, cfg, next_block);
+            em.surface_bti = None;
             em.lane_elems = false;
             let r = r?;
             if run == Run::PerLane && em.out[at..].contains("for (var i = 0u;") {
