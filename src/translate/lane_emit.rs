@@ -226,6 +226,7 @@ fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
         r#"
 @compute @workgroup_size(K_SIMD)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
+    keep_bindings();
     lane = l;
     let wx = wid.x + chunk.x;
     let t = wx % {tpg}u;

@@ -815,6 +815,7 @@ fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
         r#"
 @compute @workgroup_size({tpg})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
+    keep_bindings();
     let grp = wid + chunk.xyz;
     let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
     let tid = group * cfg[CFG_THREADS] + t;

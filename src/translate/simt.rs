@@ -563,12 +563,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var dm = 0xffffffffu;
     if (n < 32u) {{ dm = (1u << n) - 1u; }}
 {barrier}    if (l < n) {{ let r = run_lane(dm); }}
-    // Every binding stays part of the pipeline's layout, used or not.
-    if (cfg[CFG_COUNT] == 0xfffffffeu) {{
-        atomicAdd(&stat[STAT_YIELDED], 0u);
-        atomicAdd(&heap[0], 0u);
-        atomicAdd(&scratch[0], 0u);
-    }}
+    keep_bindings();
     if (cfg[CFG_COUNT] != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
