@@ -500,7 +500,11 @@ fn run(
                 .map(str::to_string)
                 .or(run.note.clone())
             {
-                eprintln!("visa-emu: the thread mapping ran this kernel: {why}");
+                if run.mapping == "threads" {
+                    eprintln!("visa-emu: the thread mapping ran this kernel: {why}");
+                } else {
+                    eprintln!("visa-emu: {why}");
+                }
             }
             if run.mapping == "lanes" {
                 if let Some(why) = built.chosen().why_not_straight.as_deref() {

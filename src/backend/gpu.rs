@@ -654,6 +654,17 @@ fn run_sliced(
     let step_limit = launch.step_limit;
     let lanes = launch.module.lanes;
     let mut job = launch.job.clone();
+    // A straight module's block records must fit one binding; beyond that the run goes
+    // on without counts (the bytes are what matter; `run` says so).
+    let st = translate::binding::STATE as usize;
+    let uncounted = launch.module.straight.is_some()
+        && counting(&job)
+        && job.buffers[st].size > gpu.capabilities().max_storage_buffer_binding_size;
+    if uncounted {
+        set_cfg(&mut job, &[(cfg::COUNT, 0)]);
+        job.buffers[st].size = 4;
+        job.buffers[st].readback = false;
+    }
     let whole_thread_fits = launch
         .module
         .unsliced_cost
@@ -687,7 +698,14 @@ fn run_sliced(
         }
         enable_passes(&mut job, budget, bytes);
     }
-    Ok(finish(gpu, launch, job, step_limit, None)?)
+    let mut run = finish(gpu, launch, job, step_limit, None)?;
+    if uncounted {
+        run.note = Some(
+            "instructions not counted: the straight form's block records would not fit a buffer"
+                .into(),
+        );
+    }
+    Ok(run)
 }
 
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is

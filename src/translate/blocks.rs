@@ -16,6 +16,26 @@ pub struct Blocks {
     pub block_of: Vec<u32>,
 }
 
+impl Blocks {
+    /// The block a branch to instruction `t` lands in, as WGSL (`IDLE` for none).
+    pub fn block_expr(&self, t: u32) -> String {
+        self.block_of
+            .get(t as usize)
+            .map_or("IDLE".to_string(), |b| format!("{b}u"))
+    }
+}
+
+/// The label a goto, jmp or call branches to (`u32::MAX` for none).
+pub fn target_of(inst: &PInst) -> u32 {
+    inst.fields
+        .iter()
+        .find_map(|f| match f {
+            PField::Target(t) => Some(*t),
+            _ => None,
+        })
+        .unwrap_or(u32::MAX)
+}
+
 pub fn ends_block(op: Opcode) -> bool {
     use Opcode::*;
     matches!(

@@ -614,19 +614,8 @@ fn emit_inst(
         op: inst.op.spec_name(),
         what: what.to_string(),
     };
-    let block_of = |t: u32| -> String {
-        cfg.block_of
-            .get(t as usize)
-            .map_or("IDLE".to_string(), |b| format!("{b}u"))
-    };
-    let target = inst
-        .fields
-        .iter()
-        .find_map(|f| match f {
-            PField::Target(t) => Some(*t),
-            _ => None,
-        })
-        .unwrap_or(u32::MAX);
+    let block_of = |t: u32| cfg.block_expr(t);
+    let target = blocks::target_of(inst);
     let off = inst.exec.mask.channel_offset();
     let each = |body: &str| -> String {
         format!("for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ {body} }} }}")

@@ -407,19 +407,8 @@ fn emit_straight_inst(
         em.line("let em = 0u;");
     }
     let at = em.out.len();
-    let block_of = |t: u32| -> String {
-        cfg.block_of
-            .get(t as usize)
-            .map_or("IDLE".to_string(), |b| format!("{b}u"))
-    };
-    let target = inst
-        .fields
-        .iter()
-        .find_map(|f| match f {
-            PField::Target(t) => Some(*t),
-            _ => None,
-        })
-        .unwrap_or(u32::MAX);
+    let block_of = |t: u32| cfg.block_expr(t);
+    let target = blocks::target_of(inst);
     let off = inst.exec.mask.channel_offset();
     let ended = match inst.op {
         Goto | Jmp => {
