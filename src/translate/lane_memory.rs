@@ -140,6 +140,7 @@ pub fn conditions(
     if !mem.iter().any(|&k| plan.mem[k].1) {
         return Ok(out);
     }
+    let dom = dominators(p, block_of);
     for (i, &x) in mem.iter().enumerate() {
         for &y in &mem[i..] {
             let writes = plan.mem[x].1 || plan.mem[y].1;
@@ -168,7 +169,7 @@ pub fn conditions(
                 _ => {}
             }
             // The same space: the same injective per-lane address at both.
-            let leaf = same_lane_address(p, plan, block_of, prefix, x, y).ok_or_else(|| {
+            let leaf = same_lane_address(p, plan, block_of, prefix, &dom, x, y).ok_or_else(|| {
                 format!(
                     "memory instructions {} and {} may touch the same bytes from different channels",
                     at(x),
@@ -316,11 +317,13 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
 
 /// The launch vector both accesses' addresses are injective in, when every channel's
 /// address is the same function of its element of that vector at `x` and at `y`.
+#[allow(clippy::too_many_arguments)]
 fn same_lane_address(
     p: &Prepared,
     plan: &Plan,
     block_of: &[usize],
     prefix: usize,
+    dom: &[Vec<bool>],
     x: usize,
     y: usize,
 ) -> Option<(u32, u32)> {
@@ -332,6 +335,7 @@ fn same_lane_address(
     let cx = Chain {
         p,
         plan,
+        dom,
         block_of,
         prefix,
         blocks,
@@ -350,6 +354,52 @@ fn same_lane_address(
     (coef != 0 && fx.coef.abs() <= MAX_COEF && coef.abs() >= span).then_some((base, e))
 }
 
+/// Dominators of the blocks of an acyclic kernel (`block_of`: each instruction's block;
+/// blocks are contiguous and every edge goes forward). `dom[b][a]`: `a` dominates `b`.
+/// A block's successors are the next block (always, which is conservative: more
+/// predecessors, fewer dominators) and its branch targets.
+fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
+    let n = block_of.last().map_or(0, |&b| b + 1);
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (k, inst) in p.insts.iter().enumerate() {
+        let b = block_of[k];
+        if k + 1 < block_of.len() && block_of[k + 1] != b {
+            preds[block_of[k + 1]].push(b);
+        }
+        for f in &inst.fields {
+            let ts: Vec<u32> = match f {
+                PField::Target(t) if !matches!(inst.op, Opcode::Label | Opcode::Subroutine) => {
+                    vec![*t]
+                }
+                PField::Targets(ts) => ts.clone(),
+                _ => continue,
+            };
+            for t in ts {
+                if let Some(&tb) = block_of.get(t as usize) {
+                    if tb != b {
+                        preds[tb].push(b);
+                    }
+                }
+            }
+        }
+    }
+    let mut dom = vec![vec![false; n]; n];
+    for b in 0..n {
+        let mut d: Option<Vec<bool>> = None;
+        for &q in &preds[b] {
+            let dq = &dom[q];
+            d = Some(match d {
+                None => dq.clone(),
+                Some(cur) => cur.iter().zip(dq).map(|(x, y)| *x && *y).collect(),
+            });
+        }
+        let mut d = d.unwrap_or_else(|| vec![false; n]);
+        d[b] = true;
+        dom[b] = d;
+    }
+    dom
+}
+
 fn writes_any(plan: &Plan, k: usize, a: u32, b: u32) -> bool {
     plan.writes[k].0.iter().any(|&(x, y)| x < b && a < y)
 }
@@ -359,6 +409,8 @@ fn writes_any(plan: &Plan, k: usize, a: u32, b: u32) -> bool {
 struct Chain<'a> {
     p: &'a Prepared,
     plan: &'a Plan,
+    /// `dom[b][a]`: block `a` dominates block `b`.
+    dom: &'a [Vec<bool>],
     block_of: &'a [usize],
     prefix: usize,
     blocks: [usize; 2],
@@ -370,10 +422,13 @@ impl Chain<'_> {
         (0..before).rev().find(|&k| writes_any(self.plan, k, a, b))
     }
 
-    /// Every channel that reaches `blocks` ran instruction `d` (acyclic code: an
-    /// entry block, or one of theirs).
+    /// Every channel that reaches `blocks` ran instruction `d`: its block dominates
+    /// theirs (an entry block always does). With `d` the last writer before them in
+    /// program order, which is a topological order here, no other write comes between
+    /// on any path.
     fn ran_by_all(&self, d: usize) -> bool {
-        self.block_of[d] < self.prefix || self.blocks.iter().all(|&b| b == self.block_of[d])
+        let bd = self.block_of[d];
+        bd < self.prefix || self.blocks.iter().all(|&b| self.dom[b][bd])
     }
 
     /// The function of the channel that lane vector `reg` (elements of `e` bytes,
