@@ -77,6 +77,9 @@ fn straight_form_where_no_channel_meets_another() {
     // SIMD32 in two halves: two address registers computing the same function.
     let halves = lane_module("uint_bitops/acm-g10-simd32");
     assert!(halves.straight.is_some(), "{:?}", halves.why_not_straight);
+    // Stores in two branches through an address defined in a block that dominates both.
+    let joined = lane_module("early_return/acm-g10-simd32");
+    assert!(joined.straight.is_some(), "{:?}", joined.why_not_straight);
     for (name, why) in [
         ("mandelbrot/tgllp-simd16", "backward branch"),
         // x ids repeat across the rows of a 2D group: addresses may collide.
