@@ -473,11 +473,7 @@ fn run(
             path.display(),
             text.len(),
             m.blocks,
-            match (m.lanes, &m.straight) {
-                (true, Some(_)) => "lanes (straight)",
-                (true, None) => "lanes",
-                _ => "threads",
-            },
+            m.mapping(),
             emu.describe()
         );
     }

@@ -542,10 +542,7 @@ impl GpuLaunch {
     /// (the counts of the run are then 0; the interpreter's are exact).
     pub fn without_counts(&mut self) {
         if let Some(l) = self.lanes.as_mut().filter(|l| l.module.straight.is_some()) {
-            set_cfg(&mut l.job, &[(cfg::COUNT, 0)]);
-            let st = &mut l.job.buffers[translate::binding::STATE as usize];
-            st.size = 4;
-            st.readback = false;
+            stop_counting(&mut l.job);
         }
     }
 
@@ -575,6 +572,14 @@ fn enable_passes(job: &mut ComputeJob, budget: u32, bytes: u64) {
         word: translate::stat::YIELDED as u64,
         max_passes: 1_000_000,
     });
+}
+
+/// A straight job that does not record the blocks its invocations ran.
+fn stop_counting(job: &mut ComputeJob) {
+    set_cfg(job, &[(cfg::COUNT, 0)]);
+    let st = &mut job.buffers[translate::binding::STATE as usize];
+    st.size = 4;
+    st.readback = false;
 }
 
 /// Whether a straight job records the blocks its invocations ran.
@@ -656,14 +661,12 @@ fn run_sliced(
     let mut job = launch.job.clone();
     // A straight module's block records must fit one binding; beyond that the run goes
     // on without counts (the bytes are what matter; `run` says so).
-    let st = translate::binding::STATE as usize;
     let uncounted = launch.module.straight.is_some()
         && counting(&job)
-        && job.buffers[st].size > gpu.capabilities().max_storage_buffer_binding_size;
+        && job.buffers[translate::binding::STATE as usize].size
+            > gpu.capabilities().max_storage_buffer_binding_size;
     if uncounted {
-        set_cfg(&mut job, &[(cfg::COUNT, 0)]);
-        job.buffers[st].size = 4;
-        job.buffers[st].readback = false;
+        stop_counting(&mut job);
     }
     let whole_thread_fits = launch
         .module
@@ -782,11 +785,7 @@ fn finish(
         dispatch_ms: r.timings.dispatch_ms,
         passes: r.timings.passes,
         gpu_ms: r.timings.gpu_ms,
-        mapping: match (launch.module.lanes, &launch.module.straight) {
-            (true, Some(_)) => "straight",
-            (true, None) => "lanes",
-            _ => "threads",
-        },
+        mapping: launch.module.mapping(),
         note: None,
     })
 }

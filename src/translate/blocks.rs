@@ -25,6 +25,22 @@ impl Blocks {
     }
 }
 
+/// Every instruction a goto, jmp, call or switchjmp may branch to (a label's own
+/// target field names itself: not a branch).
+pub fn targets(inst: &PInst) -> Vec<u32> {
+    if matches!(inst.op, Opcode::Label | Opcode::Subroutine) {
+        return Vec::new();
+    }
+    inst.fields
+        .iter()
+        .flat_map(|f| match f {
+            PField::Target(t) => vec![*t],
+            PField::Targets(ts) => ts.clone(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
 /// The label a goto, jmp or call branches to (`u32::MAX` for none).
 pub fn target_of(inst: &PInst) -> u32 {
     inst.fields
@@ -100,13 +116,7 @@ pub fn split(insts: &[PInst]) -> Blocks {
 /// are no subroutine calls (a subroutine called twice runs twice).
 pub fn acyclic(insts: &[PInst]) -> bool {
     insts.iter().enumerate().all(|(i, inst)| {
-        // A label names itself: not a branch.
-        matches!(inst.op, Opcode::Label | Opcode::Subroutine)
-            || !matches!(inst.op, Opcode::Call | Opcode::Fcall | Opcode::Ifcall)
-                && inst.fields.iter().all(|f| match f {
-                    PField::Target(t) => *t as usize > i,
-                    PField::Targets(ts) => ts.iter().all(|t| *t as usize > i),
-                    _ => true,
-                })
+        !matches!(inst.op, Opcode::Call | Opcode::Fcall | Opcode::Ifcall)
+            && targets(inst).iter().all(|&t| t as usize > i)
     })
 }

@@ -26,15 +26,7 @@ pub(super) fn translate(
     em.line(&format!("const K_XG_WORDS: u32 = {}u;", plan.xg_words));
     let mut consts = consts;
     consts.insert("K_XG_WORDS".into(), plan.xg_words as u64);
-    // Lane vectors in registers: each invocation's own element.
-    for &(base, e) in &plan.promoted {
-        let ty = if e >= 8 { "u64" } else { "u32" };
-        em.line(&format!(
-            "var<private> {}: {ty};",
-            super::lanes::register(base)
-        ));
-    }
-    em.promoted = plan.promoted.clone();
+    em.declare_lane_registers(&plan.promoted);
     // Sliced runs: each invocation's record is the thread's state and its registers.
     let slm_words = consts.get("K_SLM_WORDS").copied().unwrap_or(1) as u32;
     let per_lane = slm_words.div_ceil(p.simd.max(1));

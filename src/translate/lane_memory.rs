@@ -110,13 +110,10 @@ impl Affine {
         }
         uni.retain(|u| u.1 != 0);
         uni.sort_by_key(|u| (u.0 .0, u.0 .1 as u8));
+        let coef = self.coef.checked_add(o.coef)?;
         Some(Affine {
-            coef: self.coef.checked_add(o.coef)?,
-            leaf: if self.coef.checked_add(o.coef)? == 0 {
-                None
-            } else {
-                leaf
-            },
+            coef,
+            leaf: if coef == 0 { None } else { leaf },
             uni,
             konst: self.konst.wrapping_add(o.konst),
             width: self.width.min(o.width),
@@ -366,19 +363,10 @@ fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
         if k + 1 < block_of.len() && block_of[k + 1] != b {
             preds[block_of[k + 1]].push(b);
         }
-        for f in &inst.fields {
-            let ts: Vec<u32> = match f {
-                PField::Target(t) if !matches!(inst.op, Opcode::Label | Opcode::Subroutine) => {
-                    vec![*t]
-                }
-                PField::Targets(ts) => ts.clone(),
-                _ => continue,
-            };
-            for t in ts {
-                if let Some(&tb) = block_of.get(t as usize) {
-                    if tb != b {
-                        preds[tb].push(b);
-                    }
+        for t in super::blocks::targets(inst) {
+            if let Some(&tb) = block_of.get(t as usize) {
+                if tb != b {
+                    preds[tb].push(b);
                 }
             }
         }

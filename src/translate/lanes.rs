@@ -638,23 +638,20 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
         .rposition(|&m| m)
         .map_or(1, |w| w as u32 + 1);
     let (promoted, promoted_inputs) = promote(p, &feet, &mirrored, total, straight);
+    // What each instruction touches, whichever lane does it.
+    let touched = |bytes: &[(u32, u32, Option<u32>)], preds: &[(u32, u32, Option<u32>)]| {
+        (
+            bytes.iter().map(|&(a, b, _)| (a, b)).collect(),
+            preds.iter().map(|x| x.0).collect(),
+        )
+    };
     let writes = feet
         .iter()
-        .map(|f| {
-            (
-                f.writes.iter().map(|&(a, b, _)| (a, b)).collect(),
-                f.pred_writes.iter().map(|x| x.0).collect(),
-            )
-        })
+        .map(|f| touched(&f.writes, &f.pred_writes))
         .collect();
     let reads = feet
         .iter()
-        .map(|f| {
-            (
-                f.reads.iter().map(|&(a, b, _)| (a, b)).collect(),
-                f.pred_reads.iter().map(|x| x.0).collect(),
-            )
-        })
+        .map(|f| touched(&f.reads, &f.pred_reads))
         .collect();
     Plan {
         run,

@@ -187,6 +187,18 @@ pub struct Module {
     pub why_not_straight: Option<String>,
 }
 
+impl Module {
+    /// How the module maps a vISA thread: `threads`, `lanes` (scheduled) or
+    /// `straight` (the lane mapping without a scheduler, `simt.rs`).
+    pub fn mapping(&self) -> &'static str {
+        match (self.lanes, &self.straight) {
+            (true, Some(_)) => "straight",
+            (true, None) => "lanes",
+            _ => "threads",
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum TranslateError {
     #[error("instruction {index} ({op}): not translatable: {what}")]
@@ -231,6 +243,16 @@ impl Emit {
             promoted: Vec::new(),
             surface_bti: None,
         }
+    }
+
+    /// Declare the lane vectors the plan keeps in registers (each invocation's own
+    /// element) and address them from now on.
+    pub fn declare_lane_registers(&mut self, promoted: &[(u32, u32)]) {
+        for &(base, e) in promoted {
+            let ty = if e >= 8 { "u64" } else { "u32" };
+            self.line(&format!("var<private> {}: {ty};", lanes::register(base)));
+        }
+        self.promoted = promoted.to_vec();
     }
 
     /// The register of a per-lane access of element `i` at `at + i * stride` (`len`
@@ -391,14 +413,19 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             None => {
                 // Straight where no channel meets another, else the scheduled form.
                 let straight = lanes::plan(p, &cfg_blocks, true);
-                let why_not = match simt::ineligible(p, &straight, &cfg_blocks)
-                    .or_else(|| (!target.straight).then(|| "not asked for".to_string()))
-                {
-                    None => match simt::translate(p, tpg, em.clone(), consts.clone(), &straight) {
-                        Ok(m) => return Ok(m),
-                        Err(e) => e.to_string(),
-                    },
-                    Some(why) => why,
+                let checked = match target.straight {
+                    true => simt::check(p, &straight, &cfg_blocks),
+                    false => Err("not asked for".to_string()),
+                };
+                let why_not = match checked {
+                    Ok(launch) => {
+                        match simt::translate(p, tpg, em.clone(), consts.clone(), &straight, launch)
+                        {
+                            Ok(m) => return Ok(m),
+                            Err(e) => e.to_string(),
+                        }
+                    }
+                    Err(why) => why,
                 };
                 let plan = lanes::plan(p, &cfg_blocks, false);
                 let mut m = lane_emit::translate(p, tpg, em, consts, &plan)?;
@@ -530,11 +557,7 @@ fn emit_block_loop(
         em.line(&format!(
             "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {at}u); return 0u; }}"
         ));
-        let next_block = if range.end < p.insts.len() {
-            format!("{}u", cfg_blocks.block_of[range.end])
-        } else {
-            "IDLE".into()
-        };
+        let next_block = cfg_blocks.block_expr(range.end as u32);
         if !body(em, range.clone(), &next_block)? {
             em.line(&format!(
                 "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"

@@ -17,14 +17,24 @@
 //! `state` buffer when `cfg[CFG_COUNT]` asks for it; the host ORs a thread's lanes for
 //! the instruction count and sums them for the channel-instructions.
 
+use super::lane_memory::Conditions;
 use super::lanes::{Plan, Run};
 use super::{blocks, chen_expr, emit_inst, is_nop, Emit, Module, TranslateError};
 use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::isa::Opcode;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-/// Why a kernel (with its straight plan) cannot run straight; `None`: it can.
-pub fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<String> {
+/// Whether a kernel (with its straight plan) can run straight: the conditions its
+/// launch must meet, or why it cannot.
+pub fn check(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Result<Conditions, String> {
+    if let Some(why) = ineligible(p, plan, cfg) {
+        return Err(why);
+    }
+    super::lane_memory::conditions(p, plan, &block_of_each(p, cfg), prefix_blocks(p, cfg))
+}
+
+/// Why a kernel cannot run straight, memory aside (`lane_memory`).
+fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<String> {
     use Opcode::*;
     if !blocks::acyclic(&p.insts) {
         return Some("a backward branch or a subroutine call".into());
@@ -55,30 +65,15 @@ pub fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<Str
             p.insts[k].index
         ));
     }
-    let prefix = prefix_blocks(p, cfg);
-    let block_of_inst = block_of_each(p, cfg);
-    if let Some(why) = uniform_consistency(p, plan, &block_of_inst, prefix) {
-        return Some(why);
-    }
-    super::lane_memory::conditions(p, plan, &block_of_inst, prefix).err()
+    uniform_consistency(p, plan, &block_of_each(p, cfg), prefix_blocks(p, cfg))
 }
 
 /// The leading blocks every dispatched channel runs: until the first label, branch
 /// target or control-flow instruction (the rest are cuts of long straight code).
 pub fn prefix_blocks(p: &Prepared, cfg: &blocks::Blocks) -> usize {
     let mut targets = vec![false; p.insts.len() + 1];
-    for inst in &p.insts {
-        for f in &inst.fields {
-            match f {
-                PField::Target(t) => targets[(*t as usize).min(p.insts.len())] = true,
-                PField::Targets(ts) => {
-                    for t in ts {
-                        targets[(*t as usize).min(p.insts.len())] = true;
-                    }
-                }
-                _ => {}
-            }
-        }
+    for t in p.insts.iter().flat_map(blocks::targets) {
+        targets[(t as usize).min(p.insts.len())] = true;
     }
     let mut n = 1;
     for w in cfg.ranges.windows(2) {
@@ -151,16 +146,14 @@ fn uniform_consistency(
             w.extend(gw.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
             w.extend(pw.iter().map(|&x| Key::Pred(x)));
         } else {
-            w.retain(|_| false);
+            w.clear();
         }
         (r, w)
     };
-    let mut late: HashMap<Key, ()> = HashMap::new();
+    let mut late: HashSet<Key> = HashSet::new();
     for (k, &b) in block_of.iter().enumerate() {
         if b >= prefix {
-            for key in keys_of(k).1 {
-                late.insert(key, ());
-            }
+            late.extend(keys_of(k).1);
         }
     }
     if late.is_empty() {
@@ -171,7 +164,7 @@ fn uniform_consistency(
     for (k, &b) in block_of.iter().enumerate() {
         let (r, w) = keys_of(k);
         for key in r {
-            if late.contains_key(&key) && written.get(&key) != Some(&b) {
+            if late.contains(&key) && written.get(&key) != Some(&b) {
                 return Some(format!(
                     "instruction {} reads what a scalar instruction of another block writes",
                     p.insts[k].index
@@ -185,38 +178,24 @@ fn uniform_consistency(
     None
 }
 
-/// Translate a kernel the straight way (see [`ineligible`], which must have passed).
+/// Translate a kernel the straight way ([`check`] gave `launch`).
 pub(super) fn translate(
     p: &Prepared,
     tpg: u32,
     header: Emit,
     consts: HashMap<String, u64>,
     plan: &Plan,
+    launch: Conditions,
 ) -> Result<Module, TranslateError> {
     let cfg_blocks = blocks::split(&p.insts);
     let prefix = prefix_blocks(p, &cfg_blocks);
-    let launch = super::lane_memory::conditions(p, plan, &block_of_each(p, &cfg_blocks), prefix)
-        .map_err(|why| TranslateError::Unsupported {
-            index: 0,
-            op: "memory",
-            what: why,
-        })?;
     let nblocks = cfg_blocks.ranges.len();
     let visit_words = nblocks.div_ceil(32).max(1) as u32;
     let mut em = header;
-    em.line("const K_XG_WORDS: u32 = 1u;");
     em.line("var<private> lane: u32;");
     let mut consts = consts;
-    consts.insert("K_XG_WORDS".into(), 1);
     consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
-    for &(base, e) in &plan.promoted {
-        let ty = if e >= 8 { "u64" } else { "u32" };
-        em.line(&format!(
-            "var<private> {}: {ty};",
-            super::lanes::register(base)
-        ));
-    }
-    em.promoted = plan.promoted.clone();
+    em.declare_lane_registers(&plan.promoted);
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
     em.line("");
@@ -246,11 +225,7 @@ pub(super) fn translate(
             b / 32,
             1u32 << (b % 32)
         ));
-        let next_block = if range.end < p.insts.len() {
-            format!("{}u", cfg_blocks.block_of[range.end])
-        } else {
-            "IDLE".into()
-        };
+        let next_block = cfg_blocks.block_expr(range.end as u32);
         let mut ended = false;
         for k in range.clone() {
             ended = emit_straight_inst(&mut em, p, k, plan, &cfg_blocks, &next_block, b < prefix)?;
@@ -571,7 +546,8 @@ mod tests {
         assert_eq!(threads_per_workgroup(16, 8), 8);
         assert_eq!(threads_per_workgroup(32, 8), 8);
         assert_eq!(threads_per_workgroup(32, 16), 8);
-        // A divisor of the group's threads: 6 threads of SIMD32 → 3 per workgroup.
+        // A divisor of the group's threads: 6 threads of SIMD32 fit (192 invocations),
+        // of SIMD64 only 3 of them.
         assert_eq!(threads_per_workgroup(32, 6), 6);
         assert_eq!(threads_per_workgroup(64, 6), 3);
         assert_eq!(threads_per_workgroup(16, 1), 1);
