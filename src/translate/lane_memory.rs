@@ -8,12 +8,13 @@
 //! - they address different spaces (SLM against a surface), or different surfaces
 //!   whose binding-table entries name different allocations (a condition on the
 //!   launch: the host checks `distinct_btis` before it picks the straight module);
-//! - or the same surface through the same per-lane address register, unchanged in
-//!   between, whose elements are `coef * v[lane] + u` with `u` uniform and `v` a vector
-//!   the launch gives (IGC's local ids), `|coef|` at least the bytes a channel
-//!   touches: distinct channels then touch disjoint bytes when the launch's `v` has
-//!   distinct elements within each thread, spread at most 65535 (the host checks
-//!   `distinct_inputs`).
+//! - or the same surface through per-lane addresses that are, at both instructions, the
+//!   same function `coef * v[lane] + u` (one register unchanged in between, or two
+//!   computing it alike), with `u` uniform (scalars written once, in the entry blocks,
+//!   including a legacy message's global offset) and `v` a vector the launch gives
+//!   (IGC's local ids), `|coef|` at least the bytes a channel touches: distinct
+//!   channels then touch disjoint bytes when the launch's `v` has distinct elements
+//!   within each thread, spread at most 65535 (the host checks `distinct_inputs`).
 //!
 //! Anything else (flat or scratch addresses, data-dependent indices) keeps the
 //! scheduled form.
@@ -51,6 +52,9 @@ struct Access {
     reg: u32,
     asize: u32,
     rest: String,
+    /// The register of a scalar part of the address (legacy messages' global offset):
+    /// equal in `rest` is equal in value only while nothing writes it.
+    scalar: Option<(u32, u32)>,
     scale: i64,
     span: u32,
     moff: u32,
@@ -257,6 +261,12 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
     let moff = inst.exec.mask.channel_offset();
     let n = inst.exec.size as u32;
     let dbg = |name: &str| format!("{:?}", field(inst, name));
+    // The global offset of legacy messages: an immediate, or a register read whole.
+    let scalar = match field(inst, "Offset") {
+        Some(PField::Src(Src::Direct { off, ty, .. })) => Some((*off, ty.size())),
+        Some(PField::Src(Src::Imm { .. })) | None => None,
+        Some(_) => return None,
+    };
     match inst.op {
         Gather4Scaled | Scatter4Scaled => {
             let mask = int(inst, "Channels") as u32 & 0xf;
@@ -264,6 +274,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                 reg: raw(inst, "Element_offset")?,
                 asize: 4,
                 rest: dbg("Offset"),
+                scalar,
                 scale: 1,
                 span: 4 * (32 - mask.leading_zeros()),
                 moff,
@@ -274,6 +285,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             reg: raw(inst, "Element_offset")?,
             asize: 4,
             rest: dbg("Offset"),
+            scalar,
             scale: 1,
             span: 1 << (int(inst, "Num_blocks") & 3),
             moff,
@@ -283,6 +295,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             reg: raw(inst, "Element_offset")?,
             asize: 4,
             rest: dbg("Offset"),
+            scalar,
             scale: 1,
             span: super::message::atomic_width(inst) / 8,
             moff,
@@ -302,6 +315,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                     int(inst, "AddrType"),
                     dbg("Surface")
                 ),
+                scalar: None,
                 scale: int(inst, "AddrScale").max(1) as i64,
                 span: s.vec.max(1) * s.mem_bytes,
                 moff,
@@ -337,6 +351,11 @@ fn same_lane_address(
         prefix,
         blocks,
     };
+    if let Some((at, size)) = ax.scalar {
+        if !cx.fixed_scalar(at, size, x.min(y)) {
+            return None;
+        }
+    }
     let fx = cx.vector(ax.reg, ax.asize, ax.moff, ax.n, x, 0)?;
     let fy = cx.vector(ay.reg, ay.asize, ay.moff, ay.n, y, 0)?;
     // The same register unchanged, or two computing the same function.
@@ -408,6 +427,18 @@ impl Chain<'_> {
     /// The last instruction before `before` that writes any of `[a, b)`, if any.
     fn reaching(&self, a: u32, b: u32, before: usize) -> Option<usize> {
         (0..before).rev().find(|&k| writes_any(self.plan, k, a, b))
+    }
+
+    /// Whether scalar bytes `[at, at + size)` hold one value wherever instruction `d`
+    /// or a later one reads them: written at most once, in an entry block, before `d`.
+    fn fixed_scalar(&self, at: u32, size: u32, d: usize) -> bool {
+        let mut writers =
+            (0..self.p.insts.len()).filter(|&k| writes_any(self.plan, k, at, at + size));
+        match (writers.next(), writers.next()) {
+            (None, _) => true,
+            (Some(w), None) => w < d && self.block_of[w] < self.prefix,
+            _ => false,
+        }
     }
 
     /// Every channel that reaches `blocks` ran instruction `d`: its block dominates
@@ -508,6 +539,10 @@ impl Chain<'_> {
                 };
                 let (at, stride) = lanes::src_linear(s, inst.exec.size as u32)?;
                 let f = if stride == 0 {
+                    // A scalar symbol: the same value wherever it is read.
+                    if !self.fixed_scalar(at, ty.size(), d) {
+                        return None;
+                    }
                     Affine {
                         coef: 0,
                         leaf: None,
@@ -516,7 +551,6 @@ impl Chain<'_> {
                         width: 8 * ty.size(),
                         wmax: 8 * ty.size(),
                     }
-                    .checked_scalar(self, at, ty.size(), d)?
                 } else if stride == ty.size() {
                     let mut f = self.vector(at, ty.size(), moff, n, d, depth + 1)?;
                     if let Some(l) = f.leaf.as_mut() {
@@ -531,21 +565,6 @@ impl Chain<'_> {
                 };
                 Some(Value::Lane(f.scaled(sign)?))
             }
-            _ => None,
-        }
-    }
-}
-
-impl Affine {
-    /// A scalar symbol is the same value wherever it is read: written at most once, in
-    /// an entry block, before `d`.
-    fn checked_scalar(self, c: &Chain, at: u32, size: u32, d: usize) -> Option<Affine> {
-        let writers: Vec<usize> = (0..c.p.insts.len())
-            .filter(|&k| writes_any(c.plan, k, at, at + size))
-            .collect();
-        match writers.as_slice() {
-            [] => Some(self),
-            [w] if *w < d && c.block_of[*w] < c.prefix => Some(self),
             _ => None,
         }
     }
