@@ -54,6 +54,7 @@ const ERR_SWITCH_RANGE: u32 = 2u;
 const ERR_CALL_DEPTH: u32 = 3u;
 const ERR_DRIVER_LOOPS: u32 = 4u;   // the driver's loop limiter ran out mid-block
 const ERR_NO_PROGRESS: u32 = 5u;    // one block needs more than a whole pass's budget
+const ERR_STRAIGHT_STOPPED: u32 = 6u; // a straight lane ran past its loop budget or step limit
 
 const IDLE: u32 = 0xffffffffu;
 

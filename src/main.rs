@@ -508,9 +508,9 @@ fn run(
                 }
             }
             println!(
-                "ran on the GPU ({} mapping): {} instructions ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
+                "ran on the GPU ({} mapping): {} ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
                 run.mapping,
-                run.instructions,
+                run.instructions_text(),
                 run.channel_ops,
                 run.pipeline_ms,
                 run.dispatch_ms,

@@ -73,24 +73,47 @@ fn straight_form_where_no_channel_meets_another() {
     // Its two surfaces must be two buffers, and its addresses are injective in the
     // local ids (payload byte 32, uw).
     assert_eq!(s.launch.distinct_btis, vec![(0, 1)]);
-    assert_eq!(s.launch.distinct_inputs, vec![(32, 2)]);
+    let [form] = s.launch.distinct_inputs.as_slice() else {
+        panic!("{:?}", s.launch.distinct_inputs)
+    };
+    let at: Vec<(u32, u32, i64)> = form
+        .terms
+        .iter()
+        .map(|t| (t.offset, t.bytes, t.coef))
+        .collect();
+    assert_eq!((at, form.span), (vec![(32, 2, 4)], 4), "{form:?}");
     // SIMD32 in two halves: two address registers computing the same function.
     let halves = lane_module("uint_bitops/acm-g10-simd32");
     assert!(halves.straight.is_some(), "{:?}", halves.why_not_straight);
     // Stores in two branches through an address defined in a block that dominates both.
     let joined = lane_module("early_return/acm-g10-simd32");
     assert!(joined.straight.is_some(), "{:?}", joined.why_not_straight);
+    // A loop whose counter IGC keeps in one NoMask scalar: the channels that read it
+    // never part (the divergent exit leads past every use), and the store address is
+    // a function of both local ids and a kernel argument (the row pitch).
+    let looped = lane_module("mandelbrot/tgllp-simd16");
+    let s = looped.straight.as_ref().expect("mandelbrot runs straight");
+    assert!(s.cyclic);
+    let [form] = s.launch.distinct_inputs.as_slice() else {
+        panic!("{:?}", s.launch.distinct_inputs)
+    };
+    assert_eq!(form.terms.len(), 2, "{form:?}");
+    assert!(form.terms.iter().any(|t| t.factor.is_some()), "{form:?}");
+    // A 2D group: x + pitch * y, distinct for the host to check.
+    let rows = lane_module("ndrange_2d_ids/acm-g10-simd16");
+    assert!(rows.straight.is_some(), "{:?}", rows.why_not_straight);
     for (name, why) in [
-        ("mandelbrot/tgllp-simd16", "backward branch"),
-        // x ids repeat across the rows of a 2D group: addresses may collide.
-        ("ndrange_2d_ids/acm-g10-simd16", "same bytes"),
+        // A counter read across blocks where channels part both ways.
+        ("constant_arg/acm-g10-simd32", "may part"),
+        // Two stores whose addresses are not one function of the ids.
+        ("byte_short_access/acm-g10-simd32", "same bytes"),
         // Histogram bins through flat 64-bit addresses (no surface to tell apart).
         ("atomic_histogram/acm-g10-simd32", "cannot place"),
         (
             "subgroup_broadcast_vote/tgllp-simd8",
             "each other's registers",
         ),
-        ("noinline_calls/tgllp-simd16", "subroutine call"),
+        ("noinline_calls/tgllp-simd16", "CALL at"),
     ] {
         let m = lane_module(name);
         assert!(m.straight.is_none(), "{name} must not run straight");

@@ -15,7 +15,9 @@ use visa_emu_host::{BufferUse, ComputeJob, GpuContext, JobBuffer, Repeat};
 /// What one GPU run produced.
 pub struct GpuRun {
     pub buffers: Vec<(String, Vec<u8>)>,
-    pub instructions: u64,
+    /// `None` where the run cannot tell (a straight module with loops: its lanes count
+    /// their own instructions, not the thread's).
+    pub instructions: Option<u64>,
     pub channel_ops: u64,
     pub oob_reads: u32,
     pub oob_writes: u32,
@@ -94,16 +96,28 @@ pub fn run_case(
 
 /// Translate the variant's kernel and lay out its launch (no device needed).
 pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
-    build_with(dir, case, step_limit, false)
+    build_with(dir, case, step_limit, false, true)
 }
 
 /// [`build`] for probes: the thread mapping with a stop check before every
 /// instruction, whose threads [`probe`] stops after an exact instruction count.
 pub fn build_probe(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
-    build_with(dir, case, DEFAULT_STEP_LIMIT, true)
+    build_with(dir, case, DEFAULT_STEP_LIMIT, true, true)
 }
 
-fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<GpuLaunch, String> {
+/// [`build`] whose lane mapping, where there is one, keeps the block scheduler even
+/// where the kernel could run straight (for tests of the scheduled form).
+pub fn build_scheduled(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
+    build_with(dir, case, step_limit, false, false)
+}
+
+fn build_with(
+    dir: &Path,
+    case: &Case,
+    step_limit: u32,
+    probe: bool,
+    straight: bool,
+) -> Result<GpuLaunch, String> {
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
@@ -119,7 +133,7 @@ fn build_with(dir: &Path, case: &Case, step_limit: u32, probe: bool) -> Result<G
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
         lanes: false,
-        straight: true,
+        straight,
         probe,
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
@@ -486,37 +500,15 @@ fn straight_unsafe(
             ));
         }
     }
-    let mut vals = Vec::with_capacity(simd as usize);
     for rec in payload.chunks(pw.max(1)) {
         let lanes = rec.last().copied().unwrap_or(0).min(simd) as usize;
         let bytes: Vec<u8> = rec[..rec.len() - 1]
             .iter()
             .flat_map(|w| w.to_le_bytes())
             .collect();
-        for &(off, e) in &c.distinct_inputs {
-            vals.clear();
-            for l in 0..lanes {
-                let at = off as usize + l * e as usize;
-                let mut v = [0u8; 8];
-                if let Some(src) = bytes.get(at..at + e as usize) {
-                    v[..e as usize].copy_from_slice(src);
-                }
-                let u = u64::from_le_bytes(v);
-                let sh = 64 - 8 * e;
-                vals.push((u as i128, (((u << sh) as i64) >> sh) as i128));
-            }
-            let spread = |f: fn(&(i128, i128)) -> i128| {
-                let lo = vals.iter().map(f).min().unwrap_or(0);
-                let hi = vals.iter().map(f).max().unwrap_or(0);
-                hi - lo
-            };
-            let mut u: Vec<i128> = vals.iter().map(|v| v.0).collect();
-            u.sort_unstable();
-            u.dedup();
-            if u.len() != vals.len() || spread(|v| v.0) > 65535 || spread(|v| v.1) > 65535 {
-                return Some(format!(
-                    "the payload vector at byte {off} repeats within a thread (addresses derived from it may collide)"
-                ));
+        for form in &c.distinct_inputs {
+            if let Some(why) = form.overlap(&bytes, lanes) {
+                return Some(why);
             }
         }
     }
@@ -673,6 +665,28 @@ fn run_sliced(
         .unsliced_cost
         .zip(budget)
         .is_some_and(|(need, b)| need <= u64::from(b));
+    if launch.module.straight.is_some() {
+        // The straight form has no saved state to resume from: it runs in one
+        // dispatch, a looping lane within the budget (it stops and reports when it
+        // would not fit; `execute_with_budget` then runs the thread mapping).
+        if let Some(b) = budget {
+            if !whole_thread_fits {
+                return Err(SliceError::LanesDoNotFit(format!(
+                    ": one pass of the straight form may need {} loop iterations, a dispatch allows {b}",
+                    launch.module.unsliced_cost.unwrap_or(u64::MAX)
+                )));
+            }
+            set_cfg(&mut job, &[(cfg::EDGE_BUDGET, b), (cfg::PROBE, 2)]);
+        }
+        let mut run = finish(gpu, launch, job, step_limit, None)?;
+        if uncounted {
+            run.note = Some(
+                "instructions not counted: the straight form's block records would not fit a buffer"
+                    .into(),
+            );
+        }
+        return Ok(run);
+    }
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
         let bytes = launch.state_bytes();
         if bytes > gpu.capabilities().max_storage_buffer_binding_size {
@@ -684,7 +698,7 @@ fn run_sliced(
             // The state buffer would not fit: run in one pass and let the probe report
             // a driver-stopped loop rather than return wrong data.
             set_cfg(&mut job, &[(cfg::PROBE, 2)]);
-            return Ok(finish(gpu, launch, job, step_limit, Some(bytes))?);
+            return finish(gpu, launch, job, step_limit, Some(bytes));
         }
         let need = launch.module.max_block_cost;
         if u64::from(budget) < need {
@@ -701,14 +715,7 @@ fn run_sliced(
         }
         enable_passes(&mut job, budget, bytes);
     }
-    let mut run = finish(gpu, launch, job, step_limit, None)?;
-    if uncounted {
-        run.note = Some(
-            "instructions not counted: the straight form's block records would not fit a buffer"
-                .into(),
-        );
-    }
-    Ok(run)
+    finish(gpu, launch, job, step_limit, None)
 }
 
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
@@ -750,12 +757,19 @@ fn finish(
     mut job: ComputeJob,
     step_limit: u32,
     unsliced_state: Option<u64>,
-) -> Result<GpuRun, String> {
+) -> Result<GpuRun, SliceError> {
     let lower_ms = for_adapter(gpu, &mut job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+    if stat[0] == runtime_error::STRAIGHT_STOPPED {
+        // Nothing of this run is kept: the fallback starts again from the inputs.
+        return Err(SliceError::LanesDoNotFit(format!(
+            ": a channel of the straight form ran past its loop budget or the step limit in the block at instruction {}",
+            stat[1]
+        )));
+    }
     if let Some(why) = runtime_failure(&stat, step_limit, unsliced_state) {
-        return Err(why);
+        return Err(why.into());
     }
     let heap = &r.outputs[2];
     let buffers = launch
@@ -771,7 +785,7 @@ fn finish(
             launch.threads,
         ),
         None => (
-            stat[4] as u64 | (stat[5] as u64) << 32,
+            Some(stat[4] as u64 | (stat[5] as u64) << 32),
             stat[6] as u64 | (stat[7] as u64) << 32,
         ),
     };
@@ -788,6 +802,16 @@ fn finish(
         mapping: launch.module.mapping(),
         note: None,
     })
+}
+
+impl GpuRun {
+    /// The instruction count for reports: `"N instructions"`, or why there is none.
+    pub fn instructions_text(&self) -> String {
+        match self.instructions {
+            Some(n) => format!("{n} instructions"),
+            None => "instructions not counted (a straight run with loops counts channels)".into(),
+        }
+    }
 }
 
 /// What a device changes in a module before compiling it.
@@ -909,15 +933,19 @@ pub fn check_variant_mapped(
     let run = execute(gpu, &launch)?;
     super::cpu::check_outputs(&case, &run.buffers)?;
     Ok(format!(
-        "{} instructions, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
-        run.instructions, run.mapping, run.pipeline_ms, run.dispatch_ms, run.passes
+        "{}, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
+        run.instructions_text(),
+        run.mapping,
+        run.pipeline_ms,
+        run.dispatch_ms,
+        run.passes
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::translate::lane_memory::Conditions;
+    use crate::translate::lane_memory::{Conditions, LaneForm, Term};
 
     /// Payload records of `pw` words: the uw elements at byte 0, then the lane count.
     fn payload(threads: &[&[u16]], pw: usize) -> Vec<u32> {
@@ -931,6 +959,24 @@ mod tests {
         out
     }
 
+    /// `coef * L[c]` (and `+ coef2 * L2[c]` for a second uw vector at byte 8).
+    fn form(coef: i64, second: Option<i64>, span: u32) -> LaneForm {
+        let t = |offset, coef| Term {
+            offset,
+            bytes: 2,
+            signed: false,
+            factor: None,
+            coef,
+        };
+        let mut terms = vec![t(0, coef)];
+        terms.extend(second.map(|c| t(8, c)));
+        LaneForm {
+            terms,
+            width: 32,
+            span,
+        }
+    }
+
     #[test]
     fn straight_launch_conditions_are_checked() {
         let mut table = vec![0u32; cfg::ALLOC];
@@ -939,24 +985,39 @@ mod tests {
         table[cfg::BTI + 2] = 1;
         let c = |btis: Vec<(u32, u32)>| Conditions {
             distinct_btis: btis,
-            distinct_inputs: vec![(0, 2)],
+            distinct_inputs: vec![form(4, None, 4)],
         };
-        let ids = payload(&[&[0, 1, 2, 3], &[4, 5, 6, 7]], 3);
-        assert_eq!(straight_unsafe(&c(vec![(0, 1)]), &table, &ids, 3, 4), None);
+        let ids = payload(&[&[0, 1, 2, 3], &[4, 5, 6, 7]], 5);
+        assert_eq!(straight_unsafe(&c(vec![(0, 1)]), &table, &ids, 5, 4), None);
         // Entries 0 and 2 name one allocation.
-        let why = straight_unsafe(&c(vec![(0, 2)]), &table, &ids, 3, 4).unwrap();
+        let why = straight_unsafe(&c(vec![(0, 2)]), &table, &ids, 5, 4).unwrap();
         assert!(why.contains("0 and 2"), "{why}");
         // An unbound entry is no buffer at all.
-        assert_eq!(straight_unsafe(&c(vec![(0, 7)]), &table, &ids, 3, 4), None);
+        assert_eq!(straight_unsafe(&c(vec![(0, 7)]), &table, &ids, 5, 4), None);
         // A repeated id within a thread (a 2D group whose rows share x ids).
-        let rows = payload(&[&[0, 1, 0, 1]], 3);
-        assert!(straight_unsafe(&c(vec![]), &table, &rows, 3, 4).is_some());
+        let rows = payload(&[&[0, 1, 0, 1, 0, 0, 1, 1]], 5);
+        assert!(straight_unsafe(&c(vec![]), &table, &rows, 5, 4).is_some());
+        // ... apart once the row id (the second vector) counts too: x + 16 y.
+        let two = |coef2, span| Conditions {
+            distinct_btis: vec![],
+            distinct_inputs: vec![form(4, Some(coef2), span)],
+        };
+        assert_eq!(straight_unsafe(&two(64, 4), &table, &rows, 5, 4), None);
+        // A stride smaller than the bytes a channel touches: neighbours overlap.
+        assert!(straight_unsafe(&two(64, 8), &table, &ids, 5, 4).is_some());
         // Only dispatched lanes count: a partial thread's idle lanes may repeat.
-        let partial = payload(&[&[0, 1]], 3);
-        assert_eq!(straight_unsafe(&c(vec![]), &table, &partial, 3, 4), None);
-        // The widest spread of a uw vector is accepted (the analysis bounds the
-        // scale so that 65535 steps cannot wrap a 32-bit address onto another's).
-        let wide = payload(&[&[0, 65535, 1]], 3);
-        assert_eq!(straight_unsafe(&c(vec![]), &table, &wide, 3, 4), None);
+        let partial = payload(&[&[0, 1]], 5);
+        assert_eq!(straight_unsafe(&c(vec![]), &table, &partial, 5, 4), None);
+        // Offsets that wrap a 32-bit address onto another channel's.
+        let far = |coef| Conditions {
+            distinct_btis: vec![],
+            distinct_inputs: vec![form(coef, None, 4)],
+        };
+        let ends = payload(&[&[0, 2]], 5);
+        assert_eq!(straight_unsafe(&far(1 << 30), &table, &ends, 5, 4), None);
+        assert!(straight_unsafe(&far(1 << 31), &table, &ends, 5, 4).is_some());
+        // A negative element (sign bit set) is refused rather than guessed at.
+        let neg = payload(&[&[0, 0x8000]], 5);
+        assert!(straight_unsafe(&c(vec![]), &table, &neg, 5, 4).is_some());
     }
 }

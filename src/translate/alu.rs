@@ -390,7 +390,10 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         Some(moff)
     };
     em.line(&format!("let ce = {};", chen_expr(inst, "em")));
-    em.line(&format!("let cr = g32({}u);", em.cr0));
+    match em.cr0_value {
+        Some(v) => em.line(&format!("let cr = {v:#x}u;")),
+        None => em.line(&format!("let cr = g32({}u);", em.cr0)),
+    }
     em.line("let md = (cr >> 4u) & 3u;");
     match inst.op {
         Setp => {

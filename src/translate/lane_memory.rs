@@ -30,14 +30,93 @@ use crate::isa::Opcode;
 pub struct Conditions {
     /// Binding-table indices that must name different allocations (or be unbound).
     pub distinct_btis: Vec<(u32, u32)>,
-    /// Payload vectors `(byte offset, element bytes)` whose elements must be distinct
-    /// within each thread (dispatched channels), spread at most 65535.
-    pub distinct_inputs: Vec<(u32, u32)>,
+    /// Per-channel address offsets that must keep the channels' bytes apart within
+    /// each thread (dispatched channels).
+    pub distinct_inputs: Vec<LaneForm>,
 }
 
-/// The largest address stride the analysis accepts: `coef * 65535` stays below 2^31,
-/// so two channels' 32-bit addresses never wrap onto each other.
-const MAX_COEF: i64 = 32767;
+/// A channel's address offset as a linear function of the launch's payload vectors:
+/// `Σ coef · L[c]` over the terms, computed in `width`-bit integers. The channels of a
+/// thread touch disjoint bytes when their offsets, sorted, are `span` or more apart,
+/// and the whole spread is at most `2^width - span` (no wrap onto the first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneForm {
+    pub terms: Vec<Term>,
+    pub width: u32,
+    pub span: u32,
+}
+
+/// One payload vector of a [`LaneForm`]: channel `c`'s element at byte
+/// `offset + c * bytes`, sign-extended when `signed` (the host accepts only elements
+/// whose sign bit is clear, where the extension does not matter), times `coef`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Term {
+    pub offset: u32,
+    pub bytes: u32,
+    pub signed: bool,
+    /// A scalar of the thread's payload `(byte offset, bytes)` the element is
+    /// multiplied by (a kernel argument: a row pitch).
+    pub factor: Option<(u32, u32)>,
+    pub coef: i64,
+}
+
+impl LaneForm {
+    /// Why the channels' offsets of one thread (payload bytes `rec`, `lanes`
+    /// dispatched channels) may overlap, if they may.
+    pub fn overlap(&self, rec: &[u8], lanes: usize) -> Option<String> {
+        let mut offs: Vec<i128> = Vec::with_capacity(lanes);
+        let short = || "the payload is shorter than its vectors".to_string();
+        for c in 0..lanes {
+            let mut f = 0i128;
+            for t in &self.terms {
+                let e = t.bytes as usize;
+                let at = t.offset as usize + c * e;
+                let mut v = [0u8; 8];
+                match rec.get(at..at + e) {
+                    Some(b) => v[..e].copy_from_slice(b),
+                    None => return Some(short()),
+                }
+                let u = u64::from_le_bytes(v);
+                // Elements with the sign bit set would make the form's extension
+                // matter (the analysis tracks it only for the vector read directly).
+                if u >> (8 * t.bytes - 1) != 0 {
+                    return Some(format!(
+                        "the payload vector at byte {} holds a negative element",
+                        t.offset
+                    ));
+                }
+                let mut m = t.coef as i128;
+                if let Some((o, n)) = t.factor {
+                    let (o, n) = (o as usize, n as usize);
+                    let mut w = [0u8; 8];
+                    match rec.get(o..o + n) {
+                        Some(b) if n <= 8 => w[..n].copy_from_slice(b),
+                        _ => return Some(short()),
+                    }
+                    let x = u64::from_le_bytes(w);
+                    if x >> (8 * n - 1) != 0 {
+                        return Some(format!("the payload scalar at byte {o} is negative"));
+                    }
+                    m *= x as i128;
+                }
+                f += u as i128 * m;
+            }
+            offs.push(f);
+        }
+        offs.sort_unstable();
+        let span = self.span as i128;
+        let room = (1i128 << self.width.min(64)) - span;
+        let near = offs.windows(2).any(|w| w[1] - w[0] < span);
+        let wraps = offs.len() > 1 && offs[offs.len() - 1] - offs[0] > room;
+        (near || wraps).then(|| {
+            let at: Vec<u32> = self.terms.iter().map(|t| t.offset).collect();
+            format!(
+                "addresses derived from the payload vectors at bytes {at:?} come within {} bytes of each other within a thread",
+                self.span
+            )
+        })
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Space {
@@ -61,15 +140,35 @@ struct Access {
     n: u32,
 }
 
-/// The value channel `c` holds, `coef * L[c] + Σ mult·scalar + konst` computed in
-/// `width`-bit integers, where `L[c]` is the launch vector `leaf` (payload offset of
-/// channel 0's element, element bytes, signed) and each scalar is a register read
-/// whole by every channel, written once at most, in the entry blocks.
+/// A launch vector: channel 0's element at payload byte `at`, `bytes` each, and an
+/// input scalar `(payload byte offset, bytes)` it is multiplied by, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Leaf {
+    at: u32,
+    bytes: u32,
+    signed: bool,
+    factor: Option<(u32, u32)>,
+}
+
+/// A scalar register read whole by every channel (written once at most, in the entry
+/// blocks); `input`: its payload byte offset when the launch gives it and the kernel
+/// never writes it (the host can then read its value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Scalar {
+    at: u32,
+    ty: u8,
+    size: u32,
+    input: Option<u32>,
+}
+
+/// The value channel `c` holds, `Σ coef·L[c] + Σ mult·Π scalars + konst` computed in
+/// `width`-bit integers, where each `L[c]` is a launch vector ([`Leaf`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Affine {
-    coef: i64,
-    leaf: Option<(u32, u32, bool)>,
-    uni: Vec<((u32, DataType), i64)>,
+    /// Launch vectors with their coefficients (none zero), sorted.
+    leaves: Vec<(Leaf, i64)>,
+    /// Products of scalars with their coefficients (none zero), sorted.
+    uni: Vec<(Vec<Scalar>, i64)>,
     konst: i64,
     width: u32,
     /// The widest operation (equal to `width` when every step computes at one width,
@@ -80,8 +179,7 @@ struct Affine {
 impl Affine {
     fn constant(k: i64) -> Affine {
         Affine {
-            coef: 0,
-            leaf: None,
+            leaves: Vec::new(),
             uni: Vec::new(),
             konst: k,
             width: 64,
@@ -91,7 +189,10 @@ impl Affine {
 
     fn scaled(&self, m: i64) -> Option<Affine> {
         let mut out = self.clone();
-        out.coef = out.coef.checked_mul(m)?;
+        for l in &mut out.leaves {
+            l.1 = l.1.checked_mul(m)?;
+        }
+        out.leaves.retain(|l| l.1 != 0);
         out.konst = out.konst.wrapping_mul(m);
         for u in &mut out.uni {
             u.1 = u.1.wrapping_mul(m);
@@ -100,24 +201,52 @@ impl Affine {
         Some(out)
     }
 
+    /// `self` times input scalar `s` (the whole of `by`): a launch vector takes it as
+    /// its factor (one at most), the rest become products.
+    fn times(&self, s: Scalar, by: &Affine) -> Option<Affine> {
+        let mut out = self.clone();
+        for l in &mut out.leaves {
+            if l.0.factor.is_some() {
+                return None;
+            }
+            l.0.factor = Some((s.input?, s.size));
+        }
+        out.leaves.sort_unstable();
+        for u in &mut out.uni {
+            u.0.push(s);
+            u.0.sort_unstable();
+        }
+        if out.konst != 0 {
+            out.uni.push((vec![s], out.konst));
+            out.konst = 0;
+        }
+        out.uni.sort();
+        out.width = out.width.min(by.width);
+        out.wmax = out.wmax.max(by.wmax);
+        Some(out)
+    }
+
     fn plus(&self, o: &Affine) -> Option<Affine> {
-        let leaf = match (self.leaf, o.leaf) {
-            (Some(a), Some(b)) if a != b => return None,
-            (a, b) => a.or(b),
-        };
+        let mut leaves = self.leaves.clone();
+        for &(k, c) in &o.leaves {
+            match leaves.iter_mut().find(|l| l.0 == k) {
+                Some(l) => l.1 = l.1.checked_add(c)?,
+                None => leaves.push((k, c)),
+            }
+        }
+        leaves.retain(|l| l.1 != 0);
+        leaves.sort_unstable();
         let mut uni = self.uni.clone();
-        for &(k, m) in &o.uni {
-            match uni.iter_mut().find(|u| u.0 == k) {
-                Some(u) => u.1 = u.1.wrapping_add(m),
-                None => uni.push((k, m)),
+        for (k, m) in &o.uni {
+            match uni.iter_mut().find(|u| u.0 == *k) {
+                Some(u) => u.1 = u.1.wrapping_add(*m),
+                None => uni.push((k.clone(), *m)),
             }
         }
         uni.retain(|u| u.1 != 0);
-        uni.sort_by_key(|u| (u.0 .0, u.0 .1 as u8));
-        let coef = self.coef.checked_add(o.coef)?;
+        uni.sort();
         Some(Affine {
-            coef,
-            leaf: if coef == 0 { None } else { leaf },
+            leaves,
             uni,
             konst: self.konst.wrapping_add(o.konst),
             width: self.width.min(o.width),
@@ -142,6 +271,7 @@ pub fn conditions(
         return Ok(out);
     }
     let dom = dominators(p, block_of);
+    let loops = loops_of(p);
     for (i, &x) in mem.iter().enumerate() {
         for &y in &mem[i..] {
             let writes = plan.mem[x].1 || plan.mem[y].1;
@@ -170,7 +300,7 @@ pub fn conditions(
                 _ => {}
             }
             // The same space: the same injective per-lane address at both.
-            let leaf = same_lane_address(p, plan, block_of, prefix, &dom, x, y).ok_or_else(|| {
+            let leaf = same_lane_address(p, plan, block_of, prefix, &dom, &loops, x, y).ok_or_else(|| {
                 format!(
                     "memory instructions {} and {} may touch the same bytes from different channels",
                     at(x),
@@ -335,9 +465,10 @@ fn same_lane_address(
     block_of: &[usize],
     prefix: usize,
     dom: &[Vec<bool>],
+    loops: &[(usize, usize)],
     x: usize,
     y: usize,
-) -> Option<(u32, u32)> {
+) -> Option<LaneForm> {
     let (ax, ay) = (access(p, plan, x)?, access(p, plan, y)?);
     if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
         return None;
@@ -347,6 +478,7 @@ fn same_lane_address(
         p,
         plan,
         dom,
+        loops,
         block_of,
         prefix,
         blocks,
@@ -364,16 +496,34 @@ fn same_lane_address(
     if fx != fy || fx.width < 32 || (!same_reg && fx.width != fx.wmax) {
         return None;
     }
-    let (base, e, _) = fx.leaf?;
-    let coef = fx.coef.checked_mul(ax.scale)?;
-    let span = ax.span.max(ay.span) as i64;
-    (coef != 0 && fx.coef.abs() <= MAX_COEF && coef.abs() >= span).then_some((base, e))
+    if fx.leaves.is_empty() {
+        return None;
+    }
+    let terms = fx
+        .leaves
+        .iter()
+        .map(|&(l, c)| {
+            Some(Term {
+                offset: l.at,
+                bytes: l.bytes,
+                signed: l.signed,
+                factor: l.factor,
+                coef: c.checked_mul(ax.scale)?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(LaneForm {
+        terms,
+        width: fx.width,
+        span: ax.span.max(ay.span),
+    })
 }
 
-/// Dominators of the blocks of an acyclic kernel (`block_of`: each instruction's block;
-/// blocks are contiguous and every edge goes forward). `dom[b][a]`: `a` dominates `b`.
-/// A block's successors are the next block (always, which is conservative: more
-/// predecessors, fewer dominators) and its branch targets.
+/// Dominators of the blocks (`block_of`: each instruction's block; blocks are
+/// contiguous, block 0 is the entry). `dom[b][a]`: `a` dominates `b`. A block's
+/// successors are the next block (always, which is conservative: more predecessors,
+/// fewer dominators) and its branch targets. The greatest fixed point of the dataflow
+/// equations, iterated from "everything dominates" (back edges included).
 fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
     let n = block_of.last().map_or(0, |&b| b + 1);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -384,27 +534,54 @@ fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
         }
         for t in super::blocks::targets(inst) {
             if let Some(&tb) = block_of.get(t as usize) {
-                if tb != b {
+                if tb != b || t as usize <= k {
                     preds[tb].push(b);
                 }
             }
         }
     }
-    let mut dom = vec![vec![false; n]; n];
-    for b in 0..n {
-        let mut d: Option<Vec<bool>> = None;
-        for &q in &preds[b] {
-            let dq = &dom[q];
-            d = Some(match d {
-                None => dq.clone(),
-                Some(cur) => cur.iter().zip(dq).map(|(x, y)| *x && *y).collect(),
-            });
+    let mut dom = vec![vec![true; n]; n];
+    if n > 0 {
+        dom[0] = vec![false; n];
+        dom[0][0] = true;
+    }
+    // Each round can only remove dominators, so this ends within n * n rounds.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 1..n {
+            let mut d = vec![true; n];
+            if preds[b].is_empty() {
+                // Unreachable: claim nothing.
+                d = vec![false; n];
+            }
+            for &q in &preds[b] {
+                for (x, y) in d.iter_mut().zip(&dom[q]) {
+                    *x = *x && *y;
+                }
+            }
+            d[b] = true;
+            if d != dom[b] {
+                dom[b] = d;
+                changed = true;
+            }
         }
-        let mut d = d.unwrap_or_else(|| vec![false; n]);
-        d[b] = true;
-        dom[b] = d;
     }
     dom
+}
+
+/// Loops as instruction ranges `[t, j]`: a branch at `j` back to `t <= j`.
+fn loops_of(p: &Prepared) -> Vec<(usize, usize)> {
+    p.insts
+        .iter()
+        .enumerate()
+        .flat_map(|(j, inst)| {
+            super::blocks::targets(inst)
+                .into_iter()
+                .filter(move |&t| (t as usize) <= j)
+                .map(move |t| (t as usize, j))
+        })
+        .collect()
 }
 
 fn writes_any(plan: &Plan, k: usize, a: u32, b: u32) -> bool {
@@ -418,15 +595,34 @@ struct Chain<'a> {
     plan: &'a Plan,
     /// `dom[b][a]`: block `a` dominates block `b`.
     dom: &'a [Vec<bool>],
+    /// Loops `[t, j]` ([`loops_of`]).
+    loops: &'a [(usize, usize)],
     block_of: &'a [usize],
     prefix: usize,
     blocks: [usize; 2],
 }
 
 impl Chain<'_> {
-    /// The last instruction before `before` that writes any of `[a, b)`, if any.
-    fn reaching(&self, a: u32, b: u32, before: usize) -> Option<usize> {
-        (0..before).rev().find(|&k| writes_any(self.plan, k, a, b))
+    /// The last instruction before `before` that writes any of `[a, b)`, if any:
+    /// `Err` when another write can reach `before` too, around a loop.
+    ///
+    /// In program order the last writer `d` is the only one on every forward path
+    /// from `d` (the callers also require that `d` dominates the reads). A path that
+    /// brings another writer's value must take a back edge: of a loop around
+    /// `before` whose range holds that writer (a loop that ends before `before`
+    /// leaves it through `d`, which dominates). So no other writer may lie in a loop
+    /// around `before`.
+    fn reaching(&self, a: u32, b: u32, before: usize) -> Result<Option<usize>, ()> {
+        let d = (0..before).rev().find(|&k| writes_any(self.plan, k, a, b));
+        for &(t, j) in self.loops {
+            if t <= before
+                && before <= j
+                && (t..=j).any(|k| Some(k) != d && writes_any(self.plan, k, a, b))
+            {
+                return Err(());
+            }
+        }
+        Ok(d)
     }
 
     /// Whether scalar bytes `[at, at + size)` hold one value wherever instruction `d`
@@ -439,6 +635,19 @@ impl Chain<'_> {
             (Some(w), None) => w < d && self.block_of[w] < self.prefix,
             _ => false,
         }
+    }
+
+    /// The payload byte offset of scalar bytes `[at, at + size)` when the launch gives
+    /// them (one input holds them) and no instruction writes them.
+    fn input_scalar(&self, at: u32, size: u32) -> Option<u32> {
+        let written = (0..self.p.insts.len()).any(|k| writes_any(self.plan, k, at, at + size));
+        let &(goff, poff, isize) = self
+            .p
+            .inputs
+            .iter()
+            .find(|&&(goff, _, isize)| goff <= at && at + size <= goff + isize)?;
+        let _ = isize;
+        (!written).then_some(poff + (at - goff))
     }
 
     /// Every channel that reaches `blocks` ran instruction `d`: its block dominates
@@ -468,7 +677,7 @@ impl Chain<'_> {
             return None;
         }
         let end = reg + n * e;
-        let Some(d) = self.reaching(reg, end, before) else {
+        let Some(d) = self.reaching(reg, end, before).ok()? else {
             // The launch's value: one input holds the whole vector.
             let &(goff, poff, _) = p
                 .inputs
@@ -476,8 +685,15 @@ impl Chain<'_> {
                 .find(|&&(goff, _, size)| goff <= reg && end <= goff + size)?;
             let at = poff + (reg - goff);
             return Some(Affine {
-                coef: 1,
-                leaf: Some((at.checked_sub(moff * e)?, e, false)),
+                leaves: vec![(
+                    Leaf {
+                        at: at.checked_sub(moff * e)?,
+                        bytes: e,
+                        signed: false,
+                        factor: None,
+                    },
+                    1,
+                )],
                 uni: Vec::new(),
                 konst: 0,
                 width: 64,
@@ -543,20 +759,25 @@ impl Chain<'_> {
                     if !self.fixed_scalar(at, ty.size(), d) {
                         return None;
                     }
+                    let sym = Scalar {
+                        at,
+                        ty: *ty as u8,
+                        size: ty.size(),
+                        input: self.input_scalar(at, ty.size()),
+                    };
                     Affine {
-                        coef: 0,
-                        leaf: None,
-                        uni: vec![((at, *ty), 1)],
+                        leaves: Vec::new(),
+                        uni: vec![(vec![sym], 1)],
                         konst: 0,
                         width: 8 * ty.size(),
                         wmax: 8 * ty.size(),
                     }
                 } else if stride == ty.size() {
                     let mut f = self.vector(at, ty.size(), moff, n, d, depth + 1)?;
-                    if let Some(l) = f.leaf.as_mut() {
-                        if f.uni.is_empty() && f.konst == 0 && f.coef == 1 && f.width == 64 {
+                    if let [l] = f.leaves.as_mut_slice() {
+                        if f.uni.is_empty() && f.konst == 0 && l.1 == 1 && f.width == 64 {
                             // The launch vector itself, extended as its type says.
-                            l.2 = matches!(ty, DataType::W | DataType::B | DataType::D);
+                            l.0.signed = matches!(ty, DataType::W | DataType::B | DataType::D);
                         }
                     }
                     f
@@ -594,6 +815,14 @@ fn affine_of(v: &Value) -> Affine {
     }
 }
 
+/// The input scalar a value is, alone.
+fn input_factor(v: &Affine) -> Option<Scalar> {
+    match (v.leaves.as_slice(), v.uni.as_slice(), v.konst) {
+        ([], [(prod, 1)], 0) if prod.len() == 1 && prod[0].input.is_some() => Some(prod[0]),
+        _ => None,
+    }
+}
+
 fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
     use Opcode::*;
     match (op, vals) {
@@ -609,6 +838,11 @@ fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
         (Mul, [Value::Lane(a), Value::Const(c)]) | (Mul, [Value::Const(c), Value::Lane(a)]) => {
             a.scaled(*c)
         }
+        (Mul, [Value::Lane(a), Value::Lane(b)]) => match (input_factor(a), input_factor(b)) {
+            (_, Some(s)) => a.times(s, b),
+            (Some(s), _) => b.times(s, a),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -123,6 +123,9 @@ pub mod runtime_error {
     pub const CALL_DEPTH: u32 = 3;
     pub const DRIVER_LOOPS: u32 = 4;
     pub const NO_PROGRESS: u32 = 5;
+    /// A straight module's lane ran past the loop budget or the step limit it was
+    /// given (the host then runs the thread mapping, which can resume in passes).
+    pub const STRAIGHT_STOPPED: u32 = 6;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -220,6 +223,9 @@ pub struct Emit {
     depth: usize,
     /// GRF offset of %cr0.
     pub cr0: u32,
+    /// The value %cr0 holds at the current instruction, where the translator knows it
+    /// (straight modules: `simt::cr0_values`); float code then folds its mode bits.
+    pub cr0_value: Option<u32>,
     /// Lane mode, per-lane instruction: element loops run the invocation's element
     /// only (`li`, bound before the instruction).
     pub lane_elems: bool,
@@ -238,6 +244,7 @@ impl Emit {
             out: String::new(),
             depth: 0,
             cr0,
+            cr0_value: None,
             lane_elems: false,
             moff: 0,
             promoted: Vec::new(),

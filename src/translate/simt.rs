@@ -36,9 +36,6 @@ pub fn check(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Result<Conditio
 /// Why a kernel cannot run straight, memory aside (`lane_memory`).
 fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<String> {
     use Opcode::*;
-    if !blocks::acyclic(&p.insts) {
-        return Some("a backward branch or a subroutine call".into());
-    }
     if let Some(i) = p.insts.iter().find(|i| {
         matches!(
             i.op,
@@ -161,21 +158,133 @@ fn uniform_consistency(
     }
     // Per block, the keys written so far by instructions run in every invocation.
     let mut written: HashMap<Key, usize> = HashMap::new();
+    // Keys read outside the block of their last write, with the first such read.
+    let mut loose: HashMap<Key, usize> = HashMap::new();
     for (k, &b) in block_of.iter().enumerate() {
         let (r, w) = keys_of(k);
         for key in r {
             if late.contains(&key) && written.get(&key) != Some(&b) {
-                return Some(format!(
-                    "instruction {} reads what a scalar instruction of another block writes",
-                    p.insts[k].index
-                ));
+                loose.entry(key).or_insert(k);
             }
         }
         for key in w {
             written.insert(key, b);
         }
     }
+    let first = loose.values().min().copied()?;
+    parting_branch(p, plan, block_of, &loose).map(|at| {
+        format!(
+            "instruction {} reads what a scalar instruction of another block writes, and the channels may part at instruction {at}",
+            p.insts[first].index
+        )
+    })
+}
+
+/// The second way a copy of a scalar written outside the entry blocks stays exact:
+/// the channels that touch it never part. Every invocation then runs the same writes
+/// of it as the thread, in the same order, from the same values (a loop counter that
+/// IGC keeps in one NoMask register, as mandelbrot's). Channels part only at a branch
+/// whose condition may differ between them; there, at most one way may lead to a block
+/// that touches such a key (the channels going the other way never look at it again).
+/// Returns the vISA index of a branch where that fails.
+fn parting_branch(
+    p: &Prepared,
+    plan: &Plan,
+    block_of: &[usize],
+    keys: &HashMap<Key, usize>,
+) -> Option<usize> {
+    let nb = block_of.last().map_or(0, |&b| b + 1);
+    let mut touches = vec![false; nb];
+    for (k, &b) in block_of.iter().enumerate() {
+        let (r, _) = state_keys(&p.insts[k]);
+        let (gr, pr) = &plan.reads[k];
+        let (gw, pw) = &plan.writes[k];
+        let bytes = gr
+            .iter()
+            .chain(gw)
+            .flat_map(|&(a, b)| (a..b).map(Key::Byte));
+        let preds = pr.iter().chain(pw).map(|&x| Key::Pred(x));
+        let (_, w) = state_keys(&p.insts[k]);
+        if r.into_iter()
+            .chain(w)
+            .chain(bytes)
+            .chain(preds)
+            .any(|key| keys.contains_key(&key))
+        {
+            touches[b] = true;
+        }
+    }
+    // Successors: the next block always (conservative), and branch targets.
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for (k, inst) in p.insts.iter().enumerate() {
+        let b = block_of[k];
+        if let Some(&n) = block_of.get(k + 1) {
+            if n != b {
+                succ[b].push(n);
+            }
+        }
+        for t in blocks::targets(inst) {
+            if let Some(&tb) = block_of.get(t as usize) {
+                succ[b].push(tb);
+            }
+        }
+    }
+    // Blocks from which a touching block is reachable (a backward fixed point).
+    let mut reach = touches.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            if !reach[b] && succ[b].iter().any(|&s| reach[s]) {
+                reach[b] = true;
+                changed = true;
+            }
+        }
+    }
+    for (k, inst) in p.insts.iter().enumerate() {
+        use Opcode::*;
+        if !matches!(inst.op, Goto | Jmp | Switchjmp) || !may_part(p, plan, inst) {
+            continue;
+        }
+        let mut ways: Vec<usize> = blocks::targets(inst)
+            .iter()
+            .filter_map(|&t| block_of.get(t as usize).copied())
+            .collect();
+        ways.extend(block_of.get(k + 1).copied());
+        ways.sort_unstable();
+        ways.dedup();
+        if ways.iter().filter(|&&w| reach[w]).count() > 1 {
+            return Some(inst.index);
+        }
+    }
     None
+}
+
+/// Whether channels may take different ways at a branch: a per-channel condition that
+/// is not one value for every channel. A scalar branch (exec size 1) reads channel 0's
+/// predicate bit, which every copy holds alike (else the plan mirrors it); a predicate
+/// written only by NoMask compares of scalars over the whole SIMD width is one value.
+fn may_part(p: &Prepared, plan: &Plan, inst: &PInst) -> bool {
+    if inst.op == Opcode::Switchjmp {
+        return true;
+    }
+    let Some(pred) = inst.pred.filter(|_| inst.exec.size > 1) else {
+        return false;
+    };
+    let id = pred.id.0 as u32;
+    !p.insts.iter().enumerate().all(|(w, wi)| {
+        !plan.writes[w].1.contains(&id)
+            || (wi.op == Opcode::Cmp
+                && wi.pred.is_none()
+                && wi.exec.mask.no_mask
+                && wi.exec.mask.channel_offset() == 0
+                && wi.exec.size as u32 >= p.simd
+                && wi.alu_operands().1.iter().all(|s| match s {
+                    Src::Imm { .. } => true,
+                    s => super::lanes::src_linear(s, wi.exec.size as u32)
+                        .is_some_and(|(_, stride)| stride == 0),
+                }))
+    })
 }
 
 /// Translate a kernel the straight way ([`check`] gave `launch`).
@@ -190,7 +299,14 @@ pub(super) fn translate(
     let cfg_blocks = blocks::split(&p.insts);
     let prefix = prefix_blocks(p, &cfg_blocks);
     let nblocks = cfg_blocks.ranges.len();
-    let visit_words = nblocks.div_ceil(32).max(1) as u32;
+    // With loops a block may run many times: each invocation counts its channel's
+    // instructions (one word) instead of marking the blocks it ran.
+    let cyclic = !blocks::acyclic(&p.insts);
+    let visit_words = if cyclic {
+        1
+    } else {
+        nblocks.div_ceil(32).max(1) as u32
+    };
     let mut em = header;
     em.line("var<private> lane: u32;");
     let mut consts = consts;
@@ -214,29 +330,68 @@ pub(super) fn translate(
         }
     }
     em.close();
+    let cr0_at = cr0_values(p, plan, cfg_blocks.ranges[prefix - 1].end);
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
     em.line("var pc = 0u;");
+    let mut rows_at = em.out.len();
+    if cyclic {
+        // Each pass runs the rows in program order: forward branches go on in the same
+        // pass, a backward one in the next. The cost scan counts one pass (the bound
+        // below); the budget check at its end bounds the passes.
+        em.line("var edges = K_FIXED_COST;");
+        em.open("loop");
+        em.out.truncate(em.out.trim_end().len());
+        em.out.push_str(" // loop-bound: 1\n");
+        rows_at = em.out.len();
+    }
     for (b, range) in cfg_blocks.ranges.iter().enumerate() {
         em.open(&format!("if (pc == {b}u)"));
-        em.line(&format!(
-            "visited[{}u] = visited[{}u] | {}u;",
-            b / 32,
-            b / 32,
-            1u32 << (b % 32)
-        ));
+        if cyclic {
+            em.line(&format!("visited[0u] = visited[0u] + {}u;", range.len()));
+        } else {
+            em.line(&format!(
+                "visited[{}u] = visited[{}u] | {}u;",
+                b / 32,
+                b / 32,
+                1u32 << (b % 32)
+            ));
+        }
         let next_block = cfg_blocks.block_expr(range.end as u32);
         let mut ended = false;
         for k in range.clone() {
+            em.cr0_value = cr0_at[k];
             ended = emit_straight_inst(&mut em, p, k, plan, &cfg_blocks, &next_block, b < prefix)?;
         }
+        em.cr0_value = None;
         if !ended {
             em.line(&format!("pc = {next_block};"));
         }
         em.close();
     }
+    let rows = em.out[rows_at..].to_string();
+    if cyclic {
+        em.line(&format!("if (pc >= {nblocks}u) {{ break; }}"));
+        // Too long a walk for one dispatch: the host runs the thread mapping instead.
+        let at = "block_start(pc)";
+        em.line(&format!(
+            "if (visited[0u] > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STRAIGHT_STOPPED, {at}); return 1u; }}"
+        ));
+        em.open("if (cfg[CFG_EDGE_BUDGET] != 0u)");
+        em.line("edges = edges + K_PASS_COST;");
+        em.line(&format!(
+            "if (edges + K_PASS_COST > cfg[CFG_EDGE_BUDGET]) {{ fail(ERR_STRAIGHT_STOPPED, {at}); return 1u; }}"
+        ));
+        em.close();
+        em.close();
+    }
+    // A loop the driver's limiter stopped early would leave wrong results: say so.
+    em.line("if (cfg[CFG_PROBE] != 0u && loops_exhausted()) { fail(ERR_DRIVER_LOOPS, 0u); }");
     em.line("return 0u;");
     em.close();
+    if cyclic {
+        emit_block_starts(&mut em, p, &cfg_blocks);
+    }
     let tpw = threads_per_workgroup(p.simd, tpg);
     emit_main(&mut em, p.simd, tpg, tpw, p.insts.len());
     let costs = super::budget::Costs::of_functions(
@@ -244,11 +399,20 @@ pub(super) fn translate(
         &consts,
     )
     .map_err(TranslateError::Budget)?;
+    let pass_cost = costs.block(&rows).map_err(TranslateError::Budget)? + 2;
     let whole = costs
         .block(&em.out[em.out.find("fn run_lane").unwrap_or(0)..])
         .map_err(TranslateError::Budget)?
         + costs.function("init")
         + 64;
+    if cyclic {
+        // What a lane's passes may spend: the budget less `main`'s own code.
+        em.line(&format!("const K_PASS_COST: u32 = {pass_cost}u;"));
+        em.line(&format!(
+            "const K_FIXED_COST: u32 = {}u;",
+            whole - pass_cost
+        ));
+    }
     let mut wgsl = super::runtime_for(&em.out);
     wgsl.push_str(PAYLOAD_ELEM);
     wgsl.push_str("\n// ---- kernel ----\n");
@@ -276,6 +440,7 @@ pub(super) fn translate(
             block_lens: cfg_blocks.ranges.iter().map(|r| r.len() as u32).collect(),
             launch,
             threads_per_workgroup: tpw,
+            cyclic,
         }),
         why_not_straight: None,
     })
@@ -292,12 +457,21 @@ pub struct Straight {
     pub launch: super::lane_memory::Conditions,
     /// vISA threads per workgroup ([`threads_per_workgroup`]).
     pub threads_per_workgroup: u32,
+    /// The kernel has loops: each invocation records its channel's instruction count
+    /// (one word) rather than the blocks it ran, and a thread's instructions cannot be
+    /// told from its channels' (the channel-instructions can).
+    pub cyclic: bool,
 }
 
 impl Straight {
     /// `(instructions, channel-instructions)` of the visited-block words of a run
     /// (`simd` invocations per thread, `threads` threads).
-    pub fn count(&self, words: &[u32], simd: u32, threads: u64) -> (u64, u64) {
+    pub fn count(&self, words: &[u32], simd: u32, threads: u64) -> (Option<u64>, u64) {
+        if self.cyclic {
+            let n = (threads * simd as u64) as usize;
+            let chans = words.iter().take(n).map(|&w| w as u64).sum();
+            return (None, chans);
+        }
         let vw = self.visit_words as usize;
         let len_of = |bits: u32, w: usize| -> u64 {
             (0..32)
@@ -320,8 +494,89 @@ impl Straight {
                 insts += len_of(any, w);
             }
         }
-        (insts, chans)
+        (Some(insts), chans)
     }
+}
+
+/// The value %cr0 holds before each instruction, where it is known: the launch starts
+/// it at 0 (`init` leaves it so), and IGC sets its float-mode bits once, in the entry
+/// blocks, with a NoMask `or` / `and` / `xor` / `mov` of immediates (`or (M1_NM, 1)
+/// %cr0 %cr0 0x4c0`). Any other write, or one after the entry blocks (`prefix_end`:
+/// the first instruction after them), leaves it unknown from there on.
+pub(super) fn cr0_values(p: &Prepared, plan: &Plan, prefix_end: usize) -> Vec<Option<u32>> {
+    let cr0 = p.pre.cr0;
+    let writes = |k: usize| {
+        plan.writes[k]
+            .0
+            .iter()
+            .any(|&(a, b)| a < cr0 + 4 && cr0 < b)
+    };
+    let n = p.insts.len();
+    if (prefix_end..n).any(writes) {
+        return vec![None; n];
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut v = Some(0u32);
+    for (k, inst) in p.insts.iter().enumerate() {
+        out.push(v);
+        if k < prefix_end && writes(k) {
+            v = v.and_then(|cur| cr0_write(inst, cr0, cur));
+        }
+    }
+    out
+}
+
+/// The value a NoMask scalar write of %cr0 from itself and immediates leaves.
+fn cr0_write(inst: &PInst, cr0: u32, cur: u32) -> Option<u32> {
+    use Opcode::*;
+    if inst.exec.size != 1 || !inst.exec.mask.no_mask || inst.pred.is_some() {
+        return None;
+    }
+    let (dsts, srcs, _) = inst.alu_operands();
+    match dsts.as_slice() {
+        [Dst::Direct {
+            off,
+            ty,
+            sat: false,
+            ..
+        }] if *off == cr0 && ty.size() == 4 => {}
+        _ => return None,
+    }
+    let vals: Vec<u32> = srcs
+        .iter()
+        .map(|s| match s {
+            Src::Imm { bits, ty } if ty.size() == 4 => Some(*bits as u32),
+            Src::Direct {
+                off,
+                ty,
+                m: crate::ir::Modifier::None,
+                ..
+            } if *off == cr0 && ty.size() == 4 => Some(cur),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    match (inst.op, vals.as_slice()) {
+        (Mov, [a]) => Some(*a),
+        (Or, [a, b]) => Some(a | b),
+        (And, [a, b]) => Some(a & b),
+        (Xor, [a, b]) => Some(a ^ b),
+        _ => None,
+    }
+}
+
+/// `fn block_start(b)`: the vISA index of block `b`'s first instruction (for reports).
+fn emit_block_starts(em: &mut Emit, p: &Prepared, cfg: &blocks::Blocks) {
+    em.open("fn block_start(b: u32) -> u32");
+    em.open("switch b");
+    for (b, r) in cfg.ranges.iter().enumerate() {
+        em.line(&format!(
+            "case {b}u: {{ return {}u; }}",
+            p.insts[r.start].index
+        ));
+    }
+    em.line("default: { return 0u; }");
+    em.close();
+    em.close();
 }
 
 /// One payload element of `n` (1, 2, 4 or 8) bytes at byte `o`.
@@ -562,10 +817,14 @@ mod tests {
             block_lens: vec![3, 5],
             launch: Default::default(),
             threads_per_workgroup: 1,
+            cyclic: false,
         };
         // Thread 0: lane 0 ran both blocks, lane 1 the first; thread 1: only lane 1
         // ran, the second block.
         let words = [0b11, 0b01, 0b00, 0b10];
-        assert_eq!(s.count(&words, 2, 2), (3 + 5 + 5, 8 + 3 + 5));
+        assert_eq!(s.count(&words, 2, 2), (Some(3 + 5 + 5), 8 + 3 + 5));
+        // With loops: one word per lane, its channel's instructions.
+        let looped = Straight { cyclic: true, ..s };
+        assert_eq!(looped.count(&[7, 0, 4, 9], 2, 2), (None, 20));
     }
 }
