@@ -462,3 +462,32 @@ fn lane_mapping_falls_back_to_threads_when_a_pass_is_too_small() {
     assert_same_run(&format!("{name} (fallback)"), &cpu, &g);
     eprintln!("{name}: {note}");
 }
+
+/// A straight kernel with loops runs in one dispatch: a lane that would spend more
+/// than the pass's loop budget stops, and the host runs the thread mapping (in
+/// passes) from the inputs instead. The bytes stay the interpreter's.
+#[test]
+fn straight_loops_past_their_budget_rerun_in_the_thread_mapping() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join("mandelbrot/tgllp-simd16");
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    launch.mapping = Mapping::Lanes;
+    let lanes = launch.lanes.as_ref().expect("a lane mapping");
+    assert!(lanes.module.straight.as_ref().is_some_and(|s| s.cyclic));
+    // Room for one pass and a few more, far fewer than the deepest pixel's iterations.
+    let need = lanes.module.unsliced_cost.expect("a pass cost") as u32;
+    let budget = (need + 200).max(launch.module.max_block_cost as u32 * 2);
+    let g = gpu::execute_with_budget(&mut ctx, &launch, Some(budget)).unwrap();
+    assert_eq!(g.mapping, "threads", "{:?}", g.note);
+    let note = g.note.clone().unwrap_or_default();
+    assert!(note.contains("loop budget"), "{note}");
+    assert_same_run("mandelbrot (straight past its budget)", &cpu, &g);
+    // With the lavapipe budget it runs straight, and counts its channels.
+    let g = gpu::execute(&mut ctx, &launch).unwrap();
+    assert_eq!(g.mapping, "straight", "{:?}", g.note);
+    assert_eq!(g.instructions, None);
+    assert_same_run("mandelbrot (straight)", &cpu, &g);
+}

@@ -334,57 +334,21 @@ pub(super) fn translate(
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
     em.line("var pc = 0u;");
-    let mut rows_at = em.out.len();
     if cyclic {
-        // Each pass runs the rows in program order: forward branches go on in the same
-        // pass, a backward one in the next. The cost scan counts one pass (the bound
-        // below); the budget check at its end bounds the passes.
         em.line("var edges = K_FIXED_COST;");
-        em.open("loop");
-        em.out.truncate(em.out.trim_end().len());
-        em.out.push_str(" // loop-bound: 1\n");
-        rows_at = em.out.len();
     }
-    for (b, range) in cfg_blocks.ranges.iter().enumerate() {
-        em.open(&format!("if (pc == {b}u)"));
-        if cyclic {
-            em.line(&format!("visited[0u] = visited[0u] + {}u;", range.len()));
-        } else {
-            em.line(&format!(
-                "visited[{}u] = visited[{}u] | {}u;",
-                b / 32,
-                b / 32,
-                1u32 << (b % 32)
-            ));
-        }
-        let next_block = cfg_blocks.block_expr(range.end as u32);
-        let mut ended = false;
-        for k in range.clone() {
-            em.cr0_value = cr0_at[k];
-            ended = emit_straight_inst(&mut em, p, k, plan, &cfg_blocks, &next_block, b < prefix)?;
-        }
-        em.cr0_value = None;
-        if !ended {
-            em.line(&format!("pc = {next_block};"));
-        }
-        em.close();
-    }
-    let rows = em.out[rows_at..].to_string();
-    if cyclic {
-        em.line(&format!("if (pc >= {nblocks}u) {{ break; }}"));
-        // Too long a walk for one dispatch: the host runs the thread mapping instead.
-        let at = "block_start(pc)";
-        em.line(&format!(
-            "if (visited[0u] > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STRAIGHT_STOPPED, {at}); return 1u; }}"
-        ));
-        em.open("if (cfg[CFG_EDGE_BUDGET] != 0u)");
-        em.line("edges = edges + K_PASS_COST;");
-        em.line(&format!(
-            "if (edges + K_PASS_COST > cfg[CFG_EDGE_BUDGET]) {{ fail(ERR_STRAIGHT_STOPPED, {at}); return 1u; }}"
-        ));
-        em.close();
-        em.close();
-    }
+    let regions = loop_regions(p, &cfg_blocks);
+    let mut rows = Rows {
+        p,
+        plan,
+        cfg: &cfg_blocks,
+        prefix,
+        cr0_at: &cr0_at,
+        cyclic,
+        passes: Vec::new(),
+    };
+    rows.emit(&mut em, 0, nblocks, &regions)?;
+    let passes = rows.passes;
     // A loop the driver's limiter stopped early would leave wrong results: say so.
     em.line("if (cfg[CFG_PROBE] != 0u && loops_exhausted()) { fail(ERR_DRIVER_LOOPS, 0u); }");
     em.line("return 0u;");
@@ -399,19 +363,19 @@ pub(super) fn translate(
         &consts,
     )
     .map_err(TranslateError::Budget)?;
-    let pass_cost = costs.block(&rows).map_err(TranslateError::Budget)? + 2;
     let whole = costs
         .block(&em.out[em.out.find("fn run_lane").unwrap_or(0)..])
         .map_err(TranslateError::Budget)?
         + costs.function("init")
         + 64;
     if cyclic {
-        // What a lane's passes may spend: the budget less `main`'s own code.
-        em.line(&format!("const K_PASS_COST: u32 = {pass_cost}u;"));
-        em.line(&format!(
-            "const K_FIXED_COST: u32 = {}u;",
-            whole - pass_cost
-        ));
+        // Everything once (every loop's first pass included), then each further pass
+        // of a loop what its rows cost.
+        em.line(&format!("const K_FIXED_COST: u32 = {whole}u;"));
+        for (head, text) in &passes {
+            let cost = costs.block(text).map_err(TranslateError::Budget)? + 2;
+            em.line(&format!("const K_PASS_COST_{head}: u32 = {cost}u;"));
+        }
     }
     let mut wgsl = super::runtime_for(&em.out);
     wgsl.push_str(PAYLOAD_ELEM);
@@ -561,6 +525,168 @@ fn cr0_write(inst: &PInst, cr0: u32, cur: u32) -> Option<u32> {
         (And, [a, b]) => Some(a & b),
         (Xor, [a, b]) => Some(a ^ b),
         _ => None,
+    }
+}
+
+/// A loop of a straight kernel: blocks `start..=end`, entered at the top, left by a
+/// branch past `end` or before `start`; `inner`: the loops nested in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Region {
+    pub start: usize,
+    pub end: usize,
+    pub inner: Vec<Region>,
+}
+
+/// The loops of a kernel as nested block ranges: each backward branch spans its
+/// target's block to its own; ranges that overlap without nesting merge into one.
+pub(super) fn loop_regions(p: &Prepared, cfg: &blocks::Blocks) -> Vec<Region> {
+    let block_of = |k: usize| {
+        cfg.ranges
+            .iter()
+            .position(|r| r.contains(&k))
+            .unwrap_or(cfg.ranges.len())
+    };
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for (k, inst) in p.insts.iter().enumerate() {
+        for t in blocks::targets(inst) {
+            if (t as usize) <= k {
+                spans.push((block_of(t as usize), block_of(k)));
+            }
+        }
+    }
+    nest_spans(spans)
+}
+
+/// Block ranges `(first, last)` as nested regions, merging ranges that overlap
+/// without nesting.
+fn nest_spans(mut spans: Vec<(usize, usize)>) -> Vec<Region> {
+    // Merge partial overlaps until the ranges nest (each round removes one).
+    loop {
+        spans.sort_unstable_by_key(|&(a, b)| (a, std::cmp::Reverse(b)));
+        spans.dedup();
+        let crossing = (0..spans.len()).find_map(|i| {
+            (i + 1..spans.len())
+                .find(|&j| spans[j].0 <= spans[i].1 && spans[i].1 < spans[j].1)
+                .map(|j| (i, j))
+        });
+        let Some((i, j)) = crossing else { break };
+        let merged = (spans[i].0, spans[j].1);
+        spans.remove(j);
+        spans[i] = merged;
+    }
+    fn nest(spans: &[(usize, usize)]) -> Vec<Region> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < spans.len() {
+            let (a, b) = spans[i];
+            let mut j = i + 1;
+            while j < spans.len() && spans[j].0 <= b {
+                j += 1;
+            }
+            out.push(Region {
+                start: a,
+                end: b,
+                inner: nest(&spans[i + 1..j]),
+            });
+            i = j;
+        }
+        out
+    }
+    nest(&spans)
+}
+
+/// Emits the rows of a straight kernel, loops as WGSL loops around their blocks'
+/// rows: each pass runs the rows in program order (forward branches go on in the
+/// same pass), and a branch back into the loop takes another pass.
+struct Rows<'a> {
+    p: &'a Prepared,
+    plan: &'a Plan,
+    cfg: &'a blocks::Blocks,
+    prefix: usize,
+    cr0_at: &'a [Option<u32>],
+    cyclic: bool,
+    /// Each loop's head block and the text of its rows (for its pass cost).
+    passes: Vec<(usize, String)>,
+}
+
+impl Rows<'_> {
+    fn emit(
+        &mut self,
+        em: &mut Emit,
+        from: usize,
+        to: usize,
+        regions: &[Region],
+    ) -> Result<(), TranslateError> {
+        let mut b = from;
+        while b < to {
+            if let Some(r) = regions.iter().find(|r| r.start == b) {
+                self.emit_loop(em, r)?;
+                b = r.end + 1;
+            } else {
+                self.emit_row(em, b)?;
+                b += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn emit_loop(&mut self, em: &mut Emit, r: &Region) -> Result<(), TranslateError> {
+        em.open("loop");
+        em.out.truncate(em.out.trim_end().len());
+        // The cost scan counts one pass; the budget check below bounds the passes.
+        em.out.push_str(" // loop-bound: 1\n");
+        let at = em.out.len();
+        self.emit(em, r.start, r.end + 1, &r.inner)?;
+        self.passes.push((r.start, em.out[at..].to_string()));
+        let (a, b) = (r.start, r.end);
+        em.line(&format!("if (pc < {a}u || pc > {b}u) {{ break; }}"));
+        // Too long a walk for one dispatch: the host runs the thread mapping instead.
+        em.line(
+            "if (visited[0u] > cfg[CFG_STEP_LIMIT]) { fail(ERR_STRAIGHT_STOPPED, block_start(pc)); return 1u; }",
+        );
+        em.open("if (cfg[CFG_EDGE_BUDGET] != 0u)");
+        em.line(&format!("edges = edges + K_PASS_COST_{a};"));
+        em.line(
+            "if (edges > cfg[CFG_EDGE_BUDGET]) { fail(ERR_STRAIGHT_STOPPED, block_start(pc)); return 1u; }",
+        );
+        em.close();
+        em.close();
+        Ok(())
+    }
+
+    fn emit_row(&mut self, em: &mut Emit, b: usize) -> Result<(), TranslateError> {
+        let range = self.cfg.ranges[b].clone();
+        em.open(&format!("if (pc == {b}u)"));
+        if self.cyclic {
+            em.line(&format!("visited[0u] = visited[0u] + {}u;", range.len()));
+        } else {
+            em.line(&format!(
+                "visited[{}u] = visited[{}u] | {}u;",
+                b / 32,
+                b / 32,
+                1u32 << (b % 32)
+            ));
+        }
+        let next_block = self.cfg.block_expr(range.end as u32);
+        let mut ended = false;
+        for k in range {
+            em.cr0_value = self.cr0_at[k];
+            ended = emit_straight_inst(
+                em,
+                self.p,
+                k,
+                self.plan,
+                self.cfg,
+                &next_block,
+                b < self.prefix,
+            )?;
+        }
+        em.cr0_value = None;
+        if !ended {
+            em.line(&format!("pc = {next_block};"));
+        }
+        em.close();
+        Ok(())
     }
 }
 
@@ -795,6 +921,22 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 #[cfg(test)]
 mod tests {
     use super::{threads_per_workgroup, Straight};
+
+    #[test]
+    fn loops_nest_and_crossing_loops_merge() {
+        use super::{nest_spans, Region};
+        let r = |start, end, inner| Region { start, end, inner };
+        // Two loops in sequence, the second with a loop inside; a repeated back edge.
+        assert_eq!(
+            nest_spans(vec![(1, 2), (4, 9), (5, 6), (1, 2)]),
+            vec![r(1, 2, vec![]), r(4, 9, vec![r(5, 6, vec![])])]
+        );
+        // Crossing back edges (3..6 and 5..8) make one loop; a self-loop inside stays.
+        assert_eq!(
+            nest_spans(vec![(3, 6), (5, 8), (7, 7)]),
+            vec![r(3, 8, vec![r(7, 7, vec![])])]
+        );
+    }
 
     #[test]
     fn workgroups_hold_whole_threads_up_to_256_invocations() {
