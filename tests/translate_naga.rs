@@ -81,7 +81,11 @@ fn straight_form_where_no_channel_meets_another() {
         .iter()
         .map(|t| (t.offset, t.bytes, t.coef))
         .collect();
-    assert_eq!((at, form.span), (vec![(32, 2, 4)], 4), "{form:?}");
+    assert_eq!(
+        (at, form.at),
+        (vec![(32, 2, 4)], [(0, 4), (0, 4)]),
+        "{form:?}"
+    );
     // SIMD32 in two halves: two address registers computing the same function.
     let halves = lane_module("uint_bitops/acm-g10-simd32");
     assert!(halves.straight.is_some(), "{:?}", halves.why_not_straight);
@@ -98,15 +102,34 @@ fn straight_form_where_no_channel_meets_another() {
         panic!("{:?}", s.launch.distinct_inputs)
     };
     assert_eq!(form.terms.len(), 2, "{form:?}");
-    assert!(form.terms.iter().any(|t| t.factor.is_some()), "{form:?}");
+    assert!(form.terms.iter().any(|t| !t.factors.is_empty()), "{form:?}");
     // A 2D group: x + pitch * y, distinct for the host to check.
     let rows = lane_module("ndrange_2d_ids/acm-g10-simd16");
     assert!(rows.straight.is_some(), "{:?}", rows.why_not_straight);
+    // Stores at `2i + 1` and `2i` in the two branches of an if (one byte each), and
+    // struct fields at `32i + 16` written through `or`: one linear function of the
+    // ids up to a constant.
+    for name in [
+        "byte_short_access/acm-g10-simd32",
+        "global_offset_ids_1d/acm-g10-simd32",
+        "ndrange_3d_ids/acm-g10-simd32",
+    ] {
+        let m = lane_module(name);
+        assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
+    }
+    // A loop whose exit test is a NoMask compare of scalars in two SIMD16 halves, and
+    // a kernel that toggles the rounding mode around a conversion (%cr0 known
+    // everywhere).
+    for name in [
+        "constant_arg/acm-g10-simd32",
+        "int_arith_wrap/acm-g10-simd16",
+    ] {
+        let m = lane_module(name);
+        assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
+    }
     for (name, why) in [
-        // A counter read across blocks where channels part both ways.
-        ("constant_arg/acm-g10-simd32", "may part"),
-        // Two stores whose addresses are not one function of the ids.
-        ("byte_short_access/acm-g10-simd32", "same bytes"),
+        // A scalar read across blocks where the channels may part both ways.
+        ("long_arith/acm-g10-simd32", "may part"),
         // Histogram bins through flat 64-bit addresses (no surface to tell apart).
         ("atomic_histogram/acm-g10-simd32", "cannot place"),
         (

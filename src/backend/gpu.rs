@@ -965,7 +965,7 @@ mod tests {
             offset,
             bytes: 2,
             signed: false,
-            factor: None,
+            factors: vec![],
             coef,
         };
         let mut terms = vec![t(0, coef)];
@@ -973,7 +973,7 @@ mod tests {
         LaneForm {
             terms,
             width: 32,
-            span,
+            at: [(0, span), (0, span)],
         }
     }
 
@@ -1016,6 +1016,17 @@ mod tests {
         let ends = payload(&[&[0, 2]], 5);
         assert_eq!(straight_unsafe(&far(1 << 30), &table, &ends, 5, 4), None);
         assert!(straight_unsafe(&far(1 << 31), &table, &ends, 5, 4).is_some());
+        // Two fields of a 16-byte struct per channel: 12 bytes at +0, 4 at +12.
+        let fields = |stride| Conditions {
+            distinct_btis: vec![],
+            distinct_inputs: vec![LaneForm {
+                at: [(0, 12), (12, 4)],
+                ..form(stride, None, 4)
+            }],
+        };
+        assert_eq!(straight_unsafe(&fields(16), &table, &ids, 5, 4), None);
+        // Packed 12 bytes apart, channel c's last field is channel c + 1's first.
+        assert!(straight_unsafe(&fields(12), &table, &ids, 5, 4).is_some());
         // A negative element (sign bit set) is refused rather than guessed at.
         let neg = payload(&[&[0, 0x8000]], 5);
         assert!(straight_unsafe(&c(vec![]), &table, &neg, 5, 4).is_some());

@@ -84,6 +84,12 @@ pub(super) fn translate(
         + p.kernel.preds.len().max(1) as u64
         + 4;
     let save_cost = costs.function("save_state_at") + costs.function("lane_save_slm") + 64;
+    let cr0_at = super::simt::cr0_values(
+        p,
+        plan,
+        &cfg_blocks,
+        cfg_blocks.ranges[super::simt::prefix_blocks(p, &cfg_blocks) - 1].end,
+    );
     let (max_block_cost, all_blocks_cost) = super::emit_block_loop(
         &mut em,
         p,
@@ -93,8 +99,10 @@ pub(super) fn translate(
         &mut |em, range, next| {
             let mut ended = false;
             for k in range {
+                em.cr0_value = cr0_at[k];
                 ended = emit_lane_inst(em, p, k, plan, &cfg_blocks, next)?;
             }
+            em.cr0_value = None;
             Ok(ended)
         },
     )?;

@@ -36,27 +36,29 @@ pub struct Conditions {
 }
 
 /// A channel's address offset as a linear function of the launch's payload vectors:
-/// `Σ coef · L[c]` over the terms, computed in `width`-bit integers. The channels of a
-/// thread touch disjoint bytes when their offsets, sorted, are `span` or more apart,
-/// and the whole spread is at most `2^width - span` (no wrap onto the first).
+/// `f(c) = Σ coef · L[c]` over the terms, computed in `width`-bit integers. Channel `c`
+/// touches `[f(c) + k, f(c) + k + span)` at one instruction and the same with the
+/// other's `(k, span)` at the other; the channels of a thread must not touch each
+/// other's bytes, modulo `2^width`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaneForm {
     pub terms: Vec<Term>,
     pub width: u32,
-    pub span: u32,
+    /// `(k, span)` at the two instructions (equal for an instruction with itself).
+    pub at: [(i64, u32); 2],
 }
 
 /// One payload vector of a [`LaneForm`]: channel `c`'s element at byte
 /// `offset + c * bytes`, sign-extended when `signed` (the host accepts only elements
 /// whose sign bit is clear, where the extension does not matter), times `coef`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Term {
     pub offset: u32,
     pub bytes: u32,
     pub signed: bool,
-    /// A scalar of the thread's payload `(byte offset, bytes)` the element is
-    /// multiplied by (a kernel argument: a row pitch).
-    pub factor: Option<(u32, u32)>,
+    /// Scalars of the thread's payload `(byte offset, bytes)` the element is
+    /// multiplied by (kernel arguments and sizes: a row pitch, a plane size).
+    pub factors: Vec<(u32, u32)>,
     pub coef: i64,
 }
 
@@ -86,7 +88,7 @@ impl LaneForm {
                     ));
                 }
                 let mut m = t.coef as i128;
-                if let Some((o, n)) = t.factor {
+                for &(o, n) in &t.factors {
                     let (o, n) = (o as usize, n as usize);
                     let mut w = [0u8; 8];
                     match rec.get(o..o + n) {
@@ -103,16 +105,35 @@ impl LaneForm {
             }
             offs.push(f);
         }
-        offs.sort_unstable();
-        let span = self.span as i128;
-        let room = (1i128 << self.width.min(64)) - span;
-        let near = offs.windows(2).any(|w| w[1] - w[0] < span);
-        let wraps = offs.len() > 1 && offs[offs.len() - 1] - offs[0] > room;
-        (near || wraps).then(|| {
+        let [(k1, s1), (k2, s2)] = self.at;
+        // Channel d's bytes at the second meet channel c's at the first when
+        // D = f(d) - f(c) lies in (lo, hi), modulo 2^width (either order of the two).
+        let (lo, hi) = (
+            k1 as i128 - k2 as i128 - s2 as i128,
+            k1 as i128 - k2 as i128 + s1 as i128,
+        );
+        let modulus = 1i128 << self.width.min(64);
+        let order: Vec<usize> = {
+            let mut o: Vec<usize> = (0..offs.len()).collect();
+            o.sort_unstable_by_key(|&i| offs[i]);
+            o
+        };
+        let sorted: Vec<i128> = order.iter().map(|&i| offs[i]).collect();
+        let meets = |c: usize, lo: i128, hi: i128| {
+            // Channels d != c with lo < f(d) - f(c) < hi, for D shifted by a modulus.
+            [-modulus, 0, modulus].iter().any(|&m| {
+                let (a, b) = (offs[c] + lo + m, offs[c] + hi + m);
+                let from = sorted.partition_point(|&v| v <= a);
+                (from..sorted.len())
+                    .take_while(|&j| sorted[j] < b)
+                    .any(|j| order[j] != c)
+            })
+        };
+        let near = (0..offs.len()).any(|c| meets(c, lo, hi) || meets(c, -hi, -lo));
+        near.then(|| {
             let at: Vec<u32> = self.terms.iter().map(|t| t.offset).collect();
             format!(
-                "addresses derived from the payload vectors at bytes {at:?} come within {} bytes of each other within a thread",
-                self.span
+                "addresses derived from the payload vectors at bytes {at:?} let two channels of a thread touch the same bytes"
             )
         })
     }
@@ -140,14 +161,15 @@ struct Access {
     n: u32,
 }
 
-/// A launch vector: channel 0's element at payload byte `at`, `bytes` each, and an
-/// input scalar `(payload byte offset, bytes)` it is multiplied by, if any.
+/// A launch vector: channel 0's element at payload byte `at`, `bytes` each, and the
+/// input scalars `(payload byte offset, bytes)` it is multiplied by (three at most).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Leaf {
     at: u32,
     bytes: u32,
     signed: bool,
-    factor: Option<(u32, u32)>,
+    /// Input scalars multiplying it, sorted, `None` after the last.
+    factors: [Option<(u32, u32)>; 3],
 }
 
 /// A scalar register read whole by every channel (written once at most, in the entry
@@ -202,14 +224,13 @@ impl Affine {
     }
 
     /// `self` times input scalar `s` (the whole of `by`): a launch vector takes it as
-    /// its factor (one at most), the rest become products.
+    /// one more factor, the rest become products.
     fn times(&self, s: Scalar, by: &Affine) -> Option<Affine> {
         let mut out = self.clone();
         for l in &mut out.leaves {
-            if l.0.factor.is_some() {
-                return None;
-            }
-            l.0.factor = Some((s.input?, s.size));
+            let free = l.0.factors.iter().position(|f| f.is_none())?;
+            l.0.factors[free] = Some((s.input?, s.size));
+            l.0.factors.sort_unstable_by_key(|f| (f.is_none(), *f));
         }
         out.leaves.sort_unstable();
         for u in &mut out.uni {
@@ -473,27 +494,33 @@ fn same_lane_address(
     if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
         return None;
     }
-    let blocks = [block_of[x], block_of[y]];
-    let cx = Chain {
+    // Each address's definitions must reach every channel at its own instruction.
+    let chain = |k: usize| Chain {
         p,
         plan,
         dom,
         loops,
         block_of,
         prefix,
-        blocks,
+        blocks: [block_of[k], block_of[k]],
     };
+    let (cx, cy) = (chain(x), chain(y));
     if let Some((at, size)) = ax.scalar {
         if !cx.fixed_scalar(at, size, x.min(y)) {
             return None;
         }
     }
     let fx = cx.vector(ax.reg, ax.asize, ax.moff, ax.n, x, 0)?;
-    let fy = cx.vector(ay.reg, ay.asize, ay.moff, ay.n, y, 0)?;
-    // The same register unchanged, or two computing the same function.
+    let fy = cy.vector(ay.reg, ay.asize, ay.moff, ay.n, y, 0)?;
+    // The same register unchanged, or two computing the same function up to a
+    // constant (the fields of a struct: `o[4 * i + 3]`).
     let same_reg = ax.reg == ay.reg
         && !(x + 1..y).any(|k| writes_any(plan, k, ax.reg, ax.reg + ax.n * ax.asize));
-    if fx != fy || fx.width < 32 || (!same_reg && fx.width != fx.wmax) {
+    let linear = |f: &Affine| Affine {
+        konst: 0,
+        ..f.clone()
+    };
+    if linear(&fx) != linear(&fy) || fx.width < 32 || (!same_reg && fx.width != fx.wmax) {
         return None;
     }
     if fx.leaves.is_empty() {
@@ -507,15 +534,25 @@ fn same_lane_address(
                 offset: l.at,
                 bytes: l.bytes,
                 signed: l.signed,
-                factor: l.factor,
+                factors: l.factors.iter().flatten().copied().collect(),
                 coef: c.checked_mul(ax.scale)?,
             })
         })
         .collect::<Option<Vec<_>>>()?;
+    // The constants as the address computes them: wrapped to the width, scaled.
+    let k = |f: &Affine| -> Option<i64> {
+        let w = fx.width.min(64);
+        let v = if w >= 64 {
+            f.konst
+        } else {
+            (f.konst << (64 - w)) >> (64 - w)
+        };
+        v.checked_mul(ax.scale)
+    };
     Some(LaneForm {
         terms,
         width: fx.width,
-        span: ax.span.max(ay.span),
+        at: [(k(&fx)?, ax.span), (k(&fy)?, ay.span)],
     })
 }
 
@@ -690,7 +727,7 @@ impl Chain<'_> {
                         at: at.checked_sub(moff * e)?,
                         bytes: e,
                         signed: false,
-                        factor: None,
+                        factors: [None; 3],
                     },
                     1,
                 )],
@@ -837,6 +874,17 @@ fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
         (Shl, [Value::Lane(a), Value::Const(k)]) if (0..32).contains(k) => a.scaled(1 << k),
         (Mul, [Value::Lane(a), Value::Const(c)]) | (Mul, [Value::Const(c), Value::Lane(a)]) => {
             a.scaled(*c)
+        }
+        // `x | k` is `x + k` when x is a multiple of a power of two above k (IGC's
+        // struct fields: `(i << 5) | 0x10`).
+        (Or, [Value::Lane(a), Value::Const(k)]) | (Or, [Value::Const(k), Value::Lane(a)])
+            if *k >= 0 =>
+        {
+            let m = (*k as u64 + 1).next_power_of_two() as i64;
+            let aligned = a.leaves.iter().all(|l| l.1 % m == 0)
+                && a.uni.iter().all(|u| u.1 % m == 0)
+                && a.konst % m == 0;
+            aligned.then(|| a.plus(&Affine::constant(*k))).flatten()
         }
         (Mul, [Value::Lane(a), Value::Lane(b)]) => match (input_factor(a), input_factor(b)) {
             (_, Some(s)) => a.times(s, b),

@@ -208,6 +208,10 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
     let n = inst.exec.size as u32;
     let moff = inst.exec.mask.channel_offset();
     let (dsts, srcs, _) = inst.alu_operands();
+    // A predicate source's element `i` is bit `i + moff` (the interpreter's
+    // `pred_view`), except for a scalar instruction with a GRF destination, which
+    // reads the whole predicate.
+    let whole_pred = n == 1 && !matches!(dsts.first(), Some(Dst::Pred(_)));
     for i in 0..n {
         let l = lane_of(i);
         for s in &srcs {
@@ -219,7 +223,10 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         src_linear(s, n).and_then(|(at, st)| lane_vector(at, st, ty.size(), moff));
                     f.vec_reads.push(l.and(v));
                 }
-                Src::Pred(p) => f.pred_reads.push((p.id.0 as u32, u32::MAX, None)),
+                Src::Pred(p) if whole_pred => f.pred_reads.push((p.id.0 as u32, u32::MAX, None)),
+                Src::Pred(p) => f
+                    .pred_reads
+                    .push((p.id.0 as u32, 1 << ((i + moff) & 31), l)),
                 _ => {}
             }
         }

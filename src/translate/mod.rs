@@ -455,6 +455,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     let start_cost =
         costs.function("restore_state") + costs.function("restore_slm") + costs.function("init");
     let save_cost = costs.function("save_state") + costs.function("save_slm") + 64;
+    let cr0_at = simt::cr0_values(
+        p,
+        &lanes::plan_kernel(p),
+        &cfg_blocks,
+        cfg_blocks.ranges[simt::prefix_blocks(p, &cfg_blocks) - 1].end,
+    );
     let (max_block_cost, all_blocks_cost) = emit_block_loop(
         &mut em,
         p,
@@ -464,7 +470,9 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         &mut |em, range, next| {
             let mut ended = false;
             let len = range.len();
+            let first = range.start;
             for (j, inst) in p.insts[range].iter().enumerate() {
+                em.cr0_value = cr0_at[first + j];
                 if target.probe {
                     // Probes: stop before the instruction that would be one too many
                     // (`steps` already counts the whole block).
@@ -476,6 +484,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                 em.open("");
                 em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
                 ended = emit_inst(em, p, inst, &cfg_blocks, next)?;
+                em.cr0_value = None;
                 em.close();
             }
             Ok(ended)

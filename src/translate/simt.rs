@@ -62,7 +62,12 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<String>
             p.insts[k].index
         ));
     }
-    uniform_consistency(p, plan, &block_of_each(p, cfg), prefix_blocks(p, cfg))
+    let prefix = prefix_blocks(p, cfg);
+    // A %cr0 known at every instruction is every channel's, whatever its path.
+    let cr0_known = cr0_values(p, plan, cfg, cfg.ranges[prefix - 1].end)
+        .iter()
+        .all(Option::is_some);
+    uniform_consistency(p, plan, &block_of_each(p, cfg), prefix, cr0_known)
 }
 
 /// The leading blocks every dispatched channel runs: until the first label, branch
@@ -130,6 +135,7 @@ fn uniform_consistency(
     plan: &Plan,
     block_of: &[usize],
     prefix: usize,
+    cr0_known: bool,
 ) -> Option<String> {
     let keys_of = |k: usize| -> (Vec<Key>, Vec<Key>) {
         let (mut r, mut w) = state_keys(&p.insts[k]);
@@ -151,6 +157,11 @@ fn uniform_consistency(
     for (k, &b) in block_of.iter().enumerate() {
         if b >= prefix {
             late.extend(keys_of(k).1);
+        }
+    }
+    if cr0_known {
+        for x in p.pre.cr0..p.pre.cr0 + 4 {
+            late.remove(&Key::Byte(x));
         }
     }
     if late.is_empty() {
@@ -214,12 +225,15 @@ fn parting_branch(
             touches[b] = true;
         }
     }
-    // Successors: the next block always (conservative), and branch targets.
+    // Successors: the next block unless every channel leaves by an unpredicated
+    // goto, jmp or ret, and branch targets.
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
     for (k, inst) in p.insts.iter().enumerate() {
         let b = block_of[k];
+        let leaves =
+            inst.pred.is_none() && matches!(inst.op, Opcode::Goto | Opcode::Jmp | Opcode::Ret);
         if let Some(&n) = block_of.get(k + 1) {
-            if n != b {
+            if n != b && !leaves {
                 succ[b].push(n);
             }
         }
@@ -263,7 +277,8 @@ fn parting_branch(
 /// Whether channels may take different ways at a branch: a per-channel condition that
 /// is not one value for every channel. A scalar branch (exec size 1) reads channel 0's
 /// predicate bit, which every copy holds alike (else the plan mirrors it); a predicate
-/// written only by NoMask compares of scalars over the whole SIMD width is one value.
+/// written only by NoMask compares of the same scalars, which together cover the whole
+/// SIMD width (IGC's SIMD32 halves), is one value.
 fn may_part(p: &Prepared, plan: &Plan, inst: &PInst) -> bool {
     if inst.op == Opcode::Switchjmp {
         return true;
@@ -272,19 +287,37 @@ fn may_part(p: &Prepared, plan: &Plan, inst: &PInst) -> bool {
         return false;
     };
     let id = pred.id.0 as u32;
-    !p.insts.iter().enumerate().all(|(w, wi)| {
-        !plan.writes[w].1.contains(&id)
-            || (wi.op == Opcode::Cmp
-                && wi.pred.is_none()
-                && wi.exec.mask.no_mask
-                && wi.exec.mask.channel_offset() == 0
-                && wi.exec.size as u32 >= p.simd
-                && wi.alu_operands().1.iter().all(|s| match s {
-                    Src::Imm { .. } => true,
-                    s => super::lanes::src_linear(s, wi.exec.size as u32)
-                        .is_some_and(|(_, stride)| stride == 0),
-                }))
-    })
+    let writers: Vec<&PInst> = p
+        .insts
+        .iter()
+        .enumerate()
+        .filter(|(w, _)| plan.writes[*w].1.contains(&id))
+        .map(|(_, wi)| wi)
+        .collect();
+    let scalar_compare = |wi: &PInst| {
+        wi.op == Opcode::Cmp
+            && wi.pred.is_none()
+            && wi.exec.mask.no_mask
+            && wi.alu_operands().1.iter().all(|s| match s {
+                Src::Imm { .. } => true,
+                s => super::lanes::src_linear(s, wi.exec.size as u32)
+                    .is_some_and(|(_, stride)| stride == 0),
+            })
+    };
+    // The compare itself: relation, sources and types (the destination is `id`).
+    let what = |wi: &PInst| {
+        let (_, srcs, ints) = wi.alu_operands();
+        format!("{srcs:?} {ints:?}")
+    };
+    let mut covered = 0u64;
+    for wi in &writers {
+        let off = wi.exec.mask.channel_offset();
+        covered |= ((1u64 << wi.exec.size as u32) - 1) << off;
+    }
+    let full = (1u64 << p.simd.min(32)) - 1;
+    !(writers.iter().all(|wi| scalar_compare(wi))
+        && writers.iter().all(|wi| what(wi) == what(writers[0]))
+        && covered & full == full)
 }
 
 /// Translate a kernel the straight way ([`check`] gave `launch`).
@@ -330,7 +363,7 @@ pub(super) fn translate(
         }
     }
     em.close();
-    let cr0_at = cr0_values(p, plan, cfg_blocks.ranges[prefix - 1].end);
+    let cr0_at = cr0_values(p, plan, &cfg_blocks, cfg_blocks.ranges[prefix - 1].end);
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
     em.line("var pc = 0u;");
@@ -465,26 +498,94 @@ impl Straight {
 /// The value %cr0 holds before each instruction, where it is known: the launch starts
 /// it at 0 (`init` leaves it so), and IGC sets its float-mode bits once, in the entry
 /// blocks, with a NoMask `or` / `and` / `xor` / `mov` of immediates (`or (M1_NM, 1)
-/// %cr0 %cr0 0x4c0`). Any other write, or one after the entry blocks (`prefix_end`:
-/// the first instruction after them), leaves it unknown from there on.
-pub(super) fn cr0_values(p: &Prepared, plan: &Plan, prefix_end: usize) -> Vec<Option<u32>> {
+/// %cr0 %cr0 0x4c0`), and may toggle the rounding mode around a conversion further on
+/// (`xor ... 0x30` twice). The value flows over the blocks (a NoMask write runs
+/// whenever its block runs, for every channel alike); where two paths bring different
+/// values, or a write is of another form, it is unknown. Kernels with subroutine
+/// calls know it only where nothing after the entry blocks (`prefix_end`: the first
+/// instruction after them) writes it.
+pub(super) fn cr0_values(
+    p: &Prepared,
+    plan: &Plan,
+    cfg: &blocks::Blocks,
+    prefix_end: usize,
+) -> Vec<Option<u32>> {
+    use Opcode::*;
     let cr0 = p.pre.cr0;
+    // An indirect destination may write anything (the plan does not track it).
     let writes = |k: usize| {
         plan.writes[k]
             .0
             .iter()
             .any(|&(a, b)| a < cr0 + 4 && cr0 < b)
+            || p.insts[k]
+                .fields
+                .iter()
+                .any(|f| matches!(f, PField::Dst(Dst::Indirect { .. })))
     };
     let n = p.insts.len();
-    if (prefix_end..n).any(writes) {
+    let step = |k: usize, v: Option<u32>| {
+        if writes(k) {
+            v.and_then(|cur| cr0_write(&p.insts[k], cr0, cur))
+        } else {
+            v
+        }
+    };
+    if !(prefix_end..n).any(writes) {
+        let mut out = Vec::with_capacity(n);
+        let mut v = Some(0u32);
+        for k in 0..n {
+            out.push(v);
+            v = step(k, v);
+        }
+        return out;
+    }
+    if p.insts
+        .iter()
+        .any(|i| matches!(i.op, Call | Fcall | Ifcall | Fret))
+    {
         return vec![None; n];
     }
-    let mut out = Vec::with_capacity(n);
-    let mut v = Some(0u32);
-    for (k, inst) in p.insts.iter().enumerate() {
-        out.push(v);
-        if k < prefix_end && writes(k) {
-            v = v.and_then(|cur| cr0_write(inst, cr0, cur));
+    // Entry values per block: None = not reached (yet), Some(None) = unknown.
+    let nb = cfg.ranges.len();
+    let block_at = |k: usize| cfg.ranges.iter().position(|r| r.contains(&k));
+    let mut entry: Vec<Option<Option<u32>>> = vec![None; nb];
+    if nb > 0 {
+        entry[0] = Some(Some(0));
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in 0..nb {
+            let Some(mut v) = entry[b] else { continue };
+            let range = cfg.ranges[b].clone();
+            for k in range.clone() {
+                v = step(k, v);
+            }
+            // Successors: the next block always (conservative) and branch targets.
+            let mut succ: Vec<usize> = block_at(range.end).into_iter().collect();
+            for t in blocks::targets(&p.insts[range.end - 1]) {
+                succ.extend(block_at(t as usize));
+            }
+            for s in succ {
+                let merged = match entry[s] {
+                    None => Some(v),
+                    Some(x) if x == v => Some(x),
+                    Some(_) => Some(None),
+                };
+                if merged != entry[s] {
+                    entry[s] = merged;
+                    changed = true;
+                }
+            }
+        }
+    }
+    let mut out = vec![None; n];
+    for (b, r) in cfg.ranges.iter().enumerate() {
+        let mut v = entry[b].flatten();
+        for k in r.clone() {
+            out[k] = v;
+            v = step(k, v);
         }
     }
     out
