@@ -25,7 +25,9 @@ fn threads_saved_and_resumed_across_passes_agree_with_the_cpu() {
     ] {
         let (dir, case) = variant(name);
         let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let launch = gpu::build(&dir, &case, 50_000_000).unwrap();
+        let mut launch = gpu::build(&dir, &case, 50_000_000).unwrap();
+        // The thread mapping's passes (loop_data_dependent would run straight).
+        launch.mapping = gpu::Mapping::Threads;
         // Small enough that every thread is saved and restored several times.
         let budget = (launch.module.max_block_cost as u32).max(6000) + 2000;
         let g = gpu::execute_with_budget(&mut ctx, &launch, Some(budget))
