@@ -678,6 +678,45 @@ fn bti_st(bti: u32, addr: u64, n: u32, v: u64) {
     }
 }
 
+// SLM accesses of at most 4 bytes from messages known to address SLM (LSC on the SLM
+// port): `mem_ld`/`mem_st` on SP_SLM without the other spaces' code.
+fn slm_at(addr: u64, n: u32) -> u32 {
+    let a = addr & 0x0ffffffflu;
+    return select(NO_WORD, u32(a), a + u64(n) <= u64(K_SLM_WORDS * 4u));
+}
+
+fn slm_ld(addr: u64, n: u32) -> u64 {
+    let o = slm_at(addr, n);
+    let ok = o != NO_WORD;
+    let w = select(0u, o >> 2u, ok);
+    let sh = (o & 3u) * 8u;
+    let lo = atomicLoad(&slm[w]);
+    let hi = atomicLoad(&slm[select(w, w + 1u, ok && sh + 8u * n > 32u)]);
+    let v = select(lo, (lo >> sh) | (hi << ((32u - sh) & 31u)), sh != 0u);
+    let m = select((1u << ((8u * n) & 31u)) - 1u, 0xffffffffu, n >= 4u);
+    if (!ok) { atomicAdd(&stat[STAT_OOB_READS], 1u); }
+    return u64(select(0u, v & m, ok));
+}
+
+fn slm_st(addr: u64, n: u32, v: u64) {
+    let o = slm_at(addr, n);
+    if (o == NO_WORD) { atomicAdd(&stat[STAT_OOB_WRITES], 1u); return; }
+    let x = u32(v & 0xfffffffflu);
+    let w = o >> 2u;
+    let sh = (o & 3u) * 8u;
+    if (sh == 0u && n == 4u) { atomicStore(&slm[w], x); return; }
+    let m = select((1u << ((8u * n) & 31u)) - 1u, 0xffffffffu, n >= 4u);
+    let m0 = m << sh;
+    atomicAnd(&slm[w], ~m0);
+    atomicOr(&slm[w], (x << sh) & m0);
+    if (sh + 8u * n > 32u) {
+        let r = (32u - sh) & 31u;
+        let m1 = m >> r;
+        atomicAnd(&slm[w + 1u], ~m1);
+        atomicOr(&slm[w + 1u], (x >> r) & m1);
+    }
+}
+
 // Every binding stays part of the pipeline's layout (the host binds them all), whether
 // the kernel's code reaches it or not (a kernel whose accesses all take `bti_ld` never
 // names `scratch`). Never taken: no cfg word holds that value.

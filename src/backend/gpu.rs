@@ -761,6 +761,15 @@ fn finish(
     let lower_ms = for_adapter(gpu, &mut job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+    // A straight run has no saved state: where it stopped (or the driver's loop
+    // limiter stopped it), the thread mapping runs the launch instead.
+    let straight = launch.module.straight.is_some();
+    if straight && stat[0] == runtime_error::DRIVER_LOOPS {
+        return Err(SliceError::LanesDoNotFit(format!(
+            ": the driver's loop limiter stopped the straight form before the block at instruction {}",
+            stat[1]
+        )));
+    }
     if stat[0] == runtime_error::STRAIGHT_STOPPED {
         // Nothing of this run is kept: the fallback starts again from the inputs.
         return Err(SliceError::LanesDoNotFit(format!(

@@ -283,6 +283,7 @@ pub fn conditions(
     plan: &Plan,
     block_of: &[usize],
     prefix: usize,
+    ordered: &dyn Fn(usize, usize) -> bool,
 ) -> Result<Conditions, String> {
     let mem: Vec<usize> = (0..p.insts.len())
         .filter(|&k| plan.mem[k].0 || plan.mem[k].1)
@@ -297,7 +298,8 @@ pub fn conditions(
         for &y in &mem[i..] {
             let writes = plan.mem[x].1 || plan.mem[y].1;
             // One instruction with itself: channels of an atomic meet in the atomic.
-            if !writes || (x == y && is_atomic(&p.insts[x])) {
+            // Instructions a barrier always separates are ordered by it.
+            if !writes || (x == y && is_atomic(&p.insts[x])) || ordered(x, y) {
                 continue;
             }
             let (sx, sy) = (space(p, x), space(p, y));

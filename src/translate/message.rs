@@ -60,43 +60,53 @@ fn scalar(inst: &PInst, name: &str) -> String {
     }
 }
 
-/// `let sp = ...; let bt = ...;` for the surface field `name`; true when the space is
+/// The space of a message's accesses where the translator knows it: the short forms
+/// (`bti_ld`/`slm_ld`...) then replace the general `mem_ld`/`mem_st`, whose other
+/// spaces' code llvmpipe would run masked on every access.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Known {
+    Any,
+    Bti,
+    Slm,
+}
+
+/// `let sp = ...; let bt = ...;` for the surface field `name`, and whether the space is
 /// a binding-table surface known at translation time (`Emit::surface_bti`).
-fn space(em: &mut Emit, inst: &PInst, name: &str) -> bool {
+fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
     match (field(inst, name), em.surface_bti) {
         (Some(PField::Surface(_)), Some(b)) => {
             em.line(&format!("let sp = SP_BTI; let bt = {b}u;"));
-            true
+            Known::Bti
         }
         (Some(PField::Surface(id)), None) => {
             em.line(&format!(
                 "let sb = surf_space({id}u); let sp = sb.x; let bt = sb.y;"
             ));
-            false
+            Known::Any
         }
         _ => {
             em.line("let sp = SP_FLAT; let bt = 0u;");
-            false
+            Known::Any
         }
     }
 }
 
-/// A load of `n` bytes at `addr` from the space `sp`/`bt` (the short binding-table form
-/// where the space is known to be one).
-fn ld(bti: bool, addr: &str, n: u32) -> String {
-    if bti && n <= 4 {
-        format!("bti_ld(bt, {addr}, {n}u)")
-    } else {
-        format!("mem_ld(sp, bt, {addr}, {n}u)")
+/// A load of `n` bytes at `addr` from the space `sp`/`bt` (a short form where the space
+/// is known).
+fn ld(known: Known, addr: &str, n: u32) -> String {
+    match known {
+        Known::Bti if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
+        Known::Slm if n <= 4 => format!("slm_ld({addr}, {n}u)"),
+        _ => format!("mem_ld(sp, bt, {addr}, {n}u)"),
     }
 }
 
 /// The store matching [`ld`].
-fn st(bti: bool, addr: &str, n: u32, v: &str) -> String {
-    if bti && n <= 4 {
-        format!("bti_st(bt, {addr}, {n}u, {v});")
-    } else {
-        format!("mem_st(sp, bt, {addr}, {n}u, {v});")
+fn st(known: Known, addr: &str, n: u32, v: &str) -> String {
+    match known {
+        Known::Bti if n <= 4 => format!("bti_st(bt, {addr}, {n}u, {v});"),
+        Known::Slm if n <= 4 => format!("slm_st({addr}, {n}u, {v});"),
+        _ => format!("mem_st(sp, bt, {addr}, {n}u, {v});"),
     }
 }
 
@@ -193,7 +203,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             let bti = if svm {
                 em.line("let sp = SP_FLAT; let bt = 0u;");
                 em.line(&format!("let base = {};", scalar(inst, "Address")));
-                false
+                Known::Any
             } else {
                 let b = space(em, inst, "Surface");
                 em.line(&format!("let base = {};", scalar(inst, "Offset")));
@@ -352,10 +362,14 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let scale = int(inst, "AddrScale").max(1);
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
-    let bti = sfid != 3 && ty == 4;
+    let bti = match (sfid, ty) {
+        (3, _) => Known::Slm,
+        (_, 4) => Known::Bti,
+        _ => Known::Any,
+    };
     if sfid == 3 {
         em.line("let sp = SP_SLM; let bt = 0u;");
-    } else if bti {
+    } else if bti == Known::Bti {
         em.line("let sp = SP_BTI; let bt = u32(surf & 0xfffffffflu);");
     } else {
         em.line("let sp = SP_FLAT; let bt = 0u;");

@@ -415,16 +415,17 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
     .collect();
+    let mut why_not_straight_here = None;
     let why_not_lanes = if target.lanes && !target.probe {
-        match lanes::ineligible(p, tpg, target.slm_bytes) {
-            None => {
-                // Straight where no channel meets another, else the scheduled form.
+        // Straight where no channel meets another (a group's threads may share SLM and
+        // barriers when the whole group fits one workgroup: `simt::check`), else the
+        // scheduled form.
+        let why_not_straight = match (target.straight, lanes::ineligible(p, 1, 0)) {
+            (false, _) => "not asked for".to_string(),
+            (true, Some(why)) => why,
+            (true, None) => {
                 let straight = lanes::plan(p, &cfg_blocks, true);
-                let checked = match target.straight {
-                    true => simt::check(p, &straight, &cfg_blocks),
-                    false => Err("not asked for".to_string()),
-                };
-                let why_not = match checked {
+                match simt::check(p, &straight, &cfg_blocks, tpg) {
                     Ok(launch) => {
                         match simt::translate(p, tpg, em.clone(), consts.clone(), &straight, launch)
                         {
@@ -433,13 +434,20 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                         }
                     }
                     Err(why) => why,
-                };
+                }
+            }
+        };
+        match lanes::ineligible(p, tpg, target.slm_bytes) {
+            None => {
                 let plan = lanes::plan(p, &cfg_blocks, false);
                 let mut m = lane_emit::translate(p, tpg, em, consts, &plan)?;
-                m.why_not_straight = Some(why_not);
+                m.why_not_straight = Some(why_not_straight);
                 return Ok(m);
             }
-            why => why,
+            why => {
+                why_not_straight_here = Some(why_not_straight);
+                why
+            }
         }
     } else {
         None
@@ -510,7 +518,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         why_not_lanes,
         state_grf_offset: state_layout(p).0,
         straight: None,
-        why_not_straight: None,
+        why_not_straight: why_not_straight_here,
         block_starts: cfg_blocks
             .ranges
             .iter()

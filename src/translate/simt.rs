@@ -26,23 +26,42 @@ use std::collections::{HashMap, HashSet};
 
 /// Whether a kernel (with its straight plan) can run straight: the conditions its
 /// launch must meet, or why it cannot.
-pub fn check(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Result<Conditions, String> {
-    if let Some(why) = ineligible(p, plan, cfg) {
+pub fn check(
+    p: &Prepared,
+    plan: &Plan,
+    cfg: &blocks::Blocks,
+    tpg: u32,
+) -> Result<Conditions, String> {
+    if let Some(why) = ineligible(p, plan, cfg, tpg) {
         return Err(why);
     }
-    super::lane_memory::conditions(p, plan, &block_of_each(p, cfg), prefix_blocks(p, cfg))
+    let block_of = block_of_each(p, cfg);
+    let rounds = Rounds::of(p, cfg);
+    super::lane_memory::conditions(p, plan, &block_of, prefix_blocks(p, cfg), &|x, y| {
+        rounds.apart(block_of[x], block_of[y])
+    })
 }
 
 /// Why a kernel cannot run straight, memory aside (`lane_memory`).
-fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<String> {
+fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Option<String> {
     use Opcode::*;
     if let Some(i) = p.insts.iter().find(|i| {
-        matches!(
-            i.op,
-            Call | Fcall | Ifcall | Fret | Barrier | Sbarrier | Nbarrier
-        )
+        matches!(i.op, Call | Fcall | Ifcall | Fret | Sbarrier | Nbarrier)
+            || (i.op == Barrier && tpg.max(1) * p.simd > MAX_INVOCATIONS)
     }) {
         return Some(format!("{} at instruction {}", i.op.spec_name(), i.index));
+    }
+    // SLM is the group's: its threads must share one workgroup.
+    if tpg > 1 && tpg * p.simd > MAX_INVOCATIONS && super::lanes::uses_slm(p) {
+        return Some(format!(
+            "shared local memory between {tpg} threads of SIMD{} (over {MAX_INVOCATIONS} invocations)",
+            p.simd
+        ));
+    }
+    if let Some(at) = Rounds::of(p, cfg).misaligned(p, plan) {
+        return Some(format!(
+            "channels that part at instruction {at} may reach different barriers"
+        ));
     }
     if plan.mirrored.iter().any(|&m| m) || plan.mirrored_preds.iter().any(|&m| m) {
         return Some("channels read each other's registers".into());
@@ -225,53 +244,78 @@ fn parting_branch(
             touches[b] = true;
         }
     }
-    // Successors: the next block unless every channel leaves by an unpredicated
-    // goto, jmp or ret, and branch targets.
-    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
-    for (k, inst) in p.insts.iter().enumerate() {
-        let b = block_of[k];
-        let leaves =
-            inst.pred.is_none() && matches!(inst.op, Opcode::Goto | Opcode::Jmp | Opcode::Ret);
-        if let Some(&n) = block_of.get(k + 1) {
-            if n != b && !leaves {
-                succ[b].push(n);
-            }
-        }
-        for t in blocks::targets(inst) {
-            if let Some(&tb) = block_of.get(t as usize) {
-                succ[b].push(tb);
-            }
-        }
-    }
-    // Blocks from which a touching block is reachable (a backward fixed point).
-    let mut reach = touches.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..nb).rev() {
-            if !reach[b] && succ[b].iter().any(|&s| reach[s]) {
-                reach[b] = true;
-                changed = true;
-            }
-        }
-    }
+    let succ = successors(p, block_of, nb);
+    let ipdom = immediate_post_dominators(&succ);
     for (k, inst) in p.insts.iter().enumerate() {
         use Opcode::*;
         if !matches!(inst.op, Goto | Jmp | Switchjmp) || !may_part(p, plan, inst) {
             continue;
         }
-        let mut ways: Vec<usize> = blocks::targets(inst)
+        let b = block_of[k];
+        // Channels that part here meet again where every way leads (the immediate
+        // post-dominator); touching the key before that on two ways is what fails.
+        let join = ipdom[b];
+        let touching_ways = succ[b]
             .iter()
-            .filter_map(|&t| block_of.get(t as usize).copied())
-            .collect();
-        ways.extend(block_of.get(k + 1).copied());
-        ways.sort_unstable();
-        ways.dedup();
-        if ways.iter().filter(|&&w| reach[w]).count() > 1 {
+            .filter(|&&w| reaches_before(&succ, w, join, &touches))
+            .count();
+        if touching_ways > 1 {
             return Some(inst.index);
         }
     }
     None
+}
+
+/// Whether a block marked in `marked` is reachable from `from` without entering `stop`.
+fn reaches_before(succ: &[Vec<usize>], from: usize, stop: Option<usize>, marked: &[bool]) -> bool {
+    let mut seen = vec![false; succ.len()];
+    let mut stack = vec![from];
+    while let Some(b) = stack.pop() {
+        if Some(b) == stop || std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        if marked[b] {
+            return true;
+        }
+        stack.extend(succ[b].iter().copied());
+    }
+    false
+}
+
+/// Each block's immediate post-dominator (`None`: only the kernel's end), over the
+/// successors `succ` (a block without successors leads to the end). Post-dominator
+/// sets are the greatest fixed point; the immediate one is the strict post-dominator
+/// that the others post-dominate.
+fn immediate_post_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let nb = succ.len();
+    let mut pdom = vec![vec![true; nb]; nb];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let mut d = vec![!succ[b].is_empty(); nb];
+            for &s in &succ[b] {
+                for (x, y) in d.iter_mut().zip(&pdom[s]) {
+                    *x = *x && *y;
+                }
+            }
+            d[b] = true;
+            if d != pdom[b] {
+                pdom[b] = d;
+                changed = true;
+            }
+        }
+    }
+    (0..nb)
+        .map(|b| {
+            let strict: Vec<usize> = (0..nb).filter(|&j| j != b && pdom[b][j]).collect();
+            // The nearest: post-dominated by every other strict post-dominator.
+            strict
+                .iter()
+                .copied()
+                .find(|&j| strict.iter().all(|&o| o == j || pdom[j][o]))
+        })
+        .collect()
 }
 
 /// Whether channels may take different ways at a branch: a per-channel condition that
@@ -335,6 +379,7 @@ pub(super) fn translate(
     // With loops a block may run many times: each invocation counts its channel's
     // instructions (one word) instead of marking the blocks it ran.
     let cyclic = !blocks::acyclic(&p.insts);
+    let barriers = p.insts.iter().any(|i| i.op == Opcode::Barrier);
     let visit_words = if cyclic {
         1
     } else {
@@ -342,6 +387,13 @@ pub(super) fn translate(
     };
     let mut em = header;
     em.line("var<private> lane: u32;");
+    em.line("var<private> lane_pc: u32;");
+    // Loop back-edges charged so far (loops' passes, rounds), against the budget.
+    em.line("var<private> lane_edges: u32;");
+    if barriers {
+        em.line("var<workgroup> st_live: atomic<u32>;");
+        em.line("var<workgroup> st_go: u32;");
+    }
     let mut consts = consts;
     consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
     em.declare_lane_registers(&plan.promoted);
@@ -366,10 +418,8 @@ pub(super) fn translate(
     let cr0_at = cr0_values(p, plan, &cfg_blocks, cfg_blocks.ranges[prefix - 1].end);
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
-    em.line("var pc = 0u;");
-    if cyclic {
-        em.line("var edges = K_FIXED_COST;");
-    }
+    // Where the last round left the invocation (0 at the start).
+    em.line("var pc = lane_pc;");
     let regions = loop_regions(p, &cfg_blocks);
     let mut rows = Rows {
         p,
@@ -386,11 +436,16 @@ pub(super) fn translate(
     em.line("if (cfg[CFG_PROBE] != 0u && loops_exhausted()) { fail(ERR_DRIVER_LOOPS, 0u); }");
     em.line("return 0u;");
     em.close();
-    if cyclic {
+    if cyclic || barriers {
         emit_block_starts(&mut em, p, &cfg_blocks);
     }
-    let tpw = threads_per_workgroup(p.simd, tpg);
-    emit_main(&mut em, p.simd, tpg, tpw, p.insts.len());
+    // With barriers the whole group shares one workgroup (its SLM, its barriers).
+    let tpw = if barriers || super::lanes::uses_slm(p) {
+        tpg.max(1)
+    } else {
+        threads_per_workgroup(p.simd, tpg)
+    };
+    emit_main(&mut em, p.simd, tpg, tpw, p.insts.len(), barriers);
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::runtime_for(&em.out), em.out),
         &consts,
@@ -401,10 +456,15 @@ pub(super) fn translate(
         .map_err(TranslateError::Budget)?
         + costs.function("init")
         + 64;
+    // Everything once (every loop's first pass included), then each further pass of a
+    // loop what its rows cost, and each further round everything again.
+    em.line(&format!("const K_FIXED_COST: u32 = {whole}u;"));
+    if barriers {
+        let text = &em.out[em.out.find("fn run_lane").unwrap_or(0)..];
+        let loops = text.matches("loop {").count() + text.matches("for (").count();
+        em.line(&format!("const K_ROUND_COST: u32 = {}u;", loops + 8));
+    }
     if cyclic {
-        // Everything once (every loop's first pass included), then each further pass
-        // of a loop what its rows cost.
-        em.line(&format!("const K_FIXED_COST: u32 = {whole}u;"));
         for (head, text) in &passes {
             let cost = costs.block(text).map_err(TranslateError::Budget)? + 2;
             em.line(&format!("const K_PASS_COST_{head}: u32 = {cost}u;"));
@@ -629,6 +689,116 @@ fn cr0_write(inst: &PInst, cr0: u32, cur: u32) -> Option<u32> {
     }
 }
 
+/// The rounds of a straight kernel with barriers: an invocation runs until its next
+/// barrier, every invocation of the workgroup (the whole group) meets there, and the
+/// next round starts after it. A round starts at the entry or after a barrier block
+/// (a barrier ends its block).
+struct Rounds {
+    /// Blocks each round start reaches without passing a barrier.
+    reach: Vec<Vec<bool>>,
+    /// Per block: it ends with a barrier.
+    barrier: Vec<bool>,
+    succ: Vec<Vec<usize>>,
+    block_of: Vec<usize>,
+}
+
+impl Rounds {
+    fn of(p: &Prepared, cfg: &blocks::Blocks) -> Rounds {
+        let block_of = block_of_each(p, cfg);
+        let nb = cfg.ranges.len();
+        let succ = successors(p, &block_of, nb);
+        let barrier: Vec<bool> = cfg
+            .ranges
+            .iter()
+            .map(|r| p.insts[r.end - 1].op == Opcode::Barrier)
+            .collect();
+        let mut starts = vec![0];
+        starts.extend((0..nb).filter(|&b| barrier[b] && b + 1 < nb).map(|b| b + 1));
+        let mut out = Rounds {
+            reach: Vec::new(),
+            barrier,
+            succ,
+            block_of,
+        };
+        out.reach = starts.iter().map(|&s| out.reach_from(s).0).collect();
+        out
+    }
+
+    /// Blocks reachable from `start` without passing a barrier, and the barrier blocks
+    /// met first.
+    fn reach_from(&self, start: usize) -> (Vec<bool>, Vec<usize>) {
+        let mut seen = vec![false; self.barrier.len()];
+        let mut first = Vec::new();
+        let mut stack = vec![start];
+        while let Some(b) = stack.pop() {
+            if std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            if self.barrier[b] {
+                first.push(b);
+                continue;
+            }
+            stack.extend(self.succ[b].iter().copied());
+        }
+        first.sort_unstable();
+        (seen, first)
+    }
+
+    /// Whether blocks `a` and `b` never run in one round (a barrier lies between them
+    /// on every path): their memory accesses are then ordered by it.
+    fn apart(&self, a: usize, b: usize) -> bool {
+        !self.reach.iter().any(|r| r[a] && r[b])
+    }
+
+    /// A branch where channels may part and then meet different barriers first (the
+    /// rounds would pair one channel's barrier with another's). A way that ends the
+    /// channel first is fine: a finished channel no longer takes part.
+    fn misaligned(&self, p: &Prepared, plan: &Plan) -> Option<usize> {
+        if !self.barrier.iter().any(|&b| b) {
+            return None;
+        }
+        p.insts.iter().enumerate().find_map(|(k, inst)| {
+            use Opcode::*;
+            if !matches!(inst.op, Goto | Jmp | Switchjmp) || !may_part(p, plan, inst) {
+                return None;
+            }
+            let firsts: Vec<Vec<usize>> = self.succ[self.block_of[k]]
+                .iter()
+                .map(|&s| self.reach_from(s).1)
+                .filter(|f| !f.is_empty())
+                .collect();
+            let aligned = firsts.iter().all(|f| f.len() == 1 && *f == firsts[0]);
+            (!aligned).then_some(inst.index)
+        })
+    }
+}
+
+/// Successors of each block: the next block unless every channel leaves by an
+/// unpredicated goto, jmp or ret, and branch targets.
+fn successors(p: &Prepared, block_of: &[usize], nb: usize) -> Vec<Vec<usize>> {
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for (k, inst) in p.insts.iter().enumerate() {
+        let b = block_of[k];
+        let leaves =
+            inst.pred.is_none() && matches!(inst.op, Opcode::Goto | Opcode::Jmp | Opcode::Ret);
+        if let Some(&n) = block_of.get(k + 1) {
+            if n != b && !leaves {
+                succ[b].push(n);
+            }
+        }
+        for t in blocks::targets(inst) {
+            if let Some(&tb) = block_of.get(t as usize) {
+                succ[b].push(tb);
+            }
+        }
+    }
+    for s in &mut succ {
+        s.sort_unstable();
+        s.dedup();
+    }
+    succ
+}
+
 /// A loop of a straight kernel: blocks `start..=end`, entered at the top, left by a
 /// branch past `end` or before `start`; `inner`: the loops nested in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -746,9 +916,9 @@ impl Rows<'_> {
             "if (visited[0u] > cfg[CFG_STEP_LIMIT]) { fail(ERR_STRAIGHT_STOPPED, block_start(pc)); return 1u; }",
         );
         em.open("if (cfg[CFG_EDGE_BUDGET] != 0u)");
-        em.line(&format!("edges = edges + K_PASS_COST_{a};"));
+        em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{a};"));
         em.line(
-            "if (edges > cfg[CFG_EDGE_BUDGET]) { fail(ERR_STRAIGHT_STOPPED, block_start(pc)); return 1u; }",
+            "if (lane_edges > cfg[CFG_EDGE_BUDGET]) { fail(ERR_STRAIGHT_STOPPED, block_start(pc)); return 1u; }",
         );
         em.close();
         em.close();
@@ -868,6 +1038,13 @@ fn emit_straight_inst(
     let target = blocks::target_of(inst);
     let off = inst.exec.mask.channel_offset();
     let ended = match inst.op {
+        // The invocation leaves for `main`, where the workgroup meets (see `Rounds`).
+        Barrier => {
+            em.line(&format!("pc = {next_block};"));
+            em.line("lane_pc = pc;");
+            em.line("return 2u;");
+            true
+        }
         Goto | Jmp => {
             let taken = if inst.exec.size == 1 {
                 match inst.pred {
@@ -982,7 +1159,34 @@ pub fn threads_per_workgroup(simd: u32, tpg: u32) -> u32 {
         .unwrap_or(1)
 }
 
-fn emit_main(em: &mut Emit, simd: u32, tpg: u32, tpw: u32, insts: usize) {
+fn emit_main(em: &mut Emit, simd: u32, tpg: u32, tpw: u32, insts: usize, barriers: bool) {
+    let run = if barriers {
+        // Rounds: each invocation runs to its next barrier (or its end); the workgroup
+        // meets, and goes on while any invocation stopped at a barrier. The decision
+        // is one value for the workgroup (`workgroupUniformLoad`), so every barrier
+        // here is reached in uniform control flow.
+        r#"    var live = l < n;
+    // loop-bound: 1
+    loop {
+        if (live) { live = run_lane(dm) == 2u; }
+        if (live) { atomicStore(&st_live, 1u); }
+        storageBarrier();
+        workgroupBarrier();
+        if (li == 0u) { st_go = atomicLoad(&st_live); atomicStore(&st_live, 0u); }
+        if (workgroupUniformLoad(&st_go) == 0u) { break; }
+        // Entering the rows again passes (masked) every loop before the invocation's
+        // block once; the probe catches an estimate that falls short.
+        lane_edges = lane_edges + K_ROUND_COST;
+        if (cfg[CFG_EDGE_BUDGET] != 0u && lane_edges > cfg[CFG_EDGE_BUDGET] && live) {
+            fail(ERR_STRAIGHT_STOPPED, block_start(lane_pc));
+            live = false;
+        }
+    }
+"#
+    } else {
+        "    if (l < n) { let r = run_lane(dm); }
+"
+    };
     let barrier = if insts > BARRIER_FROM_INSTS {
         "    // Splits the shader for llvmpipe's compiler (see BARRIER_FROM_INSTS).\n    workgroupBarrier();\n"
     } else {
@@ -1008,8 +1212,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // The thread's execution mask in the entry blocks: the dispatched channels.
     var dm = 0xffffffffu;
     if (n < 32u) {{ dm = (1u << n) - 1u; }}
-{barrier}    if (l < n) {{ let r = run_lane(dm); }}
-    keep_bindings();
+    lane_edges = K_FIXED_COST;
+{barrier}{run}    keep_bindings();
     if (cfg[CFG_COUNT] != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
