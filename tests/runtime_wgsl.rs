@@ -431,3 +431,126 @@ fn main() {
     // the unbound entry.
     assert_eq!(io[k + 4], 2 + 1);
 }
+
+/// The short SLM forms (`slm_ld`/`slm_st`, for LSC messages on the SLM port) give the
+/// general helpers' results on SP_SLM: every size and byte alignment, words
+/// straddled, IGC's bit-28 tag, out of bounds (zero, dropped, counted).
+#[test]
+fn short_slm_accesses_match_the_general_ones() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
+        "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
+        "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
+        "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
+        "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
+        "var<private> scratch_base: u32;\n",
+    ));
+    for f in [
+        "locate", "wld", "wstore", "wmerge", "byte_ld", "mem_ld", "mem_st", "slm_at", "slm_ld",
+        "slm_st",
+    ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl += r#"
+fn fill() {
+    for (var w = 0u; w < 4u; w++) { atomicStore(&slm[w], 0x03020100u + w * 0x04040404u); }
+}
+
+@compute @workgroup_size(1)
+fn main() {
+    fill();
+    var k = 0u;
+    for (var n = 1u; n <= 4u; n = n * 2u) {
+        for (var a = 0u; a < 20u; a++) {
+            // Every other address carries IGC's SLM tag (bit 28).
+            let addr = u64(a) | select(0lu, 0x10000000lu, (a & 1u) == 1u);
+            io[k] = u32(mem_ld(SP_SLM, 0u, addr, n));
+            io[k + 1u] = u32(slm_ld(addr, n));
+            k = k + 2u;
+        }
+    }
+    // The same stores both ways, the words after each run side by side.
+    for (var form = 0u; form < 2u; form++) {
+        fill();
+        var s = 0u;
+        for (var n = 1u; n <= 4u; n = n * 2u) {
+            for (var a = 0u; a < 18u; a = a + 3u) {
+                s = s + 1u;
+                let v = u64(0x9e3779b9u * s);
+                if (form == 0u) { mem_st(SP_SLM, 0u, u64(a), n, v); } else { slm_st(u64(a), n, v); }
+            }
+        }
+        for (var w = 0u; w < 4u; w++) { io[k + w * 2u + form] = atomicLoad(&slm[w]); }
+    }
+    io[k + 8u] = atomicLoad(&stat[STAT_OOB_READS]);
+    io[k + 9u] = atomicLoad(&stat[STAT_OOB_WRITES]);
+}
+"#;
+    let buf = |data: Vec<u8>, readback: bool| JobBuffer {
+        size: data.len() as u64,
+        data,
+        usage: BufferUse::ReadWrite,
+        readback,
+    };
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let r = gpu
+        .run(&ComputeJob {
+            key: 0xb72,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                JobBuffer {
+                    usage: BufferUse::ReadOnly,
+                    ..buf(vec![0; 4 * 280], false)
+                },
+                buf(vec![0; 16], false),
+                buf(vec![0; 64], true),
+                buf(vec![0; 16], false),
+                buf(vec![0; 4 * 256], true),
+            ],
+            workgroups: [1, 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        })
+        .unwrap();
+    let io: Vec<u32> = r.outputs[4]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let k = 3 * 20 * 2;
+    let mut i = 0;
+    for n in [1usize, 2, 4] {
+        for a in 0..20usize {
+            let pair = &io[2 * i..2 * i + 2];
+            assert_eq!(pair[0], pair[1], "load of {n} at {a}");
+            // The model: byte b of SLM is b (as `fill` writes), zero out of bounds.
+            let want = if a + n <= 16 {
+                (0..n).fold(0u32, |v, j| v | (((a + j) as u32) << (8 * j)))
+            } else {
+                0
+            };
+            assert_eq!(pair[0], want, "load of {n} at {a}");
+            i += 1;
+        }
+    }
+    for w in 0..4 {
+        assert_eq!(
+            io[k + 2 * w],
+            io[k + 2 * w + 1],
+            "word {w} after the stores"
+        );
+    }
+    // Reads past 16 bytes: (20 - 16 + n - 1) per size, by each form.
+    let per_form: u32 = [1u32, 2, 4].iter().map(|n| 4 + n - 1).sum();
+    assert_eq!(io[k + 8], 2 * per_form, "out-of-bounds reads");
+    // The stores of 2 and 4 bytes at 15 leave the 16 bytes, in each form.
+    assert_eq!(io[k + 9], 2 * 2, "out-of-bounds writes");
+}
