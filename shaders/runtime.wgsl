@@ -10,7 +10,8 @@
 //
 // Bindings (group 0):
 //   0 cfg      read   u32 words: launch shape, step budget, allocation table, binding table
-//   1 payload  read   every thread's initial payload image (stride cfg[CFG_PAYLOAD_WORDS])
+//   1 payload  read   the payload image all threads share (cfg[CFG_PAYLOAD_WORDS] words), then
+//                     what each invocation computes its thread's words from (`pl_word`)
 //   2 heap     rw     every allocation of the launch, word-aligned, back to back
 //   3 scratch  rw     per-thread %scratch space (stride cfg[CFG_SCRATCH_WORDS])
 //   4 stat     rw     counters and the first runtime error (see STAT_*)
@@ -27,7 +28,7 @@
 
 const CFG_THREADS: u32 = 0u;        // SIMD threads per group
 const CFG_GROUPS: u32 = 1u;         // 1..3: group counts x, y, z
-const CFG_PAYLOAD_WORDS: u32 = 4u;  // payload stride per thread (last word: lanes)
+const CFG_PAYLOAD_WORDS: u32 = 4u;  // words of the shared payload image
 const CFG_STEP_LIMIT: u32 = 5u;     // instructions one thread may run
 const CFG_SCRATCH_WORDS: u32 = 6u;
 const CFG_NALLOC: u32 = 7u;
@@ -650,8 +651,11 @@ fn bti_ld(bti: u32, addr: u64, n: u32) -> u64 {
     let w = select(0u, o >> 2u, ok);
     let sh = (o & 3u) * 8u;
     let lo = atomicLoad(&heap[w]);
-    // The next word only when the bytes cross into it (it may be past the heap else).
-    let hi = atomicLoad(&heap[select(w, w + 1u, ok && sh + 8u * n > 32u)]);
+    // The next word only when the bytes cross into it (it may be past the heap else),
+    // in a branch: llvmpipe skips it when no invocation takes it (aligned words; saxpy
+    // over 1M items 14.2 -> 13.2 GPU ms).
+    var hi = lo;
+    if (ok && sh + 8u * n > 32u) { hi = atomicLoad(&heap[w + 1u]); }
     let v = select(lo, (lo >> sh) | (hi << ((32u - sh) & 31u)), sh != 0u);
     let m = select((1u << ((8u * n) & 31u)) - 1u, 0xffffffffu, n >= 4u);
     if (!ok) { atomicAdd(&stat[STAT_OOB_READS], 1u); }
@@ -691,7 +695,8 @@ fn slm_ld(addr: u64, n: u32) -> u64 {
     let w = select(0u, o >> 2u, ok);
     let sh = (o & 3u) * 8u;
     let lo = atomicLoad(&slm[w]);
-    let hi = atomicLoad(&slm[select(w, w + 1u, ok && sh + 8u * n > 32u)]);
+    var hi = lo;
+    if (ok && sh + 8u * n > 32u) { hi = atomicLoad(&slm[w + 1u]); }
     let v = select(lo, (lo >> sh) | (hi << ((32u - sh) & 31u)), sh != 0u);
     let m = select((1u << ((8u * n) & 31u)) - 1u, 0xffffffffu, n >= 4u);
     if (!ok) { atomicAdd(&stat[STAT_OOB_READS], 1u); }

@@ -595,3 +595,50 @@ fn unused_per_thread_grf_shifts_the_cross_thread_data() {
         );
     }
 }
+
+/// The GPU path uploads the payloads of work-group 0's threads only and puts in the
+/// group id words itself (`PAYLOAD_RUNTIME` in translate/mod.rs): thread `t` of any
+/// group must differ from thread `t` of group 0 in r0.1, r0.6 and r0.7 alone.
+#[test]
+fn payloads_differ_between_groups_only_in_the_group_id_words() {
+    let mut checked = 0;
+    for d in &variant_dirs(&default_corpus_dir()).unwrap() {
+        let (case, _, abi) = decode(d);
+        let p = prepare(&abi, &case, d).unwrap();
+        let l = &p.launch;
+        for t in 0..l.threads_per_group {
+            let base = p.payload([0, 0, 0], t);
+            for g in [
+                [1, 0, 0],
+                [3, 2, 1],
+                [l.groups[0] - 1, l.groups[1] - 1, l.groups[2] - 1],
+            ] {
+                let other = p.payload(g, t);
+                assert_eq!(other.lanes, base.lanes, "{}", d.display());
+                assert_eq!(other.bytes.len(), base.bytes.len());
+                let word = |b: &[u8], k: usize| {
+                    u32::from_le_bytes(b[4 * k..4 * k + 4].try_into().unwrap())
+                };
+                assert_eq!(
+                    [
+                        word(&other.bytes, 1),
+                        word(&other.bytes, 6),
+                        word(&other.bytes, 7)
+                    ],
+                    g,
+                    "{}",
+                    d.display()
+                );
+                for (i, (a, b)) in base.bytes.iter().zip(&other.bytes).enumerate() {
+                    assert!(
+                        a == b || matches!(i / 4, 1 | 6 | 7),
+                        "{} byte {i}",
+                        d.display()
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

@@ -5,7 +5,7 @@
 use crate::abi::{launch, KernelAbi};
 use crate::corpus::case::Case;
 use crate::corpus::paths::grf_bytes_of_device;
-use crate::interp;
+use crate::interp::{self, ThreadPayload};
 use crate::translate::{self, cfg, runtime_error, Target};
 use std::collections::HashMap;
 use std::path::Path;
@@ -194,22 +194,18 @@ fn build_with(
     let groups = l.groups;
     let total_groups = groups[0] as u64 * groups[1] as u64 * groups[2] as u64;
     let threads = total_groups * l.threads_per_group as u64;
-    // Payload: one record per thread, its last word the lane count.
+    // Payload: a record per thread of work-group 0, its last word the lane count; the
+    // other groups' threads differ only in the group id words, which the shader puts
+    // in (`PAYLOAD_RUNTIME` in translate/mod.rs).
     let sample = lp.payload([0, 0, 0], 0);
     let pw = sample.bytes.len().div_ceil(4) + 1;
-    let mut payload = Vec::with_capacity(threads as usize * pw);
-    for z in 0..groups[2] {
-        for y in 0..groups[1] {
-            for x in 0..groups[0] {
-                for t in 0..l.threads_per_group {
-                    let pl = lp.payload([x, y, z], t);
-                    let mut w = words_of(&pl.bytes);
-                    w.resize(pw - 1, 0);
-                    w.push(pl.lanes);
-                    payload.extend(w);
-                }
-            }
-        }
+    let mut payload = Vec::with_capacity(l.threads_per_group as usize * pw);
+    for t in 0..l.threads_per_group {
+        let pl = lp.payload([0, 0, 0], t);
+        let mut w = words_of(&pl.bytes);
+        w.resize(pw - 1, 0);
+        w.push(pl.lanes);
+        payload.extend(w);
     }
     let scratch_words = l.scratch_bytes.div_ceil(4);
     table[cfg::THREADS] = l.threads_per_group;
@@ -290,7 +286,14 @@ fn build_with(
     if let Some(why) = lanes
         .as_ref()
         .and_then(|m| m.straight.as_ref())
-        .and_then(|s| straight_unsafe(&s.launch, &table, &payload, pw, p.simd))
+        .and_then(|s| {
+            straight_unsafe(
+                &s.launch,
+                &table,
+                thread_payloads(&lp, groups, l.threads_per_group),
+                p.simd,
+            )
+        })
     {
         let target = Target {
             lanes: true,
@@ -488,8 +491,7 @@ pub fn probe(
 fn straight_unsafe(
     c: &translate::lane_memory::Conditions,
     table: &[u32],
-    payload: &[u32],
-    pw: usize,
+    threads: impl Iterator<Item = ThreadPayload>,
     simd: u32,
 ) -> Option<String> {
     for &(a, b) in &c.distinct_btis {
@@ -500,19 +502,32 @@ fn straight_unsafe(
             ));
         }
     }
-    for rec in payload.chunks(pw.max(1)) {
-        let lanes = rec.last().copied().unwrap_or(0).min(simd) as usize;
-        let bytes: Vec<u8> = rec[..rec.len() - 1]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
+    if c.distinct_inputs.is_empty() {
+        return None;
+    }
+    for rec in threads {
+        let lanes = rec.lanes.min(simd) as usize;
         for form in &c.distinct_inputs {
-            if let Some(why) = form.overlap(&bytes, lanes) {
+            if let Some(why) = form.overlap(&rec.bytes, lanes) {
                 return Some(why);
             }
         }
     }
     None
+}
+
+/// Every thread's payload, as the interpreter gets it, in dispatch order.
+fn thread_payloads(
+    lp: &launch::Prepared,
+    groups: [u32; 3],
+    threads_per_group: u32,
+) -> impl Iterator<Item = ThreadPayload> + '_ {
+    (0..groups[2]).flat_map(move |z| {
+        (0..groups[1]).flat_map(move |y| {
+            (0..groups[0])
+                .flat_map(move |x| (0..threads_per_group).map(move |t| lp.payload([x, y, z], t)))
+        })
+    })
 }
 
 /// The thread mapping of a launch alone.
@@ -956,16 +971,19 @@ mod tests {
     use super::*;
     use crate::translate::lane_memory::{Conditions, LaneForm, Term};
 
-    /// Payload records of `pw` words: the uw elements at byte 0, then the lane count.
-    fn payload(threads: &[&[u16]], pw: usize) -> Vec<u32> {
-        let mut out = Vec::new();
-        for t in threads {
-            let mut bytes: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
-            bytes.resize(4 * (pw - 1), 0);
-            out.extend(words_of(&bytes));
-            out.push(t.len() as u32);
-        }
-        out
+    /// Thread payloads of 16 bytes: the uw elements at byte 0, one lane each.
+    fn payload(threads: &[&[u16]]) -> Vec<ThreadPayload> {
+        threads
+            .iter()
+            .map(|t| {
+                let mut bytes: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
+                bytes.resize(16, 0);
+                ThreadPayload {
+                    bytes,
+                    lanes: t.len() as u32,
+                }
+            })
+            .collect()
     }
 
     /// `coef * L[c]` (and `+ coef2 * L2[c]` for a second uw vector at byte 8).
@@ -996,35 +1014,50 @@ mod tests {
             distinct_btis: btis,
             distinct_inputs: vec![form(4, None, 4)],
         };
-        let ids = payload(&[&[0, 1, 2, 3], &[4, 5, 6, 7]], 5);
-        assert_eq!(straight_unsafe(&c(vec![(0, 1)]), &table, &ids, 5, 4), None);
+        let ids = payload(&[&[0, 1, 2, 3], &[4, 5, 6, 7]]);
+        assert_eq!(
+            straight_unsafe(&c(vec![(0, 1)]), &table, ids.iter().cloned(), 4),
+            None
+        );
         // Entries 0 and 2 name one allocation.
-        let why = straight_unsafe(&c(vec![(0, 2)]), &table, &ids, 5, 4).unwrap();
+        let why = straight_unsafe(&c(vec![(0, 2)]), &table, ids.iter().cloned(), 4).unwrap();
         assert!(why.contains("0 and 2"), "{why}");
         // An unbound entry is no buffer at all.
-        assert_eq!(straight_unsafe(&c(vec![(0, 7)]), &table, &ids, 5, 4), None);
+        assert_eq!(
+            straight_unsafe(&c(vec![(0, 7)]), &table, ids.iter().cloned(), 4),
+            None
+        );
         // A repeated id within a thread (a 2D group whose rows share x ids).
-        let rows = payload(&[&[0, 1, 0, 1, 0, 0, 1, 1]], 5);
-        assert!(straight_unsafe(&c(vec![]), &table, &rows, 5, 4).is_some());
+        let rows = payload(&[&[0, 1, 0, 1, 0, 0, 1, 1]]);
+        assert!(straight_unsafe(&c(vec![]), &table, rows.iter().cloned(), 4).is_some());
         // ... apart once the row id (the second vector) counts too: x + 16 y.
         let two = |coef2, span| Conditions {
             distinct_btis: vec![],
             distinct_inputs: vec![form(4, Some(coef2), span)],
         };
-        assert_eq!(straight_unsafe(&two(64, 4), &table, &rows, 5, 4), None);
+        assert_eq!(
+            straight_unsafe(&two(64, 4), &table, rows.iter().cloned(), 4),
+            None
+        );
         // A stride smaller than the bytes a channel touches: neighbours overlap.
-        assert!(straight_unsafe(&two(64, 8), &table, &ids, 5, 4).is_some());
+        assert!(straight_unsafe(&two(64, 8), &table, ids.iter().cloned(), 4).is_some());
         // Only dispatched lanes count: a partial thread's idle lanes may repeat.
-        let partial = payload(&[&[0, 1]], 5);
-        assert_eq!(straight_unsafe(&c(vec![]), &table, &partial, 5, 4), None);
+        let partial = payload(&[&[0, 1]]);
+        assert_eq!(
+            straight_unsafe(&c(vec![]), &table, partial.iter().cloned(), 4),
+            None
+        );
         // Offsets that wrap a 32-bit address onto another channel's.
         let far = |coef| Conditions {
             distinct_btis: vec![],
             distinct_inputs: vec![form(coef, None, 4)],
         };
-        let ends = payload(&[&[0, 2]], 5);
-        assert_eq!(straight_unsafe(&far(1 << 30), &table, &ends, 5, 4), None);
-        assert!(straight_unsafe(&far(1 << 31), &table, &ends, 5, 4).is_some());
+        let ends = payload(&[&[0, 2]]);
+        assert_eq!(
+            straight_unsafe(&far(1 << 30), &table, ends.iter().cloned(), 4),
+            None
+        );
+        assert!(straight_unsafe(&far(1 << 31), &table, ends.iter().cloned(), 4).is_some());
         // Two fields of a 16-byte struct per channel: 12 bytes at +0, 4 at +12.
         let fields = |stride| Conditions {
             distinct_btis: vec![],
@@ -1033,11 +1066,14 @@ mod tests {
                 ..form(stride, None, 4)
             }],
         };
-        assert_eq!(straight_unsafe(&fields(16), &table, &ids, 5, 4), None);
+        assert_eq!(
+            straight_unsafe(&fields(16), &table, ids.iter().cloned(), 4),
+            None
+        );
         // Packed 12 bytes apart, channel c's last field is channel c + 1's first.
-        assert!(straight_unsafe(&fields(12), &table, &ids, 5, 4).is_some());
+        assert!(straight_unsafe(&fields(12), &table, ids.iter().cloned(), 4).is_some());
         // A negative element (sign bit set) is refused rather than guessed at.
-        let neg = payload(&[&[0, 0x8000]], 5);
-        assert!(straight_unsafe(&c(vec![]), &table, &neg, 5, 4).is_some());
+        let neg = payload(&[&[0, 0x8000]]);
+        assert!(straight_unsafe(&c(vec![]), &table, neg.iter().cloned(), 4).is_some());
     }
 }

@@ -411,13 +411,11 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                     }
                 );
             let e = operand::src_elem_at(em, s, n, pred_view);
-            em.open_elems(n);
             if scalar {
-                let e0 = e.raw.clone();
-                em.line(&format!("let v = (({e0}) >> i) & 1lu;"));
-                let _ = &e0;
+                em.open_elems(n);
+                em.line(&format!("let v = (({}) >> i) & 1lu;", e.raw));
             } else {
-                em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+                em.open_enabled_elems(n, "ce");
                 em.line(&format!("let v = ({}) & 1lu;", e.raw));
             }
             let lane = if matches!(dst, Dst::Pred(_)) {
@@ -477,10 +475,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         em.line("var tv: array<u64, 32>;");
         em.line("var tx: array<u64, 32>;");
     }
-    em.open_elems(n);
-    em.line(&format!(
-        "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
-    ));
+    em.open_enabled_elems(n, enabled);
     // Bind each source's raw bits once.
     let mut bound = Vec::new();
     for (k, e) in elems.iter().enumerate() {
@@ -562,10 +557,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             em.line("tx[i] = x;");
         }
         em.close();
-        em.open_elems(n);
-        em.line(&format!(
-            "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
-        ));
+        em.open_enabled_elems(n, enabled);
     }
     for s in stores {
         em.line(&s);

@@ -676,6 +676,30 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
     }
 }
 
+impl Plan {
+    /// GRF words some instruction reads from the GRF image (promoted lane vectors are
+    /// read from their registers instead): the only words `init` must fill.
+    pub fn image_reads(&self, simd: u32) -> Vec<bool> {
+        let mut words = vec![false; self.mirrored.len()];
+        let mut mark = |a: u32, b: u32, on: bool| {
+            for w in (a / 4)..b.div_ceil(4) {
+                if let Some(x) = words.get_mut(w as usize) {
+                    *x = on;
+                }
+            }
+        };
+        for (bytes, _) in &self.reads {
+            for &(a, b) in bytes {
+                mark(a, b, true);
+            }
+        }
+        for &(base, e) in &self.promoted {
+            mark(base, base + simd * e, false);
+        }
+        words
+    }
+}
+
 /// The lane vectors that can live in registers: every access to any of their bytes
 /// addresses exactly that vector regularly, and the launch does not initialize them
 /// (`inputs`: or initializes them from one input, whose element the invocation then

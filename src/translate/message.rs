@@ -223,8 +223,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 if mask & (1 << ch) == 0 {
                     continue;
                 }
-                em.open_elems(n);
-                em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+                em.open_enabled_elems(n, "ce");
                 let eoff = if svm {
                     rdv(em, offs, 0, 8, 8)
                 } else {
@@ -252,8 +251,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             } else {
                 raw(inst, "Src")
             };
-            em.open_elems(n);
-            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.open_enabled_elems(n, "ce");
             em.line(&format!("let a = base + {};", rdv(em, offs, 0, 4, 4)));
             if load {
                 em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes)));
@@ -305,8 +303,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 raw(inst, "Element_offset")
             };
             let (s0, s1, d) = (raw(inst, "Src0"), raw(inst, "Src1"), raw(inst, "Dst"));
-            em.open_elems(n);
-            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.open_enabled_elems(n, "ce");
             let a = if svm {
                 rdv(em, addrs, 0, 8, 8)
             } else {
@@ -417,8 +414,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                 em.close();
                 return Ok(());
             }
-            em.open_elems(n);
-            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.open_enabled_elems(n, "ce");
             em.line(&format!("let addr = {};", addr_of(em, "i")));
             if vec == 1 {
                 // One element per address: addressed like any per-lane operand.
@@ -446,8 +442,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         0x08..=0x1a => {
             let op = AtomicOp::from_lsc(subop)
                 .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?;
-            em.open_elems(n);
-            em.line("if ((ce & (1u << i)) == 0u) { continue; }");
+            em.open_enabled_elems(n, "ce");
             em.line(&format!("let addr = {};", addr_of(em, "i")));
             em.line(&format!("let a1 = {};", rdv(em, src1, 0, slot, slot)));
             em.line(&format!("let a2 = {};", rdv(em, src2, 0, slot, slot)));

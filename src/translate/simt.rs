@@ -400,14 +400,12 @@ pub(super) fn translate(
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
     em.line("");
-    super::emit_init(&mut em, p);
+    super::emit_init(&mut em, p, Some(&plan.image_reads(p.simd)));
     // Promoted inputs: each invocation loads its channel's element of the payload.
-    em.open("fn load_lane_inputs(tid: u32)");
-    em.line("let pw = cfg[CFG_PAYLOAD_WORDS];");
-    em.line("let pbase = tid * pw;");
+    em.open("fn load_lane_inputs()");
     for &(base, e, poff) in &plan.promoted_inputs {
         let r = super::lanes::register(base);
-        let v = format!("payload_elem(pbase, pw, {poff}u + lane * {e}u, {e}u)");
+        let v = format!("payload_elem({poff}u + lane * {e}u, {e}u)");
         if e >= 8 {
             em.line(&format!("{r} = {v};"));
         } else {
@@ -978,18 +976,15 @@ fn emit_block_starts(em: &mut Emit, p: &Prepared, cfg: &blocks::Blocks) {
 
 /// One payload element of `n` (1, 2, 4 or 8) bytes at byte `o`.
 const PAYLOAD_ELEM: &str = r#"
-fn payload_elem(base: u32, pw: u32, o: u32, n: u32) -> u64 {
+fn payload_elem(o: u32, n: u32) -> u64 {
     if ((o & 3u) + n <= 4u) {
-        let w = select(0u, payload[base + (o >> 2u)], o + n <= (pw - 1u) * 4u);
-        let v = w >> ((o & 3u) * 8u);
+        let v = pl_word(o & ~3u) >> ((o & 3u) * 8u);
         return u64(select(v & ((1u << (n * 8u)) - 1u), v, n == 4u));
     }
     var v = 0lu;
     // loop-bound: 8
     for (var i = 0u; i < n; i++) {
-        let b = o + i;
-        let w = select(0u, payload[base + (b >> 2u)], b < (pw - 1u) * 4u);
-        v = v | (u64((w >> ((b & 3u) * 8u)) & 0xffu) << (8u * i));
+        v = v | (u64(pl_byte(o + i)) << (8u * i));
     }
     return v;
 }
@@ -1207,8 +1202,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
     let tid = group * cfg[CFG_THREADS] + t;
     init(tid, t, grp);
-    load_lane_inputs(tid);
-    let n = min(payload[tid * cfg[CFG_PAYLOAD_WORDS] + cfg[CFG_PAYLOAD_WORDS] - 1u], K_SIMD);
+    load_lane_inputs();
+    let n = pl_lanes();
     // The thread's execution mask in the entry blocks: the dispatched channels.
     var dm = 0xffffffffu;
     if (n < 32u) {{ dm = (1u << n) - 1u; }}
