@@ -507,6 +507,16 @@ fn run(
                     eprintln!("visa-emu: lanes ran scheduled, not straight: {why}");
                 }
             }
+            if run.mapping == "threads" && built.why_not_lanes().is_none() && run.note.is_none() {
+                if let Some(why) = built
+                    .chosen()
+                    .why_not_straight
+                    .as_deref()
+                    .filter(|w| *w != "not asked for")
+                {
+                    eprintln!("visa-emu: the thread mapping ran this kernel, not the straight lane form: {why}");
+                }
+            }
             println!(
                 "ran on the GPU ({} mapping): {} ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
                 run.mapping,

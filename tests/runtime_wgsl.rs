@@ -307,10 +307,20 @@ fn short_binding_table_accesses_match_the_general_ones() {
         "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
         "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
         "var<private> scratch_base: u32;\n",
+        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
     ));
     for f in [
-        "locate", "wld", "wstore", "wmerge", "byte_ld", "mem_ld", "mem_st", "bti_at", "bti_ld",
+        "locate",
+        "wld",
+        "wstore",
+        "wmerge",
+        "byte_ld",
+        "mem_ld",
+        "mem_st",
+        "bti_at",
+        "bti_ld",
         "bti_st",
+        "flush_oob",
     ] {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
@@ -332,6 +342,7 @@ fn main() {
     io[k] = u32(mem_ld(SP_BTI, 5u, 0lu, 4u));
     io[k + 1u] = u32(bti_ld(5u, 0lu, 4u));
     io[k + 2u] = u32(bti_ld(3u, 0x100000000lu, 4u));
+    flush_oob();
     let reads = atomicLoad(&stat[STAT_OOB_READS]);
     io[k + 3u] = reads;
     var s = 0u;
@@ -344,6 +355,7 @@ fn main() {
         }
     }
     bti_st(5u, 0lu, 4u, 1lu);
+    flush_oob();
     io[k + 4u] = atomicLoad(&stat[STAT_OOB_WRITES]);
 }
 "#;
@@ -450,10 +462,20 @@ fn short_slm_accesses_match_the_general_ones() {
         "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
         "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
         "var<private> scratch_base: u32;\n",
+        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
     ));
     for f in [
-        "locate", "wld", "wstore", "wmerge", "byte_ld", "mem_ld", "mem_st", "slm_at", "slm_ld",
+        "locate",
+        "wld",
+        "wstore",
+        "wmerge",
+        "byte_ld",
+        "mem_ld",
+        "mem_st",
+        "slm_at",
+        "slm_ld",
         "slm_st",
+        "flush_oob",
     ] {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
@@ -489,6 +511,7 @@ fn main() {
         }
         for (var w = 0u; w < 4u; w++) { io[k + w * 2u + form] = atomicLoad(&slm[w]); }
     }
+    flush_oob();
     io[k + 8u] = atomicLoad(&stat[STAT_OOB_READS]);
     io[k + 9u] = atomicLoad(&stat[STAT_OOB_WRITES]);
 }

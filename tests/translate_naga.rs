@@ -127,6 +127,28 @@ fn straight_form_where_no_channel_meets_another() {
         let m = lane_module(name);
         assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
     }
+    // A tree reduction in SLM, `if (l < off) s[l] += s[l + off]`: each round's accesses
+    // run only in the channels a compare of the local id lets through (a gather of
+    // channels R and B touches two pieces, not G between them), and the group's sum is
+    // stored for the whole thread by the one channel with `l == 0`.
+    let tree = lane_module("dot_product_reduce/tgllp-simd32");
+    let s = tree
+        .straight
+        .as_ref()
+        .expect("dot_product_reduce runs straight");
+    let bounds: Vec<i64> = s
+        .launch
+        .distinct_inputs
+        .iter()
+        .filter_map(|f| f.guards[0].as_ref().map(|g| g.hi))
+        .collect();
+    for hi in [32, 16, 8, 4, 2] {
+        assert!(bounds.contains(&hi), "{hi}: {:?}", s.launch.distinct_inputs);
+    }
+    let [g] = s.launch.single.as_slice() else {
+        panic!("{:?}", s.launch.single)
+    };
+    assert_eq!((g.offset, g.lo, g.hi), (32, 0, 1), "{g:?}");
     for (name, why) in [
         // A scalar read across blocks where the channels may part both ways.
         ("math_exp_log_pow/acm-g10-simd16", "may part"),

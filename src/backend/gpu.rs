@@ -150,6 +150,9 @@ fn build_with(
         ) {
             Ok(m) => {
                 module.why_not_lanes = m.why_not_lanes.clone();
+                if m.straight.is_none() {
+                    module.why_not_straight = m.why_not_straight.clone();
+                }
                 lanes = m.lanes.then_some(m);
             }
             Err(e) => module.why_not_lanes = Some(e.to_string()),
@@ -287,10 +290,19 @@ fn build_with(
         .as_ref()
         .and_then(|m| m.straight.as_ref())
         .and_then(|s| {
+            // Thread `t`'s payload is the same in every group but for the group ids: the
+            // first group's threads decide unless an address reads those words.
+            let reads_group = s
+                .launch
+                .distinct_inputs
+                .iter()
+                .any(|f| f.reads_group_ids(p.simd))
+                || s.launch.single.iter().any(|g| g.reads_group_ids(p.simd));
+            let checked = if reads_group { groups } else { [1, 1, 1] };
             straight_unsafe(
                 &s.launch,
                 &table,
-                thread_payloads(&lp, groups, l.threads_per_group),
+                thread_payloads(&lp, checked, l.threads_per_group),
                 p.simd,
             )
         })
@@ -301,7 +313,14 @@ fn build_with(
             ..target
         };
         let mut m = translate::translate(&p, &target).map_err(|e| e.to_string())?;
-        m.why_not_straight = Some(why);
+        m.why_not_straight = Some(why.clone());
+        if !m.lanes {
+            // Not even the scheduled lane form: `auto` runs the thread mapping.
+            launch.module.why_not_straight = Some(why);
+            if Mapping::from_env() == Mapping::Auto {
+                launch.mapping = Mapping::Threads;
+            }
+        }
         lanes = m.lanes.then_some(m);
     }
     if let Some(m) = lanes {
@@ -502,11 +521,22 @@ fn straight_unsafe(
             ));
         }
     }
-    if c.distinct_inputs.is_empty() {
+    if c.distinct_inputs.is_empty() && c.single.is_empty() {
         return None;
     }
     for rec in threads {
         let lanes = rec.lanes.min(simd) as usize;
+        for g in &c.single {
+            let admitted = (0..lanes)
+                .filter(|&l| g.admits(&rec.bytes, l) != Some(false))
+                .count();
+            if admitted > 1 {
+                return Some(format!(
+                    "{admitted} channels of a thread reach a store made for the whole thread (payload vector at byte {})",
+                    g.offset
+                ));
+            }
+        }
         for form in &c.distinct_inputs {
             if let Some(why) = form.overlap(&rec.bytes, lanes) {
                 return Some(why);
@@ -969,7 +999,7 @@ pub fn check_variant_mapped(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::translate::lane_memory::{Conditions, LaneForm, Term};
+    use crate::translate::lane_memory::{Conditions, Guard, LaneForm, Term};
 
     /// Thread payloads of 16 bytes: the uw elements at byte 0, one lane each.
     fn payload(threads: &[&[u16]]) -> Vec<ThreadPayload> {
@@ -977,7 +1007,7 @@ mod tests {
             .iter()
             .map(|t| {
                 let mut bytes: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
-                bytes.resize(16, 0);
+                bytes.resize(bytes.len().max(16), 0);
                 ThreadPayload {
                     bytes,
                     lanes: t.len() as u32,
@@ -1001,7 +1031,73 @@ mod tests {
             terms,
             width: 32,
             at: [(0, span), (0, span)],
+            guards: [None, None],
         }
+    }
+
+    /// `if (l < off) s[l] += s[l + off]`: channel l reads 4 bytes at 4l + 4 off and
+    /// writes 4 at 4l. Without the guard, channel l + off's write meets channel l's
+    /// read; with it, channel l + off does not write.
+    #[test]
+    fn guarded_channels_do_not_meet() {
+        let table = vec![0u32; cfg::ALLOC];
+        let ids: Vec<u16> = (0..32).collect();
+        let rec = payload(&[&ids]);
+        let off = 16i64;
+        let reduce = |guard: Option<Guard>| Conditions {
+            distinct_btis: vec![],
+            distinct_inputs: vec![LaneForm {
+                at: [(4 * off, 4), (0, 4)],
+                guards: [guard.clone(), guard],
+                ..form(4, None, 4)
+            }],
+            ..Default::default()
+        };
+        let below = |hi| Guard {
+            offset: 0,
+            bytes: 2,
+            signed: false,
+            lo: i64::MIN,
+            hi,
+        };
+        assert!(straight_unsafe(&reduce(None), &table, rec.iter().cloned(), 32).is_some());
+        assert_eq!(
+            straight_unsafe(&reduce(Some(below(off))), &table, rec.iter().cloned(), 32),
+            None
+        );
+        // One channel too many let through: channel 16 writes what channel 0 reads.
+        assert!(straight_unsafe(
+            &reduce(Some(below(off + 1))),
+            &table,
+            rec.iter().cloned(),
+            32
+        )
+        .is_some());
+        // A guard on the write alone decides too (the reads of every channel stay).
+        let write_only = Conditions {
+            distinct_btis: vec![],
+            distinct_inputs: vec![LaneForm {
+                at: [(4 * off, 4), (0, 4)],
+                guards: [None, Some(below(off))],
+                ..form(4, None, 4)
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            straight_unsafe(&write_only, &table, rec.iter().cloned(), 32),
+            None
+        );
+    }
+
+    #[test]
+    fn forms_reading_group_ids_are_found() {
+        // uw ids at byte 0 over 4 channels: bytes 0..8 cover r0.1.
+        assert!(form(4, None, 4).reads_group_ids(4));
+        let mut f = form(4, None, 4);
+        f.terms[0].offset = 64;
+        assert!(!f.reads_group_ids(16));
+        f.terms[0].factors = vec![(28, 4)];
+        assert!(f.reads_group_ids(16));
     }
 
     #[test]
@@ -1013,6 +1109,7 @@ mod tests {
         let c = |btis: Vec<(u32, u32)>| Conditions {
             distinct_btis: btis,
             distinct_inputs: vec![form(4, None, 4)],
+            ..Default::default()
         };
         let ids = payload(&[&[0, 1, 2, 3], &[4, 5, 6, 7]]);
         assert_eq!(
@@ -1034,6 +1131,7 @@ mod tests {
         let two = |coef2, span| Conditions {
             distinct_btis: vec![],
             distinct_inputs: vec![form(4, Some(coef2), span)],
+            ..Default::default()
         };
         assert_eq!(
             straight_unsafe(&two(64, 4), &table, rows.iter().cloned(), 4),
@@ -1051,6 +1149,7 @@ mod tests {
         let far = |coef| Conditions {
             distinct_btis: vec![],
             distinct_inputs: vec![form(coef, None, 4)],
+            ..Default::default()
         };
         let ends = payload(&[&[0, 2]]);
         assert_eq!(
@@ -1065,6 +1164,7 @@ mod tests {
                 at: [(0, 12), (12, 4)],
                 ..form(stride, None, 4)
             }],
+            ..Default::default()
         };
         assert_eq!(
             straight_unsafe(&fields(16), &table, ids.iter().cloned(), 4),

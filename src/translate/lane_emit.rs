@@ -265,6 +265,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         save_regs(rec + K_STATE_WORDS);
         lane_save_slm(group);
         if (l == 0u) {{ atomicAdd(&stat[STAT_YIELDED], 1u); }}
+        flush_oob();
         return;
     }}
     if (sliced) {{ state[rec] = ST_DONE; }}
@@ -273,6 +274,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         count64(STAT_CHAN_LO, chans);
         atomicAdd(&stat[STAT_CHAN_HI], chans_hi);
     }}
+    flush_oob();
 }}
 "#
     ));

@@ -33,6 +33,10 @@ pub struct Conditions {
     /// Per-channel address offsets that must keep the channels' bytes apart within
     /// each thread (dispatched channels).
     pub distinct_inputs: Vec<LaneForm>,
+    /// Guards of whole-thread stores and atomics (`if (get_local_id(0) == 0) ...`):
+    /// each must admit one dispatched channel of a thread at most, whose invocation
+    /// then makes the thread's access.
+    pub single: Vec<Guard>,
 }
 
 /// A channel's address offset as a linear function of the launch's payload vectors:
@@ -46,6 +50,50 @@ pub struct LaneForm {
     pub width: u32,
     /// `(k, span)` at the two instructions (equal for an instruction with itself).
     pub at: [(i64, u32); 2],
+    /// The channels that run each instruction, where a branch before it lets only
+    /// some through (`if (l < off) s[l] += s[l + off]`); `None`: every channel.
+    pub guards: [Option<Guard>; 2],
+}
+
+/// Whether payload bytes `[a, a + len)` meet the group id words r0.1, r0.6, r0.7: the
+/// only bytes in which the payloads of one thread index differ between groups.
+fn group_id_bytes(a: u32, len: u32) -> bool {
+    let b = a.saturating_add(len);
+    [(4, 8), (24, 32)].iter().any(|&(x, y)| a < y && x < b)
+}
+
+/// Channel `c` runs the instruction only if its element of a launch vector (at payload
+/// byte `offset + c * bytes`, sign-extended when `signed`) lies in `[lo, hi)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Guard {
+    pub offset: u32,
+    pub bytes: u32,
+    pub signed: bool,
+    pub lo: i64,
+    pub hi: i64,
+}
+
+impl Guard {
+    /// Whether its vector over `simd` channels lies in the group id words.
+    pub fn reads_group_ids(&self, simd: u32) -> bool {
+        group_id_bytes(self.offset, self.bytes.saturating_mul(simd))
+    }
+
+    /// Whether channel `c` of a thread with payload `rec` may run the instruction
+    /// (`None`: the payload is too short to tell).
+    pub fn admits(&self, rec: &[u8], c: usize) -> Option<bool> {
+        let e = self.bytes as usize;
+        let at = self.offset as usize + c * e;
+        let mut v = [0u8; 8];
+        v[..e].copy_from_slice(rec.get(at..at + e)?);
+        let u = u64::from_le_bytes(v);
+        let x = if self.signed && e < 8 {
+            ((u << (64 - 8 * e)) as i64) >> (64 - 8 * e)
+        } else {
+            u as i64
+        };
+        Some(self.lo <= x && x < self.hi)
+    }
 }
 
 /// One payload vector of a [`LaneForm`]: channel `c`'s element at byte
@@ -63,6 +111,20 @@ pub struct Term {
 }
 
 impl LaneForm {
+    /// Whether any payload bytes the form reads (its vectors over `simd` channels, its
+    /// factors) lie in the group id words r0.1, r0.6, r0.7: the only bytes in which
+    /// the payloads of one thread index differ between groups.
+    pub fn reads_group_ids(&self, simd: u32) -> bool {
+        self.terms.iter().any(|t| {
+            group_id_bytes(t.offset, t.bytes.saturating_mul(simd))
+                || t.factors.iter().any(|&(o, n)| group_id_bytes(o, n))
+        }) || self
+            .guards
+            .iter()
+            .flatten()
+            .any(|g| g.reads_group_ids(simd))
+    }
+
     /// Why the channels' offsets of one thread (payload bytes `rec`, `lanes`
     /// dispatched channels) may overlap, if they may.
     pub fn overlap(&self, rec: &[u8], lanes: usize) -> Option<String> {
@@ -107,19 +169,26 @@ impl LaneForm {
         }
         let [(k1, s1), (k2, s2)] = self.at;
         // Channel d's bytes at the second meet channel c's at the first when
-        // D = f(d) - f(c) lies in (lo, hi), modulo 2^width (either order of the two).
+        // D = f(d) - f(c) lies in (lo, hi), modulo 2^width. Every ordered pair (c at
+        // the first, d at the second) is tried, among the channels each admits.
         let (lo, hi) = (
             k1 as i128 - k2 as i128 - s2 as i128,
             k1 as i128 - k2 as i128 + s1 as i128,
         );
-        let modulus = 1i128 << self.width.min(64);
-        let order: Vec<usize> = {
-            let mut o: Vec<usize> = (0..offs.len()).collect();
-            o.sort_unstable_by_key(|&i| offs[i]);
-            o
+        let admitted = |g: &Option<Guard>| -> Option<Vec<bool>> {
+            (0..offs.len())
+                .map(|c| g.as_ref().map_or(Some(true), |g| g.admits(rec, c)))
+                .collect()
         };
+        let (Some(first), Some(second)) = (admitted(&self.guards[0]), admitted(&self.guards[1]))
+        else {
+            return Some(short());
+        };
+        let modulus = 1i128 << self.width.min(64);
+        let mut order: Vec<usize> = (0..offs.len()).filter(|&d| second[d]).collect();
+        order.sort_unstable_by_key(|&i| offs[i]);
         let sorted: Vec<i128> = order.iter().map(|&i| offs[i]).collect();
-        let meets = |c: usize, lo: i128, hi: i128| {
+        let meets = |c: usize| {
             // Channels d != c with lo < f(d) - f(c) < hi, for D shifted by a modulus.
             [-modulus, 0, modulus].iter().any(|&m| {
                 let (a, b) = (offs[c] + lo + m, offs[c] + hi + m);
@@ -129,7 +198,7 @@ impl LaneForm {
                     .any(|j| order[j] != c)
             })
         };
-        let near = (0..offs.len()).any(|c| meets(c, lo, hi) || meets(c, -hi, -lo));
+        let near = (0..offs.len()).any(|c| first[c] && meets(c));
         near.then(|| {
             let at: Vec<u32> = self.terms.iter().map(|t| t.offset).collect();
             format!(
@@ -156,7 +225,9 @@ struct Access {
     /// equal in `rest` is equal in value only while nothing writes it.
     scalar: Option<(u32, u32)>,
     scale: i64,
-    span: u32,
+    /// The bytes a channel touches, `(offset from its address, length)`: one piece,
+    /// or one per enabled channel of a 4-channel gather or scatter.
+    pieces: Vec<(i64, u32)>,
     moff: u32,
     n: u32,
 }
@@ -294,12 +365,46 @@ pub fn conditions(
     }
     let dom = dominators(p, block_of);
     let loops = loops_of(p);
+    let mut targets = vec![false; p.insts.len() + 1];
+    for t in p.insts.iter().flat_map(super::blocks::targets) {
+        targets[(t as usize).min(p.insts.len())] = true;
+    }
+    // Whole-thread stores and atomics: one channel's invocation makes them, so one
+    // channel at most may reach them.
+    let mut single_at = Vec::new();
+    for &k in &mem {
+        if plan.run[k] != Run::Uniform || !plan.mem[k].1 {
+            continue;
+        }
+        let chain = Chain {
+            p,
+            plan,
+            dom: &dom,
+            loops: &loops,
+            block_of,
+            prefix,
+            blocks: [block_of[k], block_of[k]],
+        };
+        let g = guard(&chain, &targets, k).ok_or_else(|| {
+            format!(
+                "a store or atomic for the whole thread at instruction {} that more than one channel may reach",
+                p.insts[k].index
+            )
+        })?;
+        single_at.push(k);
+        if !out.single.contains(&g) {
+            out.single.push(g);
+        }
+    }
     for (i, &x) in mem.iter().enumerate() {
         for &y in &mem[i..] {
             let writes = plan.mem[x].1 || plan.mem[y].1;
             // One instruction with itself: channels of an atomic meet in the atomic.
             // Instructions a barrier always separates are ordered by it.
-            if !writes || (x == y && is_atomic(&p.insts[x])) || ordered(x, y) {
+            if !writes
+                || (x == y && (is_atomic(&p.insts[x]) || single_at.contains(&x)))
+                || ordered(x, y)
+            {
                 continue;
             }
             let (sx, sy) = (space(p, x), space(p, y));
@@ -323,15 +428,17 @@ pub fn conditions(
                 _ => {}
             }
             // The same space: the same injective per-lane address at both.
-            let leaf = same_lane_address(p, plan, block_of, prefix, &dom, &loops, x, y).ok_or_else(|| {
+            let forms = same_lane_address(p, plan, block_of, prefix, &dom, &loops, &targets, x, y).ok_or_else(|| {
                 format!(
                     "memory instructions {} and {} may touch the same bytes from different channels",
                     at(x),
                     at(y)
                 )
             })?;
-            if !out.distinct_inputs.contains(&leaf) {
-                out.distinct_inputs.push(leaf);
+            for form in forms {
+                if !out.distinct_inputs.contains(&form) {
+                    out.distinct_inputs.push(form);
+                }
             }
         }
     }
@@ -429,7 +536,10 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                 rest: dbg("Offset"),
                 scalar,
                 scale: 1,
-                span: 4 * (32 - mask.leading_zeros()),
+                pieces: (0..4)
+                    .filter(|c| mask & (1 << c) != 0)
+                    .map(|c| (4 * c as i64, 4))
+                    .collect(),
                 moff,
                 n,
             })
@@ -440,7 +550,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             rest: dbg("Offset"),
             scalar,
             scale: 1,
-            span: 1 << (int(inst, "Num_blocks") & 3),
+            pieces: vec![(0, 1 << (int(inst, "Num_blocks") & 3))],
             moff,
             n,
         }),
@@ -450,7 +560,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             rest: dbg("Offset"),
             scalar,
             scale: 1,
-            span: super::message::atomic_width(inst) / 8,
+            pieces: vec![(0, super::message::atomic_width(inst) / 8)],
             moff,
             n,
         }),
@@ -470,7 +580,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                 ),
                 scalar: None,
                 scale: int(inst, "AddrScale").max(1) as i64,
-                span: s.vec.max(1) * s.mem_bytes,
+                pieces: vec![(0, s.vec.max(1) * s.mem_bytes)],
                 moff,
                 n,
             })
@@ -489,9 +599,10 @@ fn same_lane_address(
     prefix: usize,
     dom: &[Vec<bool>],
     loops: &[(usize, usize)],
+    targets: &[bool],
     x: usize,
     y: usize,
-) -> Option<LaneForm> {
+) -> Option<Vec<LaneForm>> {
     let (ax, ay) = (access(p, plan, x)?, access(p, plan, y)?);
     if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
         return None;
@@ -551,10 +662,174 @@ fn same_lane_address(
         };
         v.checked_mul(ax.scale)
     };
-    Some(LaneForm {
-        terms,
-        width: fx.width,
-        at: [(k(&fx)?, ax.span), (k(&fy)?, ay.span)],
+    let (kx, ky) = (k(&fx)?, k(&fy)?);
+    let guards = [guard(&cx, targets, x), guard(&cy, targets, y)];
+    // A form per pair of pieces (a gather of channels R and B skips G's bytes).
+    let mut forms = Vec::new();
+    for &(ox, lx) in &ax.pieces {
+        for &(oy, ly) in &ay.pieces {
+            forms.push(LaneForm {
+                terms: terms.clone(),
+                width: fx.width,
+                at: [(kx.checked_add(ox)?, lx), (ky.checked_add(oy)?, ly)],
+                guards: guards.clone(),
+            });
+        }
+    }
+    (!forms.is_empty()).then_some(forms)
+}
+
+/// Which channels can run instruction `k`, when only some pass the branch before it:
+/// walking back from `k` over blocks nobody branches into, the first branch is a
+/// `goto` whose predicate a compare of a launch vector with a constant set (IGC's
+/// `if (get_local_id(0) < off)`), so the channels that fall through to `k` are those
+/// whose element lies in an interval. `None` claims nothing (every channel may run it).
+fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
+    let p = chain.p;
+    let mut at = k;
+    let g = loop {
+        // The first instruction of `at`'s block.
+        let start = (0..=at)
+            .rev()
+            .find(|&j| j == 0 || chain.block_of[j - 1] != chain.block_of[at])?;
+        if start == 0 || targets[start] {
+            return None;
+        }
+        let prev = &p.insts[start - 1];
+        if prev.op == Opcode::Goto {
+            break start - 1;
+        }
+        if super::blocks::ends_block(prev.op) {
+            return None;
+        }
+        at = start - 1;
+    };
+    let goto = &p.insts[g];
+    let pred = goto.pred?;
+    if pred.combine != crate::ir::PredCombine::Sequential {
+        return None;
+    }
+    // `(P) goto` lets through the channels whose P is clear, `(!P) goto` those with P set.
+    let through_when_set = pred.inverse;
+    let pid = pred.id.0 as u32;
+    let gm = goto.exec.mask.channel_offset();
+    let need = (gm, gm + goto.exec.size as u32);
+    // Every write of P in the kernel: compares of one launch vector with one constant,
+    // each before the goto in a block that dominates it (so every channel at the goto
+    // ran them), together covering the goto's channels.
+    let mut covered = Vec::new();
+    let mut shape: Option<(Leaf, u64, i64, bool)> = None;
+    let gb = chain.block_of[g];
+    for j in 0..p.insts.len() {
+        if !chain.plan.writes[j].1.contains(&pid) {
+            continue;
+        }
+        if j >= g || !chain.dom[gb][chain.block_of[j]] {
+            return None;
+        }
+        let inst = &p.insts[j];
+        if inst.op != Opcode::Cmp || inst.pred.is_some() || chain.plan.run[j] != Run::PerLane {
+            return None;
+        }
+        let (dsts, srcs, ints) = inst.alu_operands();
+        if !matches!(dsts.as_slice(), [Dst::Pred(d)] if d.0 as u32 == pid) {
+            return None;
+        }
+        let rel = *ints.first()?;
+        let moff = inst.exec.mask.channel_offset();
+        let n = inst.exec.size as u32;
+        // `v rel K`, or `K rel v` turned around.
+        let (v, konst, rel) = match srcs.as_slice() {
+            [v @ Src::Direct { .. }, Src::Imm { ty, bits }] if ty.is_int() => {
+                (v, imm_value(*ty, *bits), rel)
+            }
+            [Src::Imm { ty, bits }, v @ Src::Direct { .. }] if ty.is_int() => {
+                let swapped = match rel {
+                    2 => 4,
+                    3 => 5,
+                    4 => 2,
+                    5 => 3,
+                    r => r,
+                };
+                (v, imm_value(*ty, *bits), swapped)
+            }
+            _ => return None,
+        };
+        let Src::Direct {
+            ty,
+            m: Modifier::None,
+            ..
+        } = v
+        else {
+            return None;
+        };
+        if !ty.is_int() {
+            return None;
+        }
+        let (off, stride) = lanes::src_linear(v, n)?;
+        if stride != ty.size() {
+            return None;
+        }
+        let at_cmp = Chain {
+            blocks: [chain.block_of[j], chain.block_of[j]],
+            ..*chain
+        };
+        let f = at_cmp.vector(off, ty.size(), moff, n, j, 0)?;
+        let [(leaf, 1)] = f.leaves.as_slice() else {
+            return None;
+        };
+        if !f.uni.is_empty() || f.konst != 0 || leaf.bytes != ty.size() || leaf.factors != [None; 3]
+        {
+            return None;
+        }
+        let signed = matches!(ty, DataType::W | DataType::B | DataType::D | DataType::Q);
+        let this = (*leaf, rel, konst, signed);
+        if shape.is_some_and(|s| s != this) {
+            return None;
+        }
+        shape = Some(this);
+        covered.push((moff, moff + n));
+    }
+    let (leaf, rel, konst, signed) = shape?;
+    covered.sort_unstable();
+    // Overlapping writes: the later one would decide some channels.
+    if covered.windows(2).any(|w| w[1].0 < w[0].1) {
+        return None;
+    }
+    let mut upto = need.0;
+    for &(a, b) in &covered {
+        if a <= upto {
+            upto = upto.max(b);
+        }
+    }
+    if upto < need.1 {
+        return None;
+    }
+    // The interval of v where P is set, then the one where the channel goes through.
+    let (lo, hi) = (i64::MIN, i64::MAX);
+    let set = match rel {
+        4 => (lo, konst),                    // v < K
+        5 => (lo, konst.checked_add(1)?),    // v <= K
+        3 => (konst, hi),                    // v >= K
+        2 => (konst.checked_add(1)?, hi),    // v > K
+        0 => (konst, konst.checked_add(1)?), // v == K
+        _ => return None,
+    };
+    let (lo, hi) = if through_when_set {
+        set
+    } else if set.0 == i64::MIN {
+        (set.1, hi)
+    } else if set.1 == i64::MAX {
+        (lo, set.0)
+    } else {
+        return None;
+    };
+    Some(Guard {
+        offset: leaf.at,
+        bytes: leaf.bytes,
+        signed,
+        lo,
+        hi,
     })
 }
 

@@ -477,7 +477,9 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
         if fits && per_lane_message(inst) {
             return Run::PerLane;
         }
-        return if message_effects(inst).1 {
+        // Straight plans run a whole-thread store where one channel at most reaches it
+        // (`lane_memory::conditions` checks that), in that channel's invocation.
+        return if message_effects(inst).1 && !straight {
             Run::Lane0
         } else {
             Run::Uniform

@@ -967,6 +967,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }}
         if (status == ST_BARRIER) {{ status = ST_RUNNING; }}
     }}
+    flush_oob();
 }}
 "#
     );

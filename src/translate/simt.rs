@@ -1209,6 +1209,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     if (n < 32u) {{ dm = (1u << n) - 1u; }}
     lane_edges = K_FIXED_COST;
 {barrier}{run}    keep_bindings();
+    flush_oob();
     if (cfg[CFG_COUNT] != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
