@@ -149,6 +149,14 @@ fn straight_form_where_no_channel_meets_another() {
         panic!("{:?}", s.launch.single)
     };
     assert_eq!((g.offset, g.lo, g.hi), (32, 0, 1), "{g:?}");
+    // acm-g10 loads `s[l .. l + 3]` (LSC d32x3) in round 2 and adds the first and the
+    // third: the middle element, another channel's store, is never read.
+    let lsc = lane_module("dot_product_reduce/acm-g10-simd32");
+    assert!(lsc.straight.is_some(), "{:?}", lsc.why_not_straight);
+    // A tile stored at `68 * ly + 4 * lx` (IGC's `mad 0x44 ly (lx << 2)`) and read
+    // transposed after a barrier.
+    let tile = lane_module("slm_transpose_tile/acm-g10-simd32");
+    assert!(tile.straight.is_some(), "{:?}", tile.why_not_straight);
     for (name, why) in [
         // A scalar read across blocks where the channels may part both ways.
         ("math_exp_log_pow/acm-g10-simd16", "may part"),

@@ -580,13 +580,40 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                 ),
                 scalar: None,
                 scale: int(inst, "AddrScale").max(1) as i64,
-                pieces: vec![(0, s.vec.max(1) * s.mem_bytes)],
+                pieces: lsc_pieces(p, plan, inst, &s, n),
                 moff,
                 n,
             })
         }
         _ => None,
     }
+}
+
+/// The bytes an untransposed LSC message touches per channel: its elements, `mem_bytes`
+/// apart. A load's element that no instruction ever reads from its registers is left
+/// out: what it loads cannot be observed, so another channel's store to those bytes
+/// does not matter (acm-g10's reduction loads `s[l .. l + 3]` and adds the first and
+/// the third).
+fn lsc_pieces(
+    p: &Prepared,
+    plan: &Plan,
+    inst: &PInst,
+    s: &super::message::LscShape,
+    n: u32,
+) -> Vec<(i64, u32)> {
+    let vec = s.vec.max(1);
+    let load = int(inst, "LscSubOp") == 0x00;
+    let dst = raw(inst, "DstData");
+    (0..vec)
+        .filter(|&v| {
+            let (true, Some(base)) = (load && vec > 1, dst) else {
+                return true;
+            };
+            let (a, b) = (base + v * s.pitch, base + v * s.pitch + n * s.slot);
+            (0..p.insts.len()).any(|k| plan.reads[k].0.iter().any(|&(x, y)| x < b && a < y))
+        })
+        .map(|v| (i64::from(v * s.mem_bytes), s.mem_bytes))
+        .collect()
 }
 
 /// The launch vector both accesses' addresses are injective in, when every channel's
@@ -676,7 +703,8 @@ fn same_lane_address(
             });
         }
     }
-    (!forms.is_empty()).then_some(forms)
+    // No pieces: a load none of whose elements is ever read.
+    Some(forms)
 }
 
 /// Which channels can run instruction `k`, when only some pass the branch before it:
@@ -778,7 +806,12 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
         let [(leaf, 1)] = f.leaves.as_slice() else {
             return None;
         };
-        if !f.uni.is_empty() || f.konst != 0 || leaf.bytes != ty.size() || leaf.factors != [None; 3]
+        // The register holds the payload element itself, at its full size.
+        if !f.uni.is_empty()
+            || f.konst != 0
+            || f.width < 8 * ty.size()
+            || leaf.bytes != ty.size()
+            || leaf.factors != [None; 3]
         {
             return None;
         }
@@ -1168,6 +1201,8 @@ fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
             (Some(s), _) => b.times(s, a),
             _ => None,
         },
+        // `src0 * src1 + src2` (IGC's row-major tile index: `mad 0x44 ly (4 * lx)`).
+        (Mad, [x, y, z]) => combine(Mul, &[x.clone(), y.clone()])?.plus(&affine_of(z)),
         _ => None,
     }
 }
