@@ -157,6 +157,22 @@ fn straight_form_where_no_channel_meets_another() {
     // transposed after a barrier.
     let tile = lane_module("slm_transpose_tile/acm-g10-simd32");
     assert!(tile.straight.is_some(), "{:?}", tile.why_not_straight);
+    // Two `__local` arguments, `tmp[l]` (4-byte) and `tmp2[l]` (2-byte) at the offset a
+    // kernel argument gives (copied into a register first): two functions the host
+    // evaluates whole.
+    let args = lane_module("local_arg_pointer/acm-g10-simd32");
+    let s = args
+        .straight
+        .as_ref()
+        .expect("local_arg_pointer runs straight");
+    assert!(
+        s.launch.distinct_inputs.iter().any(|f| f
+            .terms2
+            .as_ref()
+            .is_some_and(|t| t.iter().any(|t| t.bytes == 0 && !t.factors.is_empty()))),
+        "{:?}",
+        s.launch.distinct_inputs
+    );
     for (name, why) in [
         // A scalar read across blocks where the channels may part both ways.
         ("math_exp_log_pow/acm-g10-simd16", "may part"),

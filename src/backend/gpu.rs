@@ -1029,6 +1029,7 @@ mod tests {
         terms.extend(second.map(|c| t(8, c)));
         LaneForm {
             terms,
+            terms2: None,
             width: 32,
             at: [(0, span), (0, span)],
             guards: [None, None],
@@ -1087,6 +1088,54 @@ mod tests {
             straight_unsafe(&write_only, &table, rec.iter().cloned(), 32),
             None
         );
+    }
+
+    /// Two `__local` arrays: `tmp[l]` (4 bytes at `4 l`) and `tmp2[l]` (2 bytes at
+    /// `2 l + S`, S a kernel argument at payload byte 32): apart when S is past tmp's
+    /// end, and caught when the arrays overlap.
+    #[test]
+    fn two_arrays_at_different_strides_are_checked() {
+        let table = vec![0u32; cfg::ALLOC];
+        let with_offset = |s: u32| {
+            let mut ids: Vec<u16> = (0..16).collect();
+            ids.extend([s as u16, (s >> 16) as u16]);
+            payload(&[&ids])
+                .into_iter()
+                .map(|mut t| {
+                    t.lanes = 16;
+                    t
+                })
+                .collect::<Vec<_>>()
+        };
+        let arrays = Conditions {
+            distinct_inputs: vec![LaneForm {
+                terms2: Some(vec![
+                    Term {
+                        offset: 0,
+                        bytes: 2,
+                        signed: false,
+                        factors: vec![],
+                        coef: 2,
+                    },
+                    Term {
+                        offset: 0,
+                        bytes: 0,
+                        signed: false,
+                        factors: vec![(32, 4)],
+                        coef: 1,
+                    },
+                ]),
+                at: [(0, 4), (0, 2)],
+                ..form(4, None, 4)
+            }],
+            ..Default::default()
+        };
+        let check = |s| straight_unsafe(&arrays, &table, with_offset(s).into_iter(), 16);
+        assert_eq!(check(64), None);
+        assert_eq!(check(4096), None);
+        // tmp2 inside tmp: lane 1's tmp2[1] is lane 3's tmp[3] (S = 10).
+        assert!(check(10).is_some());
+        assert!(check(62).is_some());
     }
 
     #[test]

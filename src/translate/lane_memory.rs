@@ -47,6 +47,9 @@ pub struct Conditions {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaneForm {
     pub terms: Vec<Term>,
+    /// The second instruction's terms where its function differs from the first's
+    /// (two arrays in SLM at different strides); `None`: the same.
+    pub terms2: Option<Vec<Term>>,
     pub width: u32,
     /// `(k, span)` at the two instructions (equal for an instruction with itself).
     pub at: [(i64, u32); 2],
@@ -99,6 +102,8 @@ impl Guard {
 /// One payload vector of a [`LaneForm`]: channel `c`'s element at byte
 /// `offset + c * bytes`, sign-extended when `signed` (the host accepts only elements
 /// whose sign bit is clear, where the extension does not matter), times `coef`.
+/// `bytes == 0`: no vector, the same `coef * Π factors` in every channel (a kernel
+/// argument's offset of a `__local` array).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Term {
     pub offset: u32,
@@ -115,58 +120,36 @@ impl LaneForm {
     /// factors) lie in the group id words r0.1, r0.6, r0.7: the only bytes in which
     /// the payloads of one thread index differ between groups.
     pub fn reads_group_ids(&self, simd: u32) -> bool {
-        self.terms.iter().any(|t| {
-            group_id_bytes(t.offset, t.bytes.saturating_mul(simd))
-                || t.factors.iter().any(|&(o, n)| group_id_bytes(o, n))
-        }) || self
-            .guards
+        self.terms
             .iter()
-            .flatten()
-            .any(|g| g.reads_group_ids(simd))
+            .chain(self.terms2.iter().flatten())
+            .any(|t| {
+                group_id_bytes(t.offset, t.bytes.saturating_mul(simd))
+                    || t.factors.iter().any(|&(o, n)| group_id_bytes(o, n))
+            })
+            || self
+                .guards
+                .iter()
+                .flatten()
+                .any(|g| g.reads_group_ids(simd))
     }
 
     /// Why the channels' offsets of one thread (payload bytes `rec`, `lanes`
     /// dispatched channels) may overlap, if they may.
     pub fn overlap(&self, rec: &[u8], lanes: usize) -> Option<String> {
-        let mut offs: Vec<i128> = Vec::with_capacity(lanes);
+        let modulus = 1i128 << self.width.min(64);
+        let offs = match offsets(&self.terms, rec, lanes, modulus) {
+            Ok(o) => o,
+            Err(why) => return Some(why),
+        };
+        let offs2 = match &self.terms2 {
+            None => offs.clone(),
+            Some(t) => match offsets(t, rec, lanes, modulus) {
+                Ok(o) => o,
+                Err(why) => return Some(why),
+            },
+        };
         let short = || "the payload is shorter than its vectors".to_string();
-        for c in 0..lanes {
-            let mut f = 0i128;
-            for t in &self.terms {
-                let e = t.bytes as usize;
-                let at = t.offset as usize + c * e;
-                let mut v = [0u8; 8];
-                match rec.get(at..at + e) {
-                    Some(b) => v[..e].copy_from_slice(b),
-                    None => return Some(short()),
-                }
-                let u = u64::from_le_bytes(v);
-                // Elements with the sign bit set would make the form's extension
-                // matter (the analysis tracks it only for the vector read directly).
-                if u >> (8 * t.bytes - 1) != 0 {
-                    return Some(format!(
-                        "the payload vector at byte {} holds a negative element",
-                        t.offset
-                    ));
-                }
-                let mut m = t.coef as i128;
-                for &(o, n) in &t.factors {
-                    let (o, n) = (o as usize, n as usize);
-                    let mut w = [0u8; 8];
-                    match rec.get(o..o + n) {
-                        Some(b) if n <= 8 => w[..n].copy_from_slice(b),
-                        _ => return Some(short()),
-                    }
-                    let x = u64::from_le_bytes(w);
-                    if x >> (8 * n - 1) != 0 {
-                        return Some(format!("the payload scalar at byte {o} is negative"));
-                    }
-                    m *= x as i128;
-                }
-                f += u as i128 * m;
-            }
-            offs.push(f);
-        }
         let [(k1, s1), (k2, s2)] = self.at;
         // Channel d's bytes at the second meet channel c's at the first when
         // D = f(d) - f(c) lies in (lo, hi), modulo 2^width. Every ordered pair (c at
@@ -184,10 +167,9 @@ impl LaneForm {
         else {
             return Some(short());
         };
-        let modulus = 1i128 << self.width.min(64);
-        let mut order: Vec<usize> = (0..offs.len()).filter(|&d| second[d]).collect();
-        order.sort_unstable_by_key(|&i| offs[i]);
-        let sorted: Vec<i128> = order.iter().map(|&i| offs[i]).collect();
+        let mut order: Vec<usize> = (0..offs2.len()).filter(|&d| second[d]).collect();
+        order.sort_unstable_by_key(|&i| offs2[i]);
+        let sorted: Vec<i128> = order.iter().map(|&i| offs2[i]).collect();
         let meets = |c: usize| {
             // Channels d != c with lo < f(d) - f(c) < hi, for D shifted by a modulus.
             [-modulus, 0, modulus].iter().any(|&m| {
@@ -206,6 +188,56 @@ impl LaneForm {
             )
         })
     }
+}
+
+/// Each dispatched channel's offset `Σ coef · L[c] · Π factors` (a term of no bytes:
+/// `coef · Π factors`), reduced modulo the form's `2^width`.
+fn offsets(terms: &[Term], rec: &[u8], lanes: usize, modulus: i128) -> Result<Vec<i128>, String> {
+    let short = || "the payload is shorter than its vectors".to_string();
+    let too_big = || "the address offsets exceed 128 bits".to_string();
+    let mut offs: Vec<i128> = Vec::with_capacity(lanes);
+    for c in 0..lanes {
+        let mut f = 0i128;
+        for t in terms {
+            let u = if t.bytes == 0 {
+                1
+            } else {
+                let e = t.bytes as usize;
+                let at = t.offset as usize + c * e;
+                let mut v = [0u8; 8];
+                v[..e].copy_from_slice(rec.get(at..at + e).ok_or_else(short)?);
+                let u = u64::from_le_bytes(v);
+                // Elements with the sign bit set would make the form's extension
+                // matter (the analysis tracks it only for the vector read directly).
+                if u >> (8 * t.bytes - 1) != 0 {
+                    return Err(format!(
+                        "the payload vector at byte {} holds a negative element",
+                        t.offset
+                    ));
+                }
+                u
+            };
+            let mut m = t.coef as i128;
+            for &(o, n) in &t.factors {
+                let (o, n) = (o as usize, n as usize);
+                let mut w = [0u8; 8];
+                match rec.get(o..o + n) {
+                    Some(b) if n <= 8 => w[..n].copy_from_slice(b),
+                    _ => return Err(short()),
+                }
+                let x = u64::from_le_bytes(w);
+                if x >> (8 * n - 1) != 0 {
+                    return Err(format!("the payload scalar at byte {o} is negative"));
+                }
+                m = m.checked_mul(x as i128).ok_or_else(too_big)?;
+            }
+            f = f
+                .checked_add((u as i128).checked_mul(m).ok_or_else(too_big)?)
+                .ok_or_else(too_big)?;
+        }
+        offs.push(f.rem_euclid(modulus));
+    }
+    Ok(offs)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -660,25 +692,56 @@ fn same_lane_address(
         konst: 0,
         ..f.clone()
     };
-    if linear(&fx) != linear(&fy) || fx.width < 32 || (!same_reg && fx.width != fx.wmax) {
+    // The same function at both (up to a constant, which the host's ranges take), or
+    // two functions the host evaluates whole: then every uniform part must be a
+    // product of kernel arguments (a `__local` array's offset) and each address
+    // computed at one width.
+    let same = linear(&fx) == linear(&fy);
+    if fx.width < 32 {
         return None;
     }
-    if fx.leaves.is_empty() {
+    if same && (fx.leaves.is_empty() || (!same_reg && fx.width != fx.wmax)) {
         return None;
     }
-    let terms = fx
-        .leaves
-        .iter()
-        .map(|&(l, c)| {
-            Some(Term {
-                offset: l.at,
-                bytes: l.bytes,
-                signed: l.signed,
-                factors: l.factors.iter().flatten().copied().collect(),
-                coef: c.checked_mul(ax.scale)?,
+    if !same && (fx.width != fy.width || fx.width != fx.wmax || fy.width != fy.wmax) {
+        return None;
+    }
+    let terms_of = |f: &Affine, uniform: bool| -> Option<Vec<Term>> {
+        let mut out = f
+            .leaves
+            .iter()
+            .map(|&(l, c)| {
+                Some(Term {
+                    offset: l.at,
+                    bytes: l.bytes,
+                    signed: l.signed,
+                    factors: l.factors.iter().flatten().copied().collect(),
+                    coef: c.checked_mul(ax.scale)?,
+                })
             })
-        })
-        .collect::<Option<Vec<_>>>()?;
+            .collect::<Option<Vec<_>>>()?;
+        if uniform {
+            for (scalars, c) in &f.uni {
+                out.push(Term {
+                    offset: 0,
+                    bytes: 0,
+                    signed: false,
+                    factors: scalars
+                        .iter()
+                        .map(|s| s.input.map(|o| (o, s.size)))
+                        .collect::<Option<Vec<_>>>()?,
+                    coef: c.checked_mul(ax.scale)?,
+                });
+            }
+        }
+        Some(out)
+    };
+    let terms = terms_of(&fx, !same)?;
+    let terms2 = if same {
+        None
+    } else {
+        Some(terms_of(&fy, true)?)
+    };
     // The constants as the address computes them: wrapped to the width, scaled.
     let k = |f: &Affine| -> Option<i64> {
         let w = fx.width.min(64);
@@ -697,6 +760,7 @@ fn same_lane_address(
         for &(oy, ly) in &ay.pieces {
             forms.push(LaneForm {
                 terms: terms.clone(),
+                terms2: terms2.clone(),
                 width: fx.width,
                 at: [(kx.checked_add(ox)?, lx), (ky.checked_add(oy)?, ly)],
                 guards: guards.clone(),
@@ -987,14 +1051,51 @@ impl Chain<'_> {
     /// The payload byte offset of scalar bytes `[at, at + size)` when the launch gives
     /// them (one input holds them) and no instruction writes them.
     fn input_scalar(&self, at: u32, size: u32) -> Option<u32> {
-        let written = (0..self.p.insts.len()).any(|k| writes_any(self.plan, k, at, at + size));
-        let &(goff, poff, isize) = self
-            .p
-            .inputs
-            .iter()
-            .find(|&&(goff, _, isize)| goff <= at && at + size <= goff + isize)?;
-        let _ = isize;
-        (!written).then_some(poff + (at - goff))
+        self.input_scalar_within(at, size, 4)
+    }
+
+    fn input_scalar_within(&self, at: u32, size: u32, copies: u32) -> Option<u32> {
+        let mut writers =
+            (0..self.p.insts.len()).filter(|&k| writes_any(self.plan, k, at, at + size));
+        match (writers.next(), writers.next()) {
+            (None, _) => {
+                let &(goff, poff, _) = self
+                    .p
+                    .inputs
+                    .iter()
+                    .find(|&&(goff, _, isize)| goff <= at && at + size <= goff + isize)?;
+                Some(poff + (at - goff))
+            }
+            // A copy of an input (IGC moves a `__local` argument's offset into a
+            // register of its own): the input's value, when the copy is exact.
+            (Some(w), None) if copies > 0 => {
+                let inst = &self.p.insts[w];
+                let (dsts, srcs, _) = inst.alu_operands();
+                let exact = inst.op == Opcode::Mov
+                    && inst.pred.is_none()
+                    && inst.exec.size == 1
+                    && matches!(dsts.as_slice(), [Dst::Direct { off, ty, sat: false, .. }]
+                        if *off == at && ty.size() == size && ty.is_int());
+                match (exact, srcs.as_slice()) {
+                    (
+                        true,
+                        [Src::Direct {
+                            off,
+                            ty,
+                            m: Modifier::None,
+                            ..
+                        }],
+                    ) if ty.size() == size && ty.is_int() && *off != at => {
+                        let (from, stride) = lanes::src_linear(srcs[0], 1)?;
+                        (stride == 0 || inst.exec.size == 1)
+                            .then_some(())
+                            .and_then(|_| self.input_scalar_within(from, size, copies - 1))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// Every channel that reaches `blocks` ran instruction `d`: its block dominates
