@@ -35,11 +35,36 @@ def binary_simd(path):
     raise SystemExit("no execution environment in " + path)
 
 
-def compile_variant(case, device, simd=None):
+def function_dumps(dump, asm, width):
+    """The .global_function objects the kernel reaches (.funcdecl, fcall, faddr), in
+    IGC's NAME_fN.visaasm files: beside the kernel's dump, or (indirect calls) beside
+    the program's symbol-table dump."""
+    def wants(path):
+        t = open(path).read()
+        return re.findall(r'^\.funcdecl "([^"]+)"', t, re.M) + \
+            re.findall(r'^\s*(?:\([^)]*\)\s*)?(?:fcall \([^)]*\)|faddr) (\S+)', t, re.M)
+    have = {}
+    for f in sorted(glob.glob(os.path.join(dump, "*_simd%d_*_f*.visaasm" % width))):
+        m = re.search(r'^\.global_function "([^"]+)"', open(f).read(), re.M)
+        if m:
+            have.setdefault(m.group(1), f)
+    order, work = [], wants(asm)
+    while work:
+        w = work.pop(0)
+        if w in order:
+            continue
+        if w not in have:
+            raise SystemExit("no dumped function for " + w)
+        order.append(w)
+        work += wants(have[w])
+    return [have[w] for w in order]
+
+
+def compile_variant(case, device, simd=None, extra_env=None):
     with tempfile.TemporaryDirectory() as tmp:
         dump, out = os.path.join(tmp, "dump"), os.path.join(tmp, "out")
         os.makedirs(dump); os.makedirs(out)
-        env = dict(os.environ, IGC_ShaderDumpEnable="1", IGC_DumpToCustomDir=dump)
+        env = dict(os.environ, IGC_ShaderDumpEnable="1", IGC_DumpToCustomDir=dump, **(extra_env or {}))
         if simd:
             env["IGC_ForceOCLSIMDWidth"] = str(simd)
         subprocess.run(["ocloc", "compile", "-file", os.path.join(case, "kernel.cl"), "-device", device,
@@ -55,6 +80,8 @@ def compile_variant(case, device, simd=None):
         shutil.copy(asm, os.path.join(vdir, "kernel.visaasm"))
         shutil.copy(asm[: -len(".visaasm")] + ".isa", os.path.join(vdir, "kernel.isa"))
         shutil.copy(bins[0], os.path.join(vdir, "kernel.bin"))
+        for n, f in enumerate(function_dumps(dump, asm, width)):
+            shutil.copy(f, os.path.join(vdir, "kernel_f%d.visaasm" % n))
         return {"dir": os.path.basename(vdir), "device": device, "simd": width,
                 "default": simd is None, "forced": simd is not None}
 
@@ -85,9 +112,11 @@ def main():
             f.write(pack(dtype, vals))
         outputs.append({"arg": name, "file": "expected/%s.bin" % name, "dtype": dtype,
                         "count": len(vals), "tolerance": {"type": "exact"}})
-    variants = [compile_variant(case, d) for d in model.DEVICES]
+    extra_env = getattr(model, "IGC_ENV", None)
+    variants = [compile_variant(case, d, extra_env=extra_env) for d in model.DEVICES]
     doc = {"name": os.path.basename(case.rstrip("/")), "kernel": model.KERNEL, "args": args,
            "ndrange": model.NDRANGE, "outputs": outputs, "variants": variants,
+           **({"igc_env": extra_env} if extra_env else {}),
            "reference": "Python model (tools/make_case.py + model.py); compiled by Debian ocloc "
                         + subprocess.run(["dpkg-query", "-W", "-f=${Version}", "intel-opencl-icd"],
                                          capture_output=True, text=True).stdout}

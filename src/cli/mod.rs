@@ -26,8 +26,21 @@ pub enum FileError {
     Decode { path: String, source: LoadError },
 }
 
-/// Read a `.isa` or `.visaasm` file (the format is detected from its contents).
+/// Read a `.isa` or `.visaasm` file (the format is detected from its contents), with
+/// the stack functions IGC dumps beside it: `NAME_f0.visaasm`, `NAME_f1.visaasm`, ...
+/// for `NAME.visaasm` or `NAME.isa` (their objects join the program's functions).
 pub fn load_file(path: &Path, grf_bytes: u32) -> Result<Program, FileError> {
+    let mut program = load_one(path, grf_bytes)?;
+    for f in function_files(path) {
+        let p = load_one(&f, grf_bytes)?;
+        program
+            .functions
+            .extend(p.kernels.into_iter().chain(p.functions));
+    }
+    Ok(program)
+}
+
+fn load_one(path: &Path, grf_bytes: u32) -> Result<Program, FileError> {
     let bytes = std::fs::read(path).map_err(|source| FileError::Io {
         path: path.display().to_string(),
         source,
@@ -36,4 +49,16 @@ pub fn load_file(path: &Path, grf_bytes: u32) -> Result<Program, FileError> {
         path: path.display().to_string(),
         source,
     })
+}
+
+/// `NAME_f0.visaasm`, `NAME_f1.visaasm`, ... beside `NAME.ext`, up to the first gap.
+pub fn function_files(path: &Path) -> Vec<std::path::PathBuf> {
+    let (Some(dir), Some(stem)) = (path.parent(), path.file_stem()) else {
+        return Vec::new();
+    };
+    let stem = stem.to_string_lossy();
+    (0..)
+        .map(|n| dir.join(format!("{stem}_f{n}.visaasm")))
+        .take_while(|p| p.exists())
+        .collect()
 }

@@ -2,7 +2,7 @@
 //! of one GRF or more starts on a GRF boundary; a smaller one never crosses a GRF
 //! boundary; both honour the declared alignment. Aliases are views into their base.
 
-use crate::ir::{Kernel, VarId};
+use crate::ir::{Kernel, PredefinedVar, VarId};
 
 /// Byte offset of every variable (aliases resolved) and the total size.
 #[derive(Clone, Debug)]
@@ -32,7 +32,17 @@ impl Layout {
     pub fn new(k: &Kernel, grf_bytes: u32) -> Result<Layout, LayoutError> {
         let n = k.vars.len();
         let mut offsets = vec![u32::MAX; n];
-        let sizes: Vec<u32> = k.vars.iter().map(|v| v.byte_size()).collect();
+        // %arg and %retval are 32 and 12 GRFs (4_visa_header: 256/512 and 96/192 UD,
+        // by GRF size).
+        let sizes: Vec<u32> = k
+            .vars
+            .iter()
+            .map(|v| match v.predefined {
+                Some(PredefinedVar::Arg) => 32 * grf_bytes,
+                Some(PredefinedVar::RetVal) => 12 * grf_bytes,
+                _ => v.byte_size(),
+            })
+            .collect();
         let mut cursor = 0u32;
         // Storage for every non-alias variable.
         for (i, v) in k.vars.iter().enumerate() {

@@ -138,7 +138,12 @@ impl Memory {
         };
         match target {
             Some(t) => t.copy_from_slice(&bytes[..len]),
-            None => self.oob_writes += 1,
+            None => {
+                if self.oob_writes == 0 && std::env::var_os("VISA_TRACE_OOB").is_some() {
+                    eprintln!("first out-of-bounds write: {space:?} {addr:#x} ({len} bytes)");
+                }
+                self.oob_writes += 1;
+            }
         }
     }
 }

@@ -20,6 +20,8 @@ use thread::{Ctx, Thread, Yield};
 pub enum ExecError {
     #[error("kernel `{0}` not found in the program")]
     NoKernel(String),
+    #[error("linking stack functions: {0}")]
+    Link(#[from] crate::ir::link::LinkError),
     #[error("variable layout: {0}")]
     Layout(String),
     #[error("instruction {index}: label L{label} is never defined")]
@@ -189,10 +191,15 @@ fn run_group(
     stats: &mut RunStats,
 ) -> Result<(), ExecError> {
     slm.iter_mut().for_each(|b| *b = 0);
+    let gid = (group[2] as u64 * launch.groups[1] as u64 + group[1] as u64)
+        * launch.groups[0] as u64
+        + group[0] as u64;
     let mut threads: Vec<Thread> = (0..launch.threads_per_group)
         .map(|t| {
             let pl = payload(group, t);
-            Thread::new(t, p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
+            // The GPU path numbers threads in u32 too (`tid`).
+            let tid = (gid * launch.threads_per_group as u64 + t as u64) as u32;
+            Thread::new(tid, p, &pl.bytes, pl.lanes, group, launch.scratch_bytes)
         })
         .collect();
     let mut done = vec![false; threads.len()];
@@ -204,9 +211,6 @@ fn run_group(
         trace: opts.trace,
         stop_after: opts.stop_after,
     };
-    let gid = (group[2] as u64 * launch.groups[1] as u64 + group[1] as u64)
-        * launch.groups[0] as u64
-        + group[0] as u64;
     loop {
         let mut waiting = 0;
         for (t, th) in threads.iter_mut().enumerate() {

@@ -155,6 +155,7 @@ pub struct PredefinedOffsets {
     pub r0: u32,
     pub cr0: u32,
     pub sr0: u32,
+    pub hw_id: u32,
     pub group_id: [u32; 3],
     pub thread_xy: [u32; 2],
     pub null: u32,
@@ -169,8 +170,10 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
         .kernels
         .iter()
         .find(|k| k.name == kernel)
-        .ok_or_else(|| ExecError::NoKernel(kernel.to_string()))?
-        .clone();
+        .ok_or_else(|| ExecError::NoKernel(kernel.to_string()))?;
+    // Stack functions become subroutines of the kernel (ir::link), so everything after
+    // this point sees one object.
+    let k = crate::ir::link::link(k, &program.functions)?;
     let grf = program.grf_bytes;
     let layout = Layout::new(&k, grf).map_err(|e: LayoutError| ExecError::Layout(e.to_string()))?;
     let simd = k.simd_size().unwrap_or(16);
@@ -293,6 +296,7 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
         r0: find(PredefinedVar::R0),
         cr0: find(PredefinedVar::Cr0),
         sr0: find(PredefinedVar::Sr0),
+        hw_id: find(PredefinedVar::HwId),
         group_id: [
             find(PredefinedVar::GroupIdX),
             find(PredefinedVar::GroupIdY),

@@ -90,8 +90,10 @@ fn write_le(b: &mut [u8], off: usize, len: usize, value: u64) {
 }
 
 impl Thread {
+    /// `tid`: the thread's index in the dispatch (group-linear * threads per group +
+    /// thread in group).
     pub fn new(
-        thread_in_group: u32,
+        tid: u32,
         p: &Prepared,
         payload: &[u8],
         lanes: u32,
@@ -122,15 +124,20 @@ impl Thread {
             (1u64 << lanes) - 1
         };
         write_le(&mut grf, p.pre.sr0 as usize + 8, 4, dmask);
-        // sr0.0 identifies the hardware thread; IGC derives the thread's private-memory
-        // slot from it by squeezing out bits 6 and 3 (tests/cases/private_array_types,
-        // acm-g10: `and sr0 0x3fff`, then two shift/mask/or steps, times the per-thread
-        // size). Give the threads of a group distinct slots 0, 1, 2 ... so that threads
-        // interleaved at barriers never share private memory.
-        let t = thread_in_group;
-        let with_bit3 = (t & 7) | ((t & !7) << 1);
+        // sr0.0 and %hw_id identify the hardware thread; IGC derives a thread's
+        // private-memory slot from them: from sr0 by squeezing out bits 6 and 3
+        // (tests/cases/private_array_types, acm-g10: `and sr0 0x3fff`, then two
+        // shift/mask/or steps, times the per-thread size), and the stack of stack calls
+        // as private_base + %hw_id * per-thread size (tests/cases/stack_calls). Real
+        // hardware only keeps them distinct among the threads running at once; every
+        // thread of the dispatch gets its own slot here (its index in the dispatch, which
+        // the private allocation covers), so neither interleaved threads nor parallel
+        // workers (nor the GPU path's concurrent groups) ever share private memory.
+        // sr0's slot field holds 12 bits: beyond 4096 threads slots repeat 4096 apart.
+        let with_bit3 = (tid & 7) | ((tid & !7) << 1);
         let sr0 = (with_bit3 & 0x3f) | ((with_bit3 & !0x3f) << 1);
         write_le(&mut grf, p.pre.sr0 as usize, 4, sr0 as u64);
+        write_le(&mut grf, p.pre.hw_id as usize, 4, tid as u64);
         let mut pcs = [IDLE; 32];
         for (i, pc) in pcs.iter_mut().enumerate().take(lanes.min(p.simd) as usize) {
             let _ = i;
@@ -1114,26 +1121,30 @@ impl Thread {
                     }
                 }
             }
-            OwordLd | OwordLdUnaligned | OwordSt => {
-                let space = space_of(self, "Surface");
-                let owords = 1u64 << (int("Size") & 7);
-                let off = scalar(self, "Offset");
-                let addr = if inst.op == OwordLdUnaligned {
+            OwordLd | OwordLdUnaligned | OwordSt | SvmBlockLd | SvmBlockSt => {
+                // SVM blocks (spec SVM_BLOCK_LD/ST): a flat byte address; oword blocks:
+                // a surface offset in owords (in bytes for the unaligned load).
+                let svm = matches!(inst.op, SvmBlockLd | SvmBlockSt);
+                let store = matches!(inst.op, OwordSt | SvmBlockSt);
+                let space = if svm {
+                    Space::Flat
+                } else {
+                    space_of(self, "Surface")
+                };
+                let owords = 1u64 << (int(if svm { "Properties" } else { "Size" }) & 7);
+                let off = scalar(self, if svm { "Address" } else { "Offset" });
+                let addr = if svm || inst.op == OwordLdUnaligned {
                     off
                 } else {
-                    off * 16
+                    off.wrapping_mul(16)
                 };
-                let data = if inst.op == OwordSt {
-                    raw("Src")
-                } else {
-                    raw("Dst")
-                };
+                let data = if store { raw("Src") } else { raw("Dst") };
                 for b in (0..owords * 16).step_by(4) {
-                    if inst.op == OwordSt {
+                    if store {
                         let v = self.raw_read(data, b as u32, 4);
-                        mwrite(cx, &mut self.scratch, space, addr + b, 4, v);
+                        mwrite(cx, &mut self.scratch, space, addr.wrapping_add(b), 4, v);
                     } else {
-                        let v = mread(cx, &self.scratch, space, addr + b, 4);
+                        let v = mread(cx, &self.scratch, space, addr.wrapping_add(b), 4);
                         self.raw_write(data, b as u32, 4, v);
                     }
                 }

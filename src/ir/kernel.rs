@@ -222,6 +222,8 @@ pub struct Kernel {
     pub inputs: Vec<Input>,
     pub attributes: Vec<Attribute>,
     pub body: Vec<Instruction>,
+    /// Stack functions this object may call (`.funcdecl "name"`), in text order.
+    pub func_decls: Vec<String>,
     /// Functions only: input_size / return_value_size (in GRFs).
     pub arg_size: u8,
     pub ret_size: u8,

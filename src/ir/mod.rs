@@ -3,6 +3,7 @@
 
 pub mod instruction;
 pub mod kernel;
+pub mod link;
 pub mod operand;
 pub mod types;
 

@@ -115,6 +115,22 @@ pub static FORMS: &[TextForm] = &[
         &[("Is_modified", 0)],
     ),
     form(
+        Opcode::SvmBlockLd,
+        "svm_block_ld",
+        &[],
+        Owords("Properties"),
+        &["Address", "Dst"],
+        &[],
+    ),
+    form(
+        Opcode::SvmBlockSt,
+        "svm_block_st",
+        &[],
+        Owords("Properties"),
+        &["Address", "Src"],
+        &[],
+    ),
+    form(
         Opcode::OwordSt,
         "oword_st",
         &[],

@@ -27,7 +27,14 @@ fn attr_text(a: &Attribute) -> String {
 }
 
 fn print_kernel(s: &mut String, k: &Kernel) {
-    let _ = writeln!(s, ".kernel \"{}\"\n", k.name);
+    let head = match k.kind {
+        ObjectKind::Kernel => ".kernel",
+        ObjectKind::Function => ".global_function",
+    };
+    let _ = writeln!(s, "{head} \"{}\"\n", k.name);
+    for f in &k.func_decls {
+        let _ = writeln!(s, ".funcdecl \"{f}\"");
+    }
     // Ids below FIRST_USER_VAR are the pre-defined (and reserved) variables.
     for v in k
         .vars
@@ -310,6 +317,39 @@ fn operand_text(k: &Kernel, inst: &Instruction, name: &str, kind: FieldKind) -> 
     }
 }
 
+/// `fcall (E) name a r`, `ifcall (E) addr a r`, `faddr name dst` (spec FCALL, IFCALL,
+/// FADDR text forms). A function id from a binary (no name) prints as `func#N`.
+fn stack_call(k: &Kernel, inst: &Instruction) -> String {
+    let name = || match field(inst, "Func_id") {
+        Some(Field::Str(n)) => n.clone(),
+        Some(Field::Int(v)) => format!("func#{v}"),
+        _ => "?".into(),
+    };
+    let exec = inst.exec_size().map(|e| exec(&e)).unwrap_or_default();
+    match inst.op {
+        Opcode::Faddr => format!(
+            "faddr {} {}",
+            name(),
+            operand_text(k, inst, "Dst", FieldKind::Dst)
+        ),
+        op => format!(
+            "{} {exec} {} {} {}",
+            if op == Opcode::Fcall {
+                "fcall"
+            } else {
+                "ifcall"
+            },
+            if op == Opcode::Fcall {
+                name()
+            } else {
+                operand_text(k, inst, "Func_addr", FieldKind::Scalar)
+            },
+            int(inst, "Arg_size"),
+            int(inst, "Return_size")
+        ),
+    }
+}
+
 /// One instruction in text (no indentation, no comment).
 pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
     let mut s = String::new();
@@ -318,6 +358,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
     }
     match inst.op {
         Opcode::LscUntyped => return s + &lsc(k, inst),
+        Opcode::Fcall | Opcode::Ifcall | Opcode::Faddr => return s + &stack_call(k, inst),
         Opcode::LscFence => {
             let _ = write!(
                 s,

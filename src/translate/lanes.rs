@@ -328,9 +328,14 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
             }
         }
-        OwordLd | OwordLdUnaligned | OwordSt => {
-            let bytes = 16 * (1u32 << (int(inst, "Size") & 7));
-            if inst.op == OwordSt {
+        OwordLd | OwordLdUnaligned | OwordSt | SvmBlockLd | SvmBlockSt => {
+            let size = if matches!(inst.op, SvmBlockLd | SvmBlockSt) {
+                "Properties"
+            } else {
+                "Size"
+            };
+            let bytes = 16 * (1u32 << (int(inst, size) & 7));
+            if matches!(inst.op, OwordSt | SvmBlockSt) {
                 rd("Src", (0, 0, 0), bytes, None, f);
             } else {
                 wr("Dst", (0, 0, 0), bytes, None, f);

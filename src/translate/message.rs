@@ -260,17 +260,20 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             }
             em.close();
         }
-        OwordLd | OwordLdUnaligned | OwordSt => {
-            let bti = space(em, inst, "Surface");
-            let owords = 1u32 << (int(inst, "Size") & 7);
-            let off = scalar(inst, "Offset");
-            let addr = if inst.op == OwordLdUnaligned {
+        OwordLd | OwordLdUnaligned | OwordSt | SvmBlockLd | SvmBlockSt => {
+            let svm = matches!(inst.op, SvmBlockLd | SvmBlockSt);
+            // SVM blocks: a flat byte address; oword blocks: a surface offset in owords.
+            let bti = space(em, inst, if svm { "Address" } else { "Surface" });
+            let size = if svm { "Properties" } else { "Size" };
+            let owords = 1u32 << (int(inst, size) & 7);
+            let off = scalar(inst, if svm { "Address" } else { "Offset" });
+            let addr = if matches!(inst.op, OwordLdUnaligned | SvmBlockLd | SvmBlockSt) {
                 off
             } else {
                 format!("({off} * 16lu)")
             };
             em.line(&format!("let base = {addr};"));
-            let store = inst.op == OwordSt;
+            let store = matches!(inst.op, OwordSt | SvmBlockSt);
             let data = if store {
                 raw(inst, "Src")
             } else {

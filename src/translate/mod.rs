@@ -881,10 +881,11 @@ fn emit_init(em: &mut Emit, p: &Prepared, reads: Option<&[bool]>) {
     em.line("var dmask = 0xffffffffu;");
     em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
     em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));
-    // sr0.0: distinct private-memory slots per thread of a group (see Thread::new).
-    em.line("let wb3 = (t & 7u) | ((t & ~7u) << 1u);");
+    // sr0.0 and %hw_id: the thread's own private-memory slot (see Thread::new).
+    em.line("let wb3 = (tid & 7u) | ((tid & ~7u) << 1u);");
     em.line("let slot = (wb3 & 0x3fu) | ((wb3 & ~0x3fu) << 1u);");
     em.line(&format!("gs32({}u, slot);", p.pre.sr0));
+    em.line(&format!("gs32({}u, tid);", p.pre.hw_id));
     em.line(
         "for (var c = 0u; c < 32u; c++) { pcs[c] = select(IDLE, 0u, c < min(lanes, K_SIMD)); }",
     );

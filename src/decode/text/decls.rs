@@ -41,6 +41,10 @@ fn predefined_elements(p: Option<PredefinedVar>) -> u32 {
         Some(Sr0) => 4,
         Some(Tsc) => 5,
         Some(ImplArgBufPtr) | Some(LocalIdBufPtr) => 2,
+        // The table says 1 UD, but IGC's stack calls use both as 64-bit A64 pointers
+        // (`.decl V type=uq alias=<%sp, 0>`, tests/cases/stack_calls): 8 bytes each, so
+        // that a write to %sp's high dword does not land in %fp.
+        Some(Sp) | Some(Fp) => 2,
         _ => 1,
     }
 }
@@ -76,6 +80,7 @@ pub fn empty_kernel(name: String) -> Kernel {
         inputs: Vec::new(),
         attributes: Vec::new(),
         body: Vec::new(),
+        func_decls: Vec::new(),
         arg_size: 0,
         ret_size: 0,
     }

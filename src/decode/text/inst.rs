@@ -142,6 +142,7 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
             return cx.fence(&base, &suffixes, &rest, at)
         }
         "barrier" => return Builder::new(Opcode::Barrier).finish(at),
+        "fcall" | "ifcall" | "faddr" => return cx.stack_call(&base, &rest, at),
         "sbarrier" => {
             let mut b = Builder::new(Opcode::Sbarrier);
             let mode = match suffixes.first() {
@@ -189,6 +190,65 @@ impl Cx<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// Stack-function forms (spec FCALL, IFCALL, FADDR):
+    /// `fcall (E) name args rets`, `ifcall (E) addr args rets`, `faddr name dst`.
+    /// A function is named by its string (`Field::Str`), as the text has no pool.
+    fn stack_call(&self, base: &str, rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
+        let op = match base {
+            "fcall" => Opcode::Fcall,
+            "ifcall" => Opcode::Ifcall,
+            _ => Opcode::Faddr,
+        };
+        let mut b = Builder::new(op);
+        self.set_pred(&mut b, at)?;
+        let mut toks = rest.iter();
+        let mut next = |what: &str| toks.next().ok_or_else(|| at.fail(what, "end of line"));
+        if op != Opcode::Faddr {
+            let t = next("an execution size")?;
+            b.set(
+                "Exec_size",
+                Field::ExecSize(exec_size(t.text, self.at(t))?),
+                at,
+            )?;
+        }
+        match op {
+            Opcode::Ifcall => {
+                let t = next("the function address operand")?;
+                let v = operand::vec_operand(t.text, false, self.sym, self.at(t))?;
+                b.set("Func_addr", Field::Vec(v), at)?;
+            }
+            _ => {
+                let t = next("a function name")?;
+                if !t
+                    .text
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_$.".contains(c))
+                {
+                    return Err(self.at(t).fail("a function name", t.text));
+                }
+                b.set("Func_id", Field::Str(t.text.to_string()), at)?;
+            }
+        }
+        if op == Opcode::Faddr {
+            let t = next("the destination operand")?;
+            let v = operand::vec_operand(t.text, true, self.sym, self.at(t))?;
+            b.set("Dst", Field::Vec(v), at)?;
+        } else {
+            for (name, max) in [("Arg_size", 255), ("Return_size", 255)] {
+                let t = next(&format!("{name} in GRFs"))?;
+                let v = parse_int(t.text)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .filter(|v| *v <= max)
+                    .ok_or_else(|| self.at(t).fail(&format!("{name} in GRFs (0-255)"), t.text))?;
+                b.set(name, Field::Int(v), at)?;
+            }
+        }
+        if let Some(t) = toks.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        b.finish(at)
     }
 
     /// The ALU form: `[(P)] name[.sfx][.sat] (exec) operands`.

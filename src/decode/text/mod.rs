@@ -42,7 +42,9 @@ pub(crate) fn err(line: usize, column: usize, expected: &str, found: &str) -> Pa
 
 /// A kernel's lines, split by kind during the first pass.
 struct KernelText<'a> {
+    kind: ObjectKind,
     name: String,
+    funcdecls: Vec<String>,
     line: usize,
     decls: Vec<(usize, &'a str)>,
     inputs: Vec<(usize, &'a str, u8)>,
@@ -56,9 +58,11 @@ enum BodyLine<'a> {
     Label(usize, String, LabelKind),
 }
 
-fn new_kernel(name: String, line: usize) -> KernelText<'static> {
+fn new_kernel(kind: ObjectKind, name: String, line: usize) -> KernelText<'static> {
     KernelText {
+        kind,
         name,
+        funcdecls: Vec::new(),
         line,
         decls: Vec::new(),
         inputs: Vec::new(),
@@ -109,23 +113,42 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
             if v != (4, 1) && v != (4, 2) {
                 return Err(err(line, 10, "vISA version 4.1 or 4.2", rest.trim()));
             }
+            // Concatenated dumps (a kernel and its functions) repeat the line.
+            if version.is_some_and(|old| old != v) {
+                return Err(err(
+                    line,
+                    10,
+                    "the version of the first object",
+                    rest.trim(),
+                ));
+            }
             version = Some(v);
             continue;
         }
-        if word == ".kernel" {
-            kernels.push(new_kernel(
-                quoted(rest, line, "a quoted kernel name")?,
-                line,
-            ));
+        if word == ".kernel" || word == ".global_function" {
+            let (kind, what) = if word == ".kernel" {
+                (ObjectKind::Kernel, "a quoted kernel name")
+            } else {
+                (ObjectKind::Function, "a quoted function name")
+            };
+            kernels.push(new_kernel(kind, quoted(rest, line, what)?, line));
             continue;
         }
         let Some(k) = kernels.last_mut() else {
-            return Err(err(line, 1, "`.version` or `.kernel` first", l));
+            return Err(err(
+                line,
+                1,
+                "`.version` or `.kernel` (or `.global_function`) first",
+                l,
+            ));
         };
         match word {
             ".decl" => k.decls.push((line, rest)),
             ".input" => k.inputs.push((line, rest, 0)),
             ".kernel_attr" => k.attrs.push((line, rest)),
+            ".funcdecl" => k
+                .funcdecls
+                .push(quoted(rest, line, "a quoted function name")?),
             ".function" => {
                 let name = quoted(rest, line, "a quoted function name")?;
                 pending_function = Some(name.clone());
@@ -164,23 +187,28 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
         }
     }
     let version = version.ok_or_else(|| err(1, 1, "`.version 4.1`", "no version"))?;
-    let kernels = kernels
+    let objects = kernels
         .into_iter()
         .map(build_kernel)
         .collect::<Result<Vec<_>, _>>()?;
-    if kernels.is_empty() {
-        return Err(err(1, 1, "a `.kernel`", "none"));
+    if objects.is_empty() {
+        return Err(err(1, 1, "a `.kernel` or `.global_function`", "none"));
     }
+    let (kernels, functions) = objects
+        .into_iter()
+        .partition(|k| k.kind == ObjectKind::Kernel);
     Ok(Program {
         version,
         grf_bytes,
         kernels,
-        functions: Vec::new(),
+        functions,
     })
 }
 
 fn build_kernel(t: KernelText) -> Result<Kernel, ParseError> {
     let mut k = empty_kernel(t.name);
+    k.kind = t.kind;
+    k.func_decls = t.funcdecls;
     let mut sym = Symbols::default();
     for (i, v) in k.vars.iter().enumerate() {
         sym.vars.insert(v.name.clone(), VarId(i as u32));
@@ -196,8 +224,22 @@ fn build_kernel(t: KernelText) -> Result<Kernel, ParseError> {
     for (line, rest, prov) in &t.inputs {
         decls::input(&mut k, &sym, rest, *line, *prov)?;
     }
-    for (_, a) in &t.attrs {
-        k.attributes.push(decls::attribute(a.trim()));
+    for (line, a) in &t.attrs {
+        let attr = decls::attribute(a.trim());
+        // A function's `.kernel_attr ArgSize=N RetValSize=M` are its FCALL sizes.
+        for (name, slot) in [
+            ("ArgSize", &mut k.arg_size),
+            ("RetValSize", &mut k.ret_size),
+        ] {
+            if attr.name == name {
+                *slot = match &attr.value {
+                    AttrValue::Int(v) => u8::try_from(*v).ok(),
+                    _ => None,
+                }
+                .ok_or_else(|| err(*line, 1, "a size in GRFs (0-255)", a.trim()))?;
+            }
+        }
+        k.attributes.push(attr);
     }
     for b in &t.body {
         if let BodyLine::Label(line, name, kind) = b {
