@@ -58,12 +58,13 @@ fn bundled_example_passes() {
 /// The project's own cases (tests/cases, built by tools/make_case.py with Debian's ocloc
 /// and a Python model as the reference): 64-bit atomics (also carrying adds under
 /// contention), private arrays of several element types with dynamic indices, SIMD32
-/// sub-group shuffles of long/ushort/float.
+/// sub-group shuffles of long/ushort/float, stack functions (fcall/fret) and indirect calls
+/// (ifcall through function pointers).
 #[test]
 fn own_cases_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let variants = discover(&[dir]).unwrap();
-    assert_eq!(variants.len(), 7);
+    assert_eq!(variants.len(), 11);
     let opts = RunOptions::default();
     for v in &variants {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));

@@ -554,9 +554,13 @@ impl Thread {
                 }
                 Ok(Flow::Done)
             }
-            Fcall | Ifcall | Fccall | Faddr => {
-                Err(unsupported("stack function calls are not supported yet"))
-            }
+            // ir::link turns fcall/ifcall/faddr/fret into call/switchjmp/mov/ret first.
+            Fcall | Ifcall | Faddr => Err(unsupported(
+                "stack functions are run only through ir::link, which prepare applies",
+            )),
+            Fccall => Err(unsupported(
+                "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
+            )),
             Gather4Scaled | Scatter4Scaled | GatherScaled | ScatterScaled | OwordLd
             | OwordLdUnaligned | OwordSt | DwordAtomic | SvmAtomic | SvmGather4Scaled
             | SvmScatter4Scaled | SvmBlockLd | SvmBlockSt | SvmGather | SvmScatter | LscUntyped => {

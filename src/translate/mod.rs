@@ -771,11 +771,14 @@ fn emit_inst(
             em.line("let i = 0u;");
             em.line(&format!("let k = {idx};"));
             em.line("var t = IDLE;");
-            em.open("switch k");
+            // WGSL switches on 32-bit integers only: out-of-range 64-bit indices stay IDLE.
+            em.open(&format!("if (k >= 0li && k < {}li)", targets.len()));
+            em.open("switch i32(k)");
             for (j, t) in targets.iter().enumerate() {
-                em.line(&format!("case {j}li: {{ t = {}; }}", block_of(*t)));
+                em.line(&format!("case {j}i: {{ t = {}; }}", block_of(*t)));
             }
             em.line("default: {}");
+            em.close();
             em.close();
             em.open("if (t == IDLE)");
             em.line(&format!(
@@ -786,8 +789,12 @@ fn emit_inst(
             em.line(&each("pcs[c] = t;"));
             Ok(true)
         }
-        Fcall | Ifcall | Fccall | Faddr => Err(unsupported(
-            "stack function calls are not supported (the interpreter rejects them too)",
+        // ir::link turns fcall/ifcall/faddr/fret into call/switchjmp/mov/ret first.
+        Fcall | Ifcall | Faddr => Err(unsupported(
+            "stack functions reach the translator only through ir::link",
+        )),
+        Fccall => Err(unsupported(
+            "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
         )),
         Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Load | D3Sample4
         | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
