@@ -5,7 +5,9 @@
 
 CASE_DIR holds kernel.cl and model.py; model.py defines KERNEL, ARGS (list of dicts:
 name, kind buffer|scalar, dtype, count or value, is_output), NDRANGE, INPUTS (name -> list
-of values, for buffers) and expected(inputs) -> {name: list}. The script compiles the kernel
+of values, for buffers and images) and expected(inputs) -> {name: list}. An image
+argument also carries "image": {type 1d|2d|3d, width, height, depth, channel_order,
+channel_type} (OpenCL names); its values are the packed texels in dtype. The script compiles the kernel
 with Debian's ocloc for each device in DEVICES, keeps the dumped .visaasm/.isa whose SIMD
 width matches the binary, and writes case.json, inputs/ and expected/. The reference is the
 Python model (no PoCL run), stated in case.json.
@@ -95,7 +97,7 @@ def main():
     args = []
     for i, a in enumerate(model.ARGS):
         e = dict(a, index=i)
-        if a["kind"] == "buffer":
+        if a["kind"] in ("buffer", "image"):
             vals = model.INPUTS[a["name"]]
             e["count"] = len(vals)
             e["bytes"] = len(pack(a["dtype"], vals))

@@ -256,6 +256,7 @@ impl Builder {
             per_simt_lane: None,
             bti: None,
             buffer_index: None,
+            arg: None,
         }
     }
 
@@ -307,6 +308,19 @@ impl Builder {
             dp::GLOBAL_WORK_OFFSET => implicit(ImplicitKind::GlobalWorkOffset),
             dp::ENQUEUED_LOCAL_WORK_SIZE => implicit(ImplicitKind::EnqueuedLocalWorkSize),
             dp::SIMD_SIZE | dp::PREFERRED_WORKGROUP_MULTIPLE => (ImplicitKind::SimdSize, None),
+            dp::IMAGE_WIDTH..=dp::IMAGE_CHANNEL_ORDER => {
+                let kind = match ty {
+                    dp::IMAGE_WIDTH => ImplicitKind::ImageWidth,
+                    dp::IMAGE_HEIGHT => ImplicitKind::ImageHeight,
+                    dp::IMAGE_DEPTH => ImplicitKind::ImageDepth,
+                    dp::IMAGE_CHANNEL_DATA_TYPE => ImplicitKind::ImageChannelDataType,
+                    _ => ImplicitKind::ImageChannelOrder,
+                };
+                let mut ia = self.implicit(kind, None, off, size);
+                ia.arg = Some(argn);
+                self.implicit.push(ia);
+                return Ok(());
+            }
             other => (ImplicitKind::Unsupported(other), None),
         };
         if dim.is_some_and(|d| d > 2) {

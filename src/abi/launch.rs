@@ -3,6 +3,7 @@
 //! launch shape, and each SIMD thread's payload image (r0, local ids, cross-thread data).
 
 use super::error::{AbiError, LaunchProblem};
+use super::image::ImageDesc;
 use super::{ArgKind, ImplicitKind, KernelAbi, ProgramSurface, SurfaceKind};
 use crate::corpus::case::Case;
 use crate::interp::{AllocId, Launch, Memory, ThreadPayload};
@@ -47,6 +48,8 @@ pub struct Prepared {
     pub launch: Launch,
     /// (argument name, allocation) of every buffer argument: where outputs are read.
     pub buffers: Vec<(String, AllocId)>,
+    /// (binding-table index, descriptor) of every image argument.
+    pub images: Vec<(u32, ImageDesc)>,
     /// Every allocation, in creation order.
     pub allocations: Vec<Allocation>,
     /// The payload ranges that carry a value (the same in every thread but for r0 and
@@ -241,6 +244,8 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
     };
     let mut image = Image::default();
     let mut buffers = Vec::new();
+    let mut images: Vec<(u32, ImageDesc)> = Vec::new();
+    let mut image_of_arg = std::collections::HashMap::new();
     let mut slm_cursor = abi.slm.inline_bytes as u64;
     for a in &abi.args {
         let unsupported = |kind| {
@@ -320,7 +325,25 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                 slm_cursor =
                     slm_cursor.saturating_add(case.local_bytes(ca).map_err(AbiError::Case)?);
             }
-            ArgKind::Image => return Err(unsupported("image")),
+            ArgKind::Image => {
+                let ca = ca()?;
+                let desc = case.image_desc(ca).map_err(AbiError::Case)?;
+                let data = case.input_bytes(ca).map_err(AbiError::Case)?;
+                if data.len() as u64 != desc.bytes() {
+                    return Err(AbiError::Case(crate::corpus::case::CaseError::Size {
+                        arg: ca.name.clone(),
+                        what: "image texels (width x height x depth x texel bytes)",
+                        expected: desc.bytes(),
+                        found: data.len() as u64,
+                    }));
+                }
+                let bti = a.bti.ok_or_else(|| unsupported("image without a binding-table entry"))?;
+                let al = alloc.add(&ca.name, Role::Buffer { arg: a.index }, data, Some(bti));
+                alloc.memory.bind_image(bti, al.id, desc);
+                images.push((bti, desc));
+                image_of_arg.insert(a.index, desc);
+                buffers.push((ca.name.clone(), al.id));
+            }
             ArgKind::Sampler => return Err(unsupported("sampler")),
             ArgKind::Unused => {}
         }
@@ -381,6 +404,27 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                     }
                 }
             }
+            ImplicitKind::ImageWidth
+            | ImplicitKind::ImageHeight
+            | ImplicitKind::ImageDepth
+            | ImplicitKind::ImageChannelDataType
+            | ImplicitKind::ImageChannelOrder => {
+                let d = i
+                    .arg
+                    .and_then(|n| image_of_arg.get(&n))
+                    .ok_or_else(|| {
+                        launch_err(LaunchProblem::UnsupportedImplicit {
+                            dp_type: 9, // an image parameter of an argument that is no image
+                        })
+                    })?;
+                (match i.kind {
+                    ImplicitKind::ImageWidth => d.width,
+                    ImplicitKind::ImageHeight => d.height,
+                    ImplicitKind::ImageDepth => d.depth,
+                    ImplicitKind::ImageChannelDataType => d.ty.cl_code(),
+                    _ => d.order.cl_code(),
+                }) as u64
+            }
             ImplicitKind::Unsupported(t) => {
                 return Err(launch_err(LaunchProblem::UnsupportedImplicit {
                     dp_type: t,
@@ -418,6 +462,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                 .map_or(0, |s| s.per_thread_scratch_bytes),
         },
         buffers,
+        images,
         allocations: alloc.list,
         payload: PayloadPlan {
             simd: abi.simd,

@@ -11,6 +11,7 @@
 mod bytes;
 mod elf;
 mod error;
+pub mod image;
 mod kernel;
 pub mod launch;
 pub mod patch_tokens;
@@ -145,6 +146,12 @@ pub enum ImplicitKind {
     ProgramGlobalSurface,
     /// The SIMD width (`DATA_PARAMETER_SIMD_SIZE`, `PREFERRED_WORKGROUP_MULTIPLE`).
     SimdSize,
+    /// Of the image argument `ImplicitArg::arg` (`DATA_PARAMETER_IMAGE_*`).
+    ImageWidth,
+    ImageHeight,
+    ImageDepth,
+    ImageChannelDataType,
+    ImageChannelOrder,
     /// A `DATA_PARAMETER_BUFFER` type the emulator does not fill (its number); a launch
     /// refuses the kernel rather than leave the slot zero.
     #[serde(skip_deserializing)]
@@ -165,6 +172,11 @@ impl ImplicitKind {
             ImplicitKind::ProgramConstantSurface => "program_constant_surface",
             ImplicitKind::ProgramGlobalSurface => "program_global_surface",
             ImplicitKind::SimdSize => "simd_size",
+            ImplicitKind::ImageWidth => "image_width",
+            ImplicitKind::ImageHeight => "image_height",
+            ImplicitKind::ImageDepth => "image_depth",
+            ImplicitKind::ImageChannelDataType => "image_channel_data_type",
+            ImplicitKind::ImageChannelOrder => "image_channel_order",
             ImplicitKind::Unsupported(_) => "unsupported",
         }
     }
@@ -188,6 +200,9 @@ pub struct ImplicitArg {
     /// Which program-scope surface (index into the program's surfaces of that kind).
     #[serde(default)]
     pub buffer_index: Option<u32>,
+    /// The kernel argument an image parameter describes.
+    #[serde(default)]
+    pub arg: Option<u32>,
 }
 
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]

@@ -37,6 +37,11 @@ pub(crate) mod dp {
     pub const GLOBAL_WORK_SIZE: u32 = 3;
     pub const NUM_WORK_GROUPS: u32 = 4;
     pub const WORK_DIMENSIONS: u32 = 5;
+    pub const IMAGE_WIDTH: u32 = 9;
+    pub const IMAGE_HEIGHT: u32 = 10;
+    pub const IMAGE_DEPTH: u32 = 11;
+    pub const IMAGE_CHANNEL_DATA_TYPE: u32 = 12;
+    pub const IMAGE_CHANNEL_ORDER: u32 = 13;
     pub const SUM_OF_LOCAL_MEMORY_OBJECT_ARGUMENT_SIZES: u32 = 8;
     pub const GLOBAL_WORK_OFFSET: u32 = 16;
     pub const ENQUEUED_LOCAL_WORK_SIZE: u32 = 28;

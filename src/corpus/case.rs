@@ -1,6 +1,7 @@
 //! `case.json`: kernel, arguments (buffers with their input files, scalars with their
 //! exact bytes, `__local` sizes), NDRange, outputs with tolerances, compiled variants.
 
+use crate::abi::image::{ChannelOrder, ChannelType, ImageDesc};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +53,26 @@ pub struct CaseArg {
     pub size: Option<u64>,
     #[serde(default)]
     pub is_output: bool,
+    /// Images: shape and format (the input file holds the packed texels).
+    #[serde(default)]
+    pub image: Option<ImageSpec>,
+}
+
+/// An image argument's shape and format, in OpenCL's names.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ImageSpec {
+    /// `1d`, `2d` or `3d`.
+    #[serde(rename = "type")]
+    pub image_type: String,
+    pub width: u32,
+    #[serde(default = "one")]
+    pub height: u32,
+    #[serde(default = "one")]
+    pub depth: u32,
+    /// `CL_RGBA`, `CL_R`, ...
+    pub channel_order: String,
+    /// `CL_FLOAT`, `CL_UNORM_INT8`, ...
+    pub channel_type: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -135,6 +156,8 @@ pub enum CaseError {
     },
     #[error("argument `{arg}` has no {what}")]
     Missing { arg: String, what: &'static str },
+    #[error("argument `{arg}`: {msg}")]
+    BadImage { arg: String, msg: String },
     #[error("output `{arg}`: no buffer argument of that name")]
     NoOutputArg { arg: String },
 }
@@ -193,6 +216,54 @@ impl Case {
             }
         }
         Ok(data)
+    }
+
+    /// The descriptor of an image argument, checked: a known order and type, a size
+    /// that fits (at most 16384 texels a side, 1 GiB in all).
+    pub fn image_desc(&self, a: &CaseArg) -> Result<ImageDesc, CaseError> {
+        let bad = |msg: String| CaseError::BadImage {
+            arg: a.name.clone(),
+            msg,
+        };
+        let spec = a.image.as_ref().ok_or_else(|| CaseError::Missing {
+            arg: a.name.clone(),
+            what: "image description",
+        })?;
+        let dims = match spec.image_type.as_str() {
+            "1d" => 1,
+            "2d" => 2,
+            "3d" => 3,
+            t => return Err(bad(format!("image type: expected 1d, 2d or 3d, found {t:?}"))),
+        };
+        let order = ChannelOrder::from_name(&spec.channel_order).ok_or_else(|| {
+            bad(format!(
+                "channel order: expected CL_R, CL_RG, CL_RGBA or CL_BGRA, found {:?}",
+                spec.channel_order
+            ))
+        })?;
+        let ty = ChannelType::from_name(&spec.channel_type).ok_or_else(|| {
+            bad(format!(
+                "channel type: expected one of CL_FLOAT, CL_HALF_FLOAT, CL_UNORM_INT8, \
+                 CL_SNORM_INT8, CL_(UN)SIGNED_INT8/16/32, found {:?}",
+                spec.channel_type
+            ))
+        })?;
+        let desc = ImageDesc {
+            dims,
+            width: spec.width,
+            height: if dims >= 2 { spec.height } else { 1 },
+            depth: if dims >= 3 { spec.depth } else { 1 },
+            order,
+            ty,
+        };
+        let sides = [desc.width, desc.height, desc.depth];
+        if sides.iter().any(|&n| n == 0 || n > 16384) || desc.bytes() > 1 << 30 {
+            return Err(bad(format!(
+                "size {}x{}x{}: expected 1 to 16384 texels a side and at most 1 GiB",
+                desc.width, desc.height, desc.depth
+            )));
+        }
+        Ok(desc)
     }
 
     /// The exact bytes of a scalar (or struct) argument, checked against its struct size.

@@ -3,6 +3,7 @@
 //! Out-of-bounds reads return zero and writes are dropped (the pages' rule); each is
 //! counted so the run can report it. No access ever touches another allocation.
 
+use crate::abi::image::ImageDesc;
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -16,6 +17,8 @@ pub struct Allocation {
 pub struct Memory {
     allocs: Vec<Allocation>,
     bti: HashMap<u32, usize>,
+    /// Binding-table entries that are images, with their descriptors.
+    images: HashMap<u32, ImageDesc>,
     /// Reads and writes that hit no allocation.
     pub oob_reads: u64,
     pub oob_writes: u64,
@@ -66,6 +69,52 @@ impl Memory {
 
     pub fn bind(&mut self, bti: u32, a: AllocId) {
         self.bti.insert(bti, a.0);
+    }
+
+    /// Bind an image: typed messages on `bti` address texels of `desc`.
+    pub fn bind_image(&mut self, bti: u32, a: AllocId, desc: ImageDesc) {
+        self.bind(bti, a);
+        self.images.insert(bti, desc);
+    }
+
+    pub fn image(&self, bti: u32) -> Option<ImageDesc> {
+        self.images.get(&bti).copied()
+    }
+
+    /// The texel at (u, v, r) of the image at `bti` in register form (RGBA, missing
+    /// channels 0 and alpha 1); zeros outside the image (counted as out of bounds).
+    pub fn texel_read(&mut self, bti: u32, u: u32, v: u32, r: u32) -> Option<[u32; 4]> {
+        let d = self.image(bti)?;
+        let Some(off) = d.texel_offset(u, v, r) else {
+            self.oob_reads += 1;
+            return Some([0; 4]);
+        };
+        let cb = d.ty.bytes() as u64;
+        let mut out = [0, 0, 0, d.ty.one()];
+        for (c, slot) in out.iter_mut().enumerate() {
+            if let Some(pos) = d.order.position(c as u32) {
+                let raw = self.read(Space::Bti(bti), &[], off + pos as u64 * cb, cb as usize);
+                *slot = d.ty.load(raw as u32);
+            }
+        }
+        Some(out)
+    }
+
+    /// Write the channels of `mask` (RGBA bits) of texel (u, v, r), converted to the
+    /// image's format; dropped outside the image.
+    pub fn texel_write(&mut self, bti: u32, (u, v, r): (u32, u32, u32), mask: u32, val: [u32; 4]) {
+        let Some(d) = self.image(bti) else { return };
+        let Some(off) = d.texel_offset(u, v, r) else {
+            self.oob_writes += 1;
+            return;
+        };
+        let cb = d.ty.bytes() as u64;
+        for (c, &x) in val.iter().enumerate() {
+            if let (true, Some(pos)) = (mask & (1 << c) != 0, d.order.position(c as u32)) {
+                let raw = d.ty.store(x) as u64;
+                self.write(Space::Bti(bti), &mut [], off + pos as u64 * cb, cb as usize, raw);
+            }
+        }
     }
 
     pub fn get(&self, a: AllocId) -> &[u8] {

@@ -232,6 +232,24 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                     PField::Src(resolve_src(v, addr_of, &var_off, &var_ty, &addr_base, grf))
                 }
                 (FieldKind::Raw, Field::Raw(r)) => {
+                    // Typed messages move 32-bit elements; 16-bit sampler returns and
+                    // coordinates are not emulated.
+                    let typed = matches!(
+                        inst.op,
+                        Opcode::D3Load | Opcode::Gather4Typed | Opcode::Scatter4Typed
+                    );
+                    if typed && r.var.0 != 0 && var_ty(r.var).size() != 4 {
+                        return Err(ExecError::Unsupported {
+                            index,
+                            what: format!(
+                                "{} with a {}-byte {} operand (the emulator moves 32-bit \
+                                 texel channels and coordinates only)",
+                                inst.op.spec_name(),
+                                var_ty(r.var).size(),
+                                spec.name
+                            ),
+                        });
+                    }
                     if r.var.0 == 0 {
                         PField::Raw(None)
                     } else {

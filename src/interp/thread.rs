@@ -567,8 +567,11 @@ impl Thread {
                 self.message(p, inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Load
-            | D3Sample4 | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas
+            D3Load | Gather4Typed | Scatter4Typed => {
+                self.typed(inst, em, cx)?;
+                Ok(Flow::Next)
+            }
+            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Sample4 | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas
             | Dpasw => Err(unsupported("Intel fixed-function hardware; not emulated")),
             _ => {
                 self.alu(p, inst, em)?;
@@ -1022,7 +1025,126 @@ fn element(
 
 // ---- memory messages ----
 
+/// 3D_LOAD operations the emulator runs (ld, ld_lz) and their parameter fields.
+pub(crate) fn load_3d_params(op: u64) -> Option<&'static [&'static str]> {
+    crate::isa::text_form::LOAD_3D_OPS
+        .iter()
+        .find(|o| o.0 == op & !crate::isa::text_form::PIXEL_NULL_MASK && matches!(o.0, 0x07 | 0x1a))
+        .map(|o| o.2)
+}
+
 impl Thread {
+    /// Typed surface messages on images: 3D_LOAD (ld, ld_lz: the sampler-less
+    /// `read_image*`), GATHER4_TYPED and SCATTER4_TYPED. Channel `c`'s data for lane
+    /// `i` sits at dword `pos(c) * slots + i`, `pos` counting enabled channels; the load
+    /// starts each channel in a new GRF, the typed gather/scatter every
+    /// max(exec_size, GRF/4) dwords (the pages' pseudo-code).
+    fn typed(&mut self, inst: &PInst, em: u32, cx: &mut Ctx) -> Result<(), ExecError> {
+        use Opcode::*;
+        let n = inst.exec.size as u32;
+        let chen = self.chen(inst, em);
+        let unsupported = |what: String| ExecError::Unsupported {
+            index: inst.index,
+            what,
+        };
+        let bti = match ffld(inst, "Surface") {
+            Some(PField::Surface(id)) => match self.surface_of(*id) {
+                Surf::Bti(b) => b,
+                s => {
+                    return Err(unsupported(format!(
+                        "{} on {s:?}: typed messages need an image surface",
+                        inst.op.spec_name()
+                    )))
+                }
+            },
+            _ => return Err(unsupported("a typed message without a surface".into())),
+        };
+        if lock(cx.mem).image(bti).is_none() {
+            return Err(unsupported(format!(
+                "{} on binding-table entry {bti}, which holds no image",
+                inst.op.spec_name()
+            )));
+        }
+        let mask = fint(inst, "Channels") as u32 & 0xf;
+        let lane = |t: &Thread, name: &str, i: u32| t.raw_read(fraw(inst, name), 4 * i, 4) as u32;
+        match inst.op {
+            D3Load => {
+                let op = fint(inst, "Op");
+                let params = load_3d_params(op).ok_or_else(|| {
+                    unsupported(format!(
+                        "3D_LOAD operation {op:#x} (only ld and ld_lz are emulated)"
+                    ))
+                })?;
+                let given = fint(inst, "NumParams") as usize;
+                let has = |name: &str| params.iter().take(given).any(|p| *p == name);
+                let dst = fraw(inst, "Dst");
+                let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
+                let mut pos = 0;
+                for c in 0..4 {
+                    if mask & (1 << c) == 0 {
+                        continue;
+                    }
+                    for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                        let coord = |name: &str| if has(name) { lane(self, name, i) } else { 0 };
+                        let texel = if coord("Lod") != 0 {
+                            // Only mip level 0 exists.
+                            lock(cx.mem).oob_reads += 1;
+                            [0; 4]
+                        } else {
+                            let (u, v, r) = (coord("U"), coord("V"), coord("R"));
+                            lock(cx.mem).texel_read(bti, u, v, r).unwrap_or([0; 4])
+                        };
+                        self.raw_write(dst, pos * per + 4 * i, 4, texel[c] as u64);
+                    }
+                    pos += 1;
+                }
+                if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+                    // No texel comes from a null page: every pixel's bit is set.
+                    let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+                    self.raw_write(dst, pos * per, 4, bits as u64);
+                }
+            }
+            Gather4Typed | Scatter4Typed => {
+                let load = inst.op == Gather4Typed;
+                let data = fraw(inst, if load { "Dst" } else { "Src" });
+                let slots = n.max(cx.grf_bytes / 4);
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let (u, v, r) = (lane(self, "U", i), lane(self, "V", i), lane(self, "R", i));
+                    let lod = lane(self, "LOD", i);
+                    let enabled = (0..4).filter(|c| mask & (1 << c) != 0);
+                    if load {
+                        let texel = if lod != 0 {
+                            lock(cx.mem).oob_reads += 1;
+                            [0; 4]
+                        } else {
+                            lock(cx.mem).texel_read(bti, u, v, r).unwrap_or([0; 4])
+                        };
+                        for (pos, c) in enabled.enumerate() {
+                            self.raw_write(data, 4 * (pos as u32 * slots + i), 4, texel[c] as u64);
+                        }
+                    } else {
+                        let mut val = [0u32; 4];
+                        for (pos, c) in enabled.enumerate() {
+                            val[c] = self.raw_read(data, 4 * (pos as u32 * slots + i), 4) as u32;
+                        }
+                        if lod != 0 {
+                            lock(cx.mem).oob_writes += 1;
+                        } else {
+                            lock(cx.mem).texel_write(bti, (u, v, r), mask, val);
+                        }
+                    }
+                }
+            }
+            other => {
+                return Err(unsupported(format!(
+                    "{} is not a typed message",
+                    other.spec_name()
+                )))
+            }
+        }
+        Ok(())
+    }
+
     fn message(
         &mut self,
         _p: &Prepared,
@@ -1204,6 +1326,43 @@ impl Thread {
                 }
             }
             LscUntyped => self.lsc(inst, chen, cx)?,
+            SvmGather | SvmScatter => {
+                // The pages' pseudo-code: 4/8-byte blocks j of lane i at
+                // data[j*exec_size + i]; byte blocks packed per lane, max(num_blocks, 4)
+                // bytes apart.
+                let bsize = match int("Block_size") & 3 {
+                    0 => 1u32,
+                    1 => 4,
+                    _ => 8,
+                };
+                let blocks = 1u32 << (int("Num_blocks") & 3);
+                let addrs = raw("Addresses");
+                let load = inst.op == SvmGather;
+                let data = if load { raw("Dst") } else { raw("Src") };
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let base = self.raw_read(addrs, 8 * i, 8);
+                    for j in 0..blocks {
+                        let (addr, slot) = if bsize == 1 {
+                            (base.wrapping_add(j as u64), i * blocks.max(4) + j)
+                        } else {
+                            (
+                                base.wrapping_add((j * bsize) as u64),
+                                (j * n + i) * bsize,
+                            )
+                        };
+                        let len = bsize as usize;
+                        if load {
+                            let v = mread(cx, &self.scratch, Space::Flat, addr, len);
+                            // A byte block lands in the low byte of its slot; its GRF
+                            // neighbours are other blocks, so write the byte alone.
+                            self.raw_write(data, slot, len, v);
+                        } else {
+                            let v = self.raw_read(data, slot, len);
+                            mwrite(cx, &mut self.scratch, Space::Flat, addr, len, v);
+                        }
+                    }
+                }
+            }
             _ => {
                 return Err(ExecError::Unsupported {
                     index: inst.index,

@@ -254,3 +254,16 @@ pub fn form_of(op: Opcode) -> Option<&'static TextForm> {
 pub fn alu_mnemonic(op: Opcode) -> String {
     op.spec_name().to_ascii_lowercase()
 }
+
+/// 3D_LOAD's operations: (Op code, mnemonic, parameter fields in text order). The text is
+/// `load[_op][.pixel_null_mask].<Channels> (exec) <aoffimmi> <surface> <dst> <params>`,
+/// NumParams of them; parameters left out are the null variable.
+pub static LOAD_3D_OPS: &[(u64, &str, &[&str])] = &[
+    (0x07, "load", &["U", "V", "Lod", "R"]),
+    (0x1a, "load_lz", &["U", "V", "R"]),
+    (0x1c, "load_2dms_w", &["Si", "Mcsl", "Msch", "U", "V", "R", "Lod"]),
+    (0x1d, "load_mcs", &["U", "V", "R", "Lod"]),
+];
+
+/// 3D_LOAD's Op bit that asks for the pixel null mask.
+pub const PIXEL_NULL_MASK: u64 = 1 << 8;

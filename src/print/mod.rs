@@ -392,6 +392,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
             return s;
         }
         Opcode::Barrier => return s + "barrier",
+        Opcode::D3Load => return s + &load_3d(k, inst),
         Opcode::Sbarrier => {
             return s + if int(inst, "Mode") == 1 {
                 "sbarrier.signal"
@@ -500,6 +501,44 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
                 let _ = write!(s, " {}", operand_text(k, inst, spec.name, k2));
             }
         }
+    }
+    s
+}
+
+/// `load_lz.RGBA (M1, 16) 0x0:uw T6 dst u v r`: NumParams parameters in the order of
+/// the operation's layout.
+fn load_3d(k: &Kernel, inst: &Instruction) -> String {
+    let op = int(inst, "Op");
+    let Some((_, name, params)) = text_form::LOAD_3D_OPS
+        .iter()
+        .find(|o| o.0 == op & !text_form::PIXEL_NULL_MASK)
+    else {
+        return format!("load_op_{op:#x}");
+    };
+    let mut s = name.to_string();
+    if op & text_form::PIXEL_NULL_MASK != 0 {
+        s += ".pixel_null_mask";
+    }
+    let ch = int(inst, "Channels");
+    s.push('.');
+    s.extend(
+        syntax::CHANNELS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| ch & (1 << i) != 0)
+            .map(|(_, c)| *c),
+    );
+    if let Some(e) = inst.exec_size() {
+        let _ = write!(s, " {}", exec(&e));
+    }
+    for name in ["Aoffimmi", "Surface", "Dst"] {
+        let kind = info(inst.op)
+            .index_of(name)
+            .map_or(FieldKind::Src, |i| info(inst.op).fields[i].kind);
+        let _ = write!(s, " {}", operand_text(k, inst, name, kind));
+    }
+    for name in params.iter().take(int(inst, "NumParams") as usize) {
+        let _ = write!(s, " {}", operand_text(k, inst, name, FieldKind::Raw));
     }
     s
 }

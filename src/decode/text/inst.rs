@@ -143,6 +143,15 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
         }
         "barrier" => return Builder::new(Opcode::Barrier).finish(at),
         "fcall" | "ifcall" | "faddr" => return cx.stack_call(&base, &rest, at),
+        "sample" | "sample_b" | "sample_l" | "sample_c" | "sample_d" | "sample_lz" | "sample4"
+        | "sample_unorm" => {
+            return Err(at.fail(
+                "an instruction visa-emu emulates (filtered sampling through a sampler is \
+                 fixed-function hardware it does not model; sampler-less image reads \
+                 (load, load_lz) run)",
+                &base,
+            ))
+        }
         "sbarrier" => {
             let mut b = Builder::new(Opcode::Sbarrier);
             let mode = match suffixes.first() {
@@ -154,6 +163,9 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
             return b.finish(at);
         }
         _ => {}
+    }
+    if let Some(op) = text_form::LOAD_3D_OPS.iter().find(|o| o.1 == base) {
+        return cx.load_3d(op, &suffixes, &rest, at);
     }
     if let Some(form) = text_form::FORMS.iter().find(|f| f.mnemonic == base) {
         return cx.form(form, &suffixes, &rest, at);
@@ -195,6 +207,68 @@ impl Cx<'_> {
     /// Stack-function forms (spec FCALL, IFCALL, FADDR):
     /// `fcall (E) name args rets`, `ifcall (E) addr args rets`, `faddr name dst`.
     /// A function is named by its string (`Field::Str`), as the text has no pool.
+    /// `load_lz[.pixel_null_mask].RGBA (M1, 16) 0x0:uw T6 dst u v [r]`: 3D_LOAD.
+    fn load_3d(
+        &self,
+        (code, _, params): &(u64, &str, &[&str]),
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let mut b = Builder::new(Opcode::D3Load);
+        self.set_pred(&mut b, at)?;
+        let mut op = *code;
+        let mut sfx = suffixes;
+        if sfx.first() == Some(&"pixel_null_mask") {
+            op |= text_form::PIXEL_NULL_MASK;
+            sfx = &sfx[1..];
+        }
+        let [ch] = sfx else {
+            return Err(at.fail("one channel suffix (.R ... .RGBA)", &suffixes.join(".")));
+        };
+        b.set("Op", Field::Int(op), at)?;
+        b.set("Channels", Field::Int(channels(ch, at)?), at)?;
+        let mut ops = rest.iter();
+        let mut next = |what: &str| {
+            ops.next()
+                .ok_or_else(|| at.fail(what, "end of line"))
+                .map(|t| (t.text, self.at(t)))
+        };
+        let (t, a) = next("an execution size")?;
+        b.set("Exec_size", Field::ExecSize(exec_size(t, a)?), at)?;
+        let (t, a) = next("the aoffimmi operand")?;
+        b.set("Aoffimmi", Field::Vec(operand::vec_operand(t, false, self.sym, a)?), at)?;
+        let (t, a) = next("a surface")?;
+        b.set("Surface", Field::Surface(operand::surface(t, self.sym, a)?), at)?;
+        let (t, a) = next("the destination")?;
+        b.set("Dst", Field::Raw(operand::raw(t, self.sym, a)?), at)?;
+        let given: Vec<(&str, At)> = std::iter::from_fn(|| next("").ok()).collect();
+        if given.is_empty() || given.len() > params.len() {
+            return Err(at.fail(
+                &format!("1 to {} parameters ({})", params.len(), params.join(" ")),
+                &format!("{} parameters", given.len()),
+            ));
+        }
+        b.set("NumParams", Field::Int(given.len() as u64), at)?;
+        for (i, name) in params.iter().enumerate() {
+            let r = match given.get(i) {
+                Some((t, a)) => operand::raw(t, self.sym, *a)?,
+                None => RawOperand {
+                    var: VarId(0),
+                    offset: 0,
+                },
+            };
+            b.set(name, Field::Raw(r), at)?;
+        }
+        // The fields of the other operations' layouts stay null.
+        for name in ["Si", "Mcsl", "Msch", "U", "V", "Lod", "R"] {
+            if !params.contains(&name) {
+                b.set(name, Field::Raw(RawOperand { var: VarId(0), offset: 0 }), at)?;
+            }
+        }
+        b.finish(at)
+    }
+
     fn stack_call(&self, base: &str, rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
         let op = match base {
             "fcall" => Opcode::Fcall,

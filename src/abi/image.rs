@@ -1,0 +1,252 @@
+//! OpenCL images as the emulator stores them: a tightly packed texel array (x fastest,
+//! then y, then z; no row padding) bound at the image argument's binding-table index, and
+//! a descriptor (size, channel order, channel type) that typed messages convert through.
+//! IGC passes width, height, depth, channel order and type to the kernel as data
+//! parameters holding the OpenCL enum values, so the descriptor uses those codes.
+//!
+//! Register view of a texel: four 32-bit values (R, G, B, A): float formats and
+//! normalized ones as f32 bits, integer formats as 32-bit integers. Channels the order
+//! lacks read as 0, alpha as 1 (1.0 for float/normalized types), as OpenCL specifies.
+
+use serde::Deserialize;
+
+/// Channel orders (OpenCL `cl_channel_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum ChannelOrder {
+    R,
+    RG,
+    RGBA,
+    BGRA,
+}
+
+impl ChannelOrder {
+    pub fn from_name(s: &str) -> Option<ChannelOrder> {
+        Some(match s.trim_start_matches("CL_") {
+            "R" => ChannelOrder::R,
+            "RG" => ChannelOrder::RG,
+            "RGBA" => ChannelOrder::RGBA,
+            "BGRA" => ChannelOrder::BGRA,
+            _ => return None,
+        })
+    }
+
+    /// The `cl_channel_order` value IGC's kernels compare against.
+    pub fn cl_code(self) -> u32 {
+        match self {
+            ChannelOrder::R => 0x10B0,
+            ChannelOrder::RG => 0x10B2,
+            ChannelOrder::RGBA => 0x10B5,
+            ChannelOrder::BGRA => 0x10B6,
+        }
+    }
+
+    pub fn channels(self) -> u32 {
+        match self {
+            ChannelOrder::R => 1,
+            ChannelOrder::RG => 2,
+            ChannelOrder::RGBA | ChannelOrder::BGRA => 4,
+        }
+    }
+
+    /// For each RGBA register channel, the position of its value in a stored texel.
+    pub fn position(self, rgba: u32) -> Option<u32> {
+        match (self, rgba) {
+            (ChannelOrder::BGRA, 0) => Some(2),
+            (ChannelOrder::BGRA, 2) => Some(0),
+            (o, c) => (c < o.channels()).then_some(c),
+        }
+    }
+}
+
+/// Channel data types (OpenCL `cl_channel_type`) the emulator converts exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum ChannelType {
+    SnormInt8,
+    UnormInt8,
+    SignedInt8,
+    SignedInt16,
+    SignedInt32,
+    UnsignedInt8,
+    UnsignedInt16,
+    UnsignedInt32,
+    HalfFloat,
+    Float,
+}
+
+impl ChannelType {
+    pub fn from_name(s: &str) -> Option<ChannelType> {
+        use ChannelType::*;
+        Some(match s.trim_start_matches("CL_") {
+            "SNORM_INT8" => SnormInt8,
+            "UNORM_INT8" => UnormInt8,
+            "SIGNED_INT8" => SignedInt8,
+            "SIGNED_INT16" => SignedInt16,
+            "SIGNED_INT32" => SignedInt32,
+            "UNSIGNED_INT8" => UnsignedInt8,
+            "UNSIGNED_INT16" => UnsignedInt16,
+            "UNSIGNED_INT32" => UnsignedInt32,
+            "HALF_FLOAT" => HalfFloat,
+            "FLOAT" => Float,
+            _ => return None,
+        })
+    }
+
+    pub fn cl_code(self) -> u32 {
+        use ChannelType::*;
+        match self {
+            SnormInt8 => 0x10D0,
+            UnormInt8 => 0x10D2,
+            SignedInt8 => 0x10D7,
+            SignedInt16 => 0x10D8,
+            SignedInt32 => 0x10D9,
+            UnsignedInt8 => 0x10DA,
+            UnsignedInt16 => 0x10DB,
+            UnsignedInt32 => 0x10DC,
+            HalfFloat => 0x10DD,
+            Float => 0x10DE,
+        }
+    }
+
+    /// Bytes of one channel.
+    pub fn bytes(self) -> u32 {
+        use ChannelType::*;
+        match self {
+            SnormInt8 | UnormInt8 | SignedInt8 | UnsignedInt8 => 1,
+            SignedInt16 | UnsignedInt16 | HalfFloat => 2,
+            SignedInt32 | UnsignedInt32 | Float => 4,
+        }
+    }
+
+    /// Registers hold f32 bits (float and normalized types), else integers.
+    pub fn is_float(self) -> bool {
+        use ChannelType::*;
+        matches!(self, SnormInt8 | UnormInt8 | HalfFloat | Float)
+    }
+
+    /// The register value of a missing alpha channel.
+    pub fn one(self) -> u32 {
+        if self.is_float() {
+            1.0f32.to_bits()
+        } else {
+            1
+        }
+    }
+
+    /// A stored channel (`raw`, zero-extended) as its 32-bit register value.
+    pub fn load(self, raw: u32) -> u32 {
+        use ChannelType::*;
+        match self {
+            // Exactly x / 255 (x / 127 clamped at -1), correctly rounded: f64 division
+            // of small integers rounded once to f32 is the correctly rounded quotient.
+            UnormInt8 => ((raw & 0xff) as f64 / 255.0) as f32,
+            SnormInt8 => ((raw as u8 as i8) as f64 / 127.0).max(-1.0) as f32,
+            HalfFloat => half::f16::from_bits(raw as u16).to_f32(),
+            Float => f32::from_bits(raw),
+            SignedInt8 => return raw as u8 as i8 as i32 as u32,
+            SignedInt16 => return raw as u16 as i16 as i32 as u32,
+            UnsignedInt8 => return raw & 0xff,
+            UnsignedInt16 => return raw & 0xffff,
+            SignedInt32 | UnsignedInt32 => return raw,
+        }
+        .to_bits()
+    }
+
+    /// A register value (f32 bits or a 32-bit integer) as the stored channel: floats
+    /// rounded to nearest even, normalized values clamped first (NaN -> 0), integers
+    /// clamped to the channel's range (SCATTER4_TYPED's conversion table).
+    pub fn store(self, v: u32) -> u32 {
+        use ChannelType::*;
+        let f = f32::from_bits(v);
+        let norm = |lo: f32, scale: f32| -> u32 {
+            if f.is_nan() {
+                0
+            } else {
+                (f.clamp(lo, 1.0) * scale).round_ties_even() as i32 as u32
+            }
+        };
+        match self {
+            UnormInt8 => norm(0.0, 255.0) & 0xff,
+            SnormInt8 => norm(-1.0, 127.0) & 0xff,
+            HalfFloat => half::f16::from_f32(f).to_bits() as u32,
+            Float | SignedInt32 | UnsignedInt32 => v,
+            SignedInt8 => (v as i32).clamp(-128, 127) as u32 & 0xff,
+            SignedInt16 => (v as i32).clamp(-32768, 32767) as u32 & 0xffff,
+            UnsignedInt8 => v.min(0xff),
+            UnsignedInt16 => v.min(0xffff),
+        }
+    }
+}
+
+/// One bound image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageDesc {
+    /// 1, 2 or 3.
+    pub dims: u32,
+    pub width: u32,
+    pub height: u32,
+    pub depth: u32,
+    pub order: ChannelOrder,
+    pub ty: ChannelType,
+}
+
+impl ImageDesc {
+    pub fn texel_bytes(&self) -> u32 {
+        self.order.channels() * self.ty.bytes()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.width as u64 * self.height as u64 * self.depth as u64 * self.texel_bytes() as u64
+    }
+
+    /// Byte offset of texel (u, v, r), or `None` outside the image. Coordinates are
+    /// signed integers; the ones a surface of fewer dimensions lacks are ignored.
+    pub fn texel_offset(&self, u: u32, v: u32, r: u32) -> Option<u64> {
+        let inside = |c: u32, n: u32| (c as i32) >= 0 && c < n;
+        let v = if self.dims >= 2 { v } else { 0 };
+        let r = if self.dims >= 3 { r } else { 0 };
+        (inside(u, self.width) && inside(v, self.height) && inside(r, self.depth)).then(|| {
+            ((r as u64 * self.height as u64 + v as u64) * self.width as u64 + u as u64)
+                * self.texel_bytes() as u64
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_follow_the_tables() {
+        use ChannelType::*;
+        assert_eq!(f32::from_bits(UnormInt8.load(255)), 1.0);
+        assert_eq!(f32::from_bits(UnormInt8.load(51)), 0.2);
+        assert_eq!(f32::from_bits(SnormInt8.load(0x80)), -1.0);
+        assert_eq!(UnormInt8.store(0.5f32.to_bits()), 128); // 127.5 -> even
+        assert_eq!(UnormInt8.store((-3.0f32).to_bits()), 0);
+        assert_eq!(UnormInt8.store(f32::NAN.to_bits()), 0);
+        assert_eq!(SnormInt8.store((-2.0f32).to_bits()), 0x81);
+        assert_eq!(SignedInt8.store(-1000i32 as u32), 0x80);
+        assert_eq!(UnsignedInt16.store(70000), 0xffff);
+        assert_eq!(SignedInt16.load(0x8000), -32768i32 as u32);
+        assert_eq!(HalfFloat.store(1.0f32.to_bits()), 0x3c00);
+        assert_eq!(Float.one(), 1.0f32.to_bits());
+        assert_eq!(UnsignedInt8.one(), 1);
+    }
+
+    #[test]
+    fn texel_offsets_and_bounds() {
+        let d = ImageDesc {
+            dims: 2,
+            width: 3,
+            height: 2,
+            depth: 1,
+            order: ChannelOrder::RGBA,
+            ty: ChannelType::UnormInt8,
+        };
+        assert_eq!(d.texel_offset(2, 1, 7), Some(20));
+        assert_eq!(d.texel_offset(3, 0, 0), None);
+        assert_eq!(d.texel_offset(u32::MAX, 0, 0), None);
+        assert_eq!(ChannelOrder::BGRA.position(0), Some(2));
+        assert_eq!(ChannelOrder::R.position(3), None);
+    }
+}
