@@ -502,9 +502,28 @@ mod synthetic {
         );
         assert_eq!(abi.binding_table[0].arg, Some(0));
         assert_eq!(abi.binding_table[1].arg, None);
-        // An image cannot run: a clear error naming it.
+        // A case without the image argument: a clear error naming it.
         let e = prepare(&abi, &case(), Path::new("/")).err().unwrap();
-        assert!(e.to_string().contains("image"), "{e}");
+        assert!(e.to_string().contains("argument 0"), "{e}");
+        // With it: bound as an image of the case's shape; a wrong size is refused.
+        let with_image = |bytes: u64| {
+            let mut c = case();
+            c.args = serde_json::from_str(&format!(
+                r#"[{{"index": 0, "name": "img", "kind": "image", "bytes": {bytes},
+                    "image": {{"type": "2d", "width": 2, "height": 2,
+                              "channel_order": "CL_RGBA", "channel_type": "CL_UNORM_INT8"}}}}]"#
+            ))
+            .unwrap();
+            prepare(&abi, &c, Path::new("/"))
+        };
+        let p = with_image(16).unwrap();
+        assert_eq!(p.images.len(), 1);
+        assert_eq!(
+            (p.images[0].0, p.images[0].1.width, p.images[0].1.bytes()),
+            (0, 2, 16)
+        );
+        let e = with_image(10).err().unwrap();
+        assert!(e.to_string().contains("image texels"), "{e}");
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Round trips over every corpus kernel: `parse(print(parse(t))) == parse(t)`.
+//! Round trips over every corpus kernel and the project's own cases (images' `load_lz`
+//! among them): `parse(print(parse(t))) == parse(t)`.
 
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
 use visa_emu::decode::text::parse_visaasm;
@@ -6,7 +7,9 @@ use visa_emu::print::print_program;
 
 #[test]
 fn print_then_parse_gives_the_same_kernel() {
-    let dirs = variant_dirs(&default_corpus_dir()).unwrap();
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let mut dirs = variant_dirs(&default_corpus_dir()).unwrap();
+    dirs.extend(variant_dirs(&own).unwrap());
     let mut failures = Vec::new();
     for d in &dirs {
         let grf = grf_bytes_of_device(&d.file_name().unwrap().to_string_lossy());

@@ -577,3 +577,128 @@ fn main() {
     // The stores of 2 and 4 bytes at 15 leave the 16 bytes, in each form.
     assert_eq!(io[k + 9], 2 * 2, "out-of-bounds writes");
 }
+
+/// shaders/image.wgsl's channel conversions (`img_load`, `img_store`) agree with the
+/// interpreter's `ChannelType::load`/`store` for every channel type, on every byte,
+/// 16-bit patterns and floats around the clamps, the rounding ties and NaN.
+#[test]
+fn image_channel_conversions_match_the_interpreter() {
+    use visa_emu::abi::image::ChannelType;
+    let image_runtime = visa_emu::translate::IMAGE_RUNTIME;
+    let consts: String = image_runtime
+        .lines()
+        .filter(|l| l.starts_with("const "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
+    ));
+    wgsl += &consts;
+    for f in ["hf2f", "f2hf", "img_load", "img_store"] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl += r#"
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (4u * i >= arrayLength(&io)) { return; }
+    let ty = io[4u * i];
+    let v = io[4u * i + 1u];
+    io[4u * i + 2u] = img_load(ty, v);
+    io[4u * i + 3u] = img_store(ty, v);
+}
+"#;
+    let names = [
+        "SNORM_INT8",
+        "UNORM_INT8",
+        "SIGNED_INT8",
+        "SIGNED_INT16",
+        "SIGNED_INT32",
+        "UNSIGNED_INT8",
+        "UNSIGNED_INT16",
+        "UNSIGNED_INT32",
+        "HALF_FLOAT",
+        "FLOAT",
+    ];
+    let types: Vec<ChannelType> = names
+        .iter()
+        .map(|n| ChannelType::from_name(n).unwrap())
+        .collect();
+    let mut values: Vec<u32> = (0..=0xffffu32).step_by(7).chain(0..256).collect();
+    for k in -600i32..=600 {
+        values.push((k as f32 / 256.0).to_bits());
+        values.push((k as f32 * 0.5 / 255.0).to_bits()); // unorm8 ties and near-ties
+        values.push(k as u32);
+    }
+    values.extend([
+        f32::NAN.to_bits(),
+        0xffc0_0000,
+        f32::INFINITY.to_bits(),
+        0xff80_0000,
+    ]);
+    values.extend([65504.0f32, 65520.0, 1e-7, -3e-5, 70000.0].map(f32::to_bits));
+    values.extend([u32::MAX, 0x8000_0000, 0x7fff_ffff, 70000, 0xffff_8000]);
+    let mut cases = Vec::new();
+    for (t, _) in types.iter().enumerate() {
+        for &v in &values {
+            cases.push([t as u32, v, 0, 0]);
+        }
+    }
+    // cfg: the tables at word 16 (cfg[CFG_IMAGES]), as the host lays them out.
+    let mut cfg = vec![0u32; 16];
+    cfg[13] = 16;
+    cfg.extend((0..256).map(|x| ChannelType::UnormInt8.load(x)));
+    cfg.extend((0..256).map(|x| ChannelType::SnormInt8.load(x)));
+    let data: Vec<u8> = cases
+        .iter()
+        .flatten()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let r = gpu
+        .run(&ComputeJob {
+            key: 0x1a6e,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                JobBuffer {
+                    size: data.len() as u64,
+                    data,
+                    usage: BufferUse::ReadWrite,
+                    readback: true,
+                },
+                JobBuffer {
+                    size: (cfg.len() * 4) as u64,
+                    data: cfg.iter().flat_map(|w| w.to_le_bytes()).collect(),
+                    usage: BufferUse::ReadOnly,
+                    readback: false,
+                },
+            ],
+            workgroups: [(cases.len() as u32).div_ceil(64), 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        })
+        .unwrap();
+    let out: Vec<u32> = r.outputs[0]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (k, c) in cases.iter().enumerate() {
+        let ty = types[c[0] as usize];
+        // The loads take stored channels (the low bytes); the interpreter masks the same.
+        let raw = c[1]
+            & if ty.bytes() == 4 {
+                u32::MAX
+            } else {
+                (1 << (8 * ty.bytes())) - 1
+            };
+        let hf_nan = ty == ChannelType::HalfFloat && (raw & 0x7c00) == 0x7c00 && raw & 0x3ff != 0;
+        if !hf_nan {
+            assert_eq!(out[4 * k + 2], ty.load(raw), "{ty:?} load {raw:#x}");
+        }
+        assert_eq!(out[4 * k + 3], ty.store(c[1]), "{ty:?} store {:#x}", c[1]);
+    }
+}

@@ -116,6 +116,9 @@ def main():
                         "count": len(vals), "tolerance": {"type": "exact"}})
     extra_env = getattr(model, "IGC_ENV", None)
     variants = [compile_variant(case, d, extra_env=extra_env) for d in model.DEVICES]
+    # Widths forced with IGC_ForceOCLSIMDWidth besides the default (model.FORCED_SIMD).
+    variants += [compile_variant(case, d, simd=w, extra_env=extra_env)
+                 for w in getattr(model, "FORCED_SIMD", []) for d in model.DEVICES]
     doc = {"name": os.path.basename(case.rstrip("/")), "kernel": model.KERNEL, "args": args,
            "ndrange": model.NDRANGE, "outputs": outputs, "variants": variants,
            **({"igc_env": extra_env} if extra_env else {}),

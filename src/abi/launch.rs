@@ -337,7 +337,9 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                         found: data.len() as u64,
                     }));
                 }
-                let bti = a.bti.ok_or_else(|| unsupported("image without a binding-table entry"))?;
+                let bti = a
+                    .bti
+                    .ok_or_else(|| unsupported("image without a binding-table entry"))?;
                 let al = alloc.add(&ca.name, Role::Buffer { arg: a.index }, data, Some(bti));
                 alloc.memory.bind_image(bti, al.id, desc);
                 images.push((bti, desc));
@@ -409,14 +411,11 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             | ImplicitKind::ImageDepth
             | ImplicitKind::ImageChannelDataType
             | ImplicitKind::ImageChannelOrder => {
-                let d = i
-                    .arg
-                    .and_then(|n| image_of_arg.get(&n))
-                    .ok_or_else(|| {
-                        launch_err(LaunchProblem::UnsupportedImplicit {
-                            dp_type: 9, // an image parameter of an argument that is no image
-                        })
-                    })?;
+                let d = i.arg.and_then(|n| image_of_arg.get(&n)).ok_or_else(|| {
+                    launch_err(LaunchProblem::UnsupportedImplicit {
+                        dp_type: 9, // an image parameter of an argument that is no image
+                    })
+                })?;
                 (match i.kind {
                     ImplicitKind::ImageWidth => d.width,
                     ImplicitKind::ImageHeight => d.height,

@@ -217,6 +217,7 @@ fn build_with(
     table[cfg::STEP_LIMIT] = step_limit;
     table[cfg::SCRATCH_WORDS] = scratch_words;
     table[cfg::NALLOC] = allocs.len() as u32;
+    image_table(&mut table, &lp.images);
     let heap_len = heap.len().max(8) as u64;
     let job = ComputeJob {
         key: hash(&module.wgsl),
@@ -763,6 +764,30 @@ fn run_sliced(
     finish(gpu, launch, job, step_limit, None)
 }
 
+/// Append the images' conversion tables and descriptors to the cfg words (layout in
+/// shaders/image.wgsl): x / 255 and max(x / 127, -1) as f32 bits for every byte x,
+/// exactly the interpreter's `ChannelType::load`, then 6 words per image.
+fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDesc)]) {
+    use crate::abi::image::ChannelType;
+    if images.is_empty() {
+        return;
+    }
+    table[cfg::IMAGES] = table.len() as u32;
+    table[cfg::NIMAGES] = images.len() as u32;
+    table.extend((0..256).map(|x| ChannelType::UnormInt8.load(x)));
+    table.extend((0..256).map(|x| ChannelType::SnormInt8.load(x)));
+    for (bti, d) in images {
+        table.extend([
+            *bti,
+            d.dims,
+            d.width,
+            d.height,
+            d.depth,
+            d.ty as u32 | (d.order as u32) << 8 | d.ty.bytes() << 16,
+        ]);
+    }
+}
+
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
 /// the state a sliced run would have needed when it was too large.
 fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -> Option<String> {
@@ -774,6 +799,9 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         ),
         runtime_error::SWITCH_RANGE => format!("instruction {at}: switchjmp index out of range"),
         runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
+        runtime_error::NOT_IMAGE => format!(
+            "instruction {at}: a typed message on a surface that holds no image argument"
+        ),
         runtime_error::DRIVER_LOOPS => match unsliced_state {
             Some(bytes) => format!(
                 "the driver stopped the shader's loops before the block at instruction {at} \

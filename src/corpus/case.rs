@@ -233,7 +233,11 @@ impl Case {
             "1d" => 1,
             "2d" => 2,
             "3d" => 3,
-            t => return Err(bad(format!("image type: expected 1d, 2d or 3d, found {t:?}"))),
+            t => {
+                return Err(bad(format!(
+                    "image type: expected 1d, 2d or 3d, found {t:?}"
+                )))
+            }
         };
         let order = ChannelOrder::from_name(&spec.channel_order).ok_or_else(|| {
             bad(format!(

@@ -112,7 +112,13 @@ impl Memory {
         for (c, &x) in val.iter().enumerate() {
             if let (true, Some(pos)) = (mask & (1 << c) != 0, d.order.position(c as u32)) {
                 let raw = d.ty.store(x) as u64;
-                self.write(Space::Bti(bti), &mut [], off + pos as u64 * cb, cb as usize, raw);
+                self.write(
+                    Space::Bti(bti),
+                    &mut [],
+                    off + pos as u64 * cb,
+                    cb as usize,
+                    raw,
+                );
             }
         }
     }

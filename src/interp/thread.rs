@@ -571,8 +571,10 @@ impl Thread {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Sample4 | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas
-            | Dpasw => Err(unsupported("Intel fixed-function hardware; not emulated")),
+            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Sample4 | Info
+            | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
+                Err(unsupported("Intel fixed-function hardware; not emulated"))
+            }
             _ => {
                 self.alu(p, inst, em)?;
                 Ok(Flow::Next)
@@ -1079,25 +1081,22 @@ impl Thread {
                 let has = |name: &str| params.iter().take(given).any(|p| *p == name);
                 let dst = fraw(inst, "Dst");
                 let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
-                let mut pos = 0;
-                for c in 0..4 {
-                    if mask & (1 << c) == 0 {
-                        continue;
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let coord = |name: &str| if has(name) { lane(self, name, i) } else { 0 };
+                    let texel = if coord("Lod") != 0 {
+                        // Only mip level 0 exists.
+                        lock(cx.mem).oob_reads += 1;
+                        [0; 4]
+                    } else {
+                        let (u, v, r) = (coord("U"), coord("V"), coord("R"));
+                        lock(cx.mem).texel_read(bti, u, v, r).unwrap_or([0; 4])
+                    };
+                    let enabled = (0..4).filter(|c| mask & (1 << c) != 0);
+                    for (pos, c) in enabled.enumerate() {
+                        self.raw_write(dst, pos as u32 * per + 4 * i, 4, texel[c] as u64);
                     }
-                    for i in (0..n).filter(|i| chen & (1 << i) != 0) {
-                        let coord = |name: &str| if has(name) { lane(self, name, i) } else { 0 };
-                        let texel = if coord("Lod") != 0 {
-                            // Only mip level 0 exists.
-                            lock(cx.mem).oob_reads += 1;
-                            [0; 4]
-                        } else {
-                            let (u, v, r) = (coord("U"), coord("V"), coord("R"));
-                            lock(cx.mem).texel_read(bti, u, v, r).unwrap_or([0; 4])
-                        };
-                        self.raw_write(dst, pos * per + 4 * i, 4, texel[c] as u64);
-                    }
-                    pos += 1;
                 }
+                let pos = mask.count_ones();
                 if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
                     // No texel comes from a null page: every pixel's bit is set.
                     let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
@@ -1345,10 +1344,7 @@ impl Thread {
                         let (addr, slot) = if bsize == 1 {
                             (base.wrapping_add(j as u64), i * blocks.max(4) + j)
                         } else {
-                            (
-                                base.wrapping_add((j * bsize) as u64),
-                                (j * n + i) * bsize,
-                            )
+                            (base.wrapping_add((j * bsize) as u64), (j * n + i) * bsize)
                         };
                         let len = bsize as usize;
                         if load {

@@ -261,7 +261,11 @@ pub fn alu_mnemonic(op: Opcode) -> String {
 pub static LOAD_3D_OPS: &[(u64, &str, &[&str])] = &[
     (0x07, "load", &["U", "V", "Lod", "R"]),
     (0x1a, "load_lz", &["U", "V", "R"]),
-    (0x1c, "load_2dms_w", &["Si", "Mcsl", "Msch", "U", "V", "R", "Lod"]),
+    (
+        0x1c,
+        "load_2dms_w",
+        &["Si", "Mcsl", "Msch", "U", "V", "R", "Lod"],
+    ),
     (0x1d, "load_mcs", &["U", "V", "R", "Lod"]),
 ];
 

@@ -118,6 +118,12 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
         return Some(format!("SIMD width {}", p.simd));
     }
     for inst in &p.insts {
+        if matches!(inst.op, D3Load | Gather4Typed | Scatter4Typed) {
+            return Some(format!(
+                "typed image message at instruction {} (the thread mapping runs them)",
+                inst.index
+            ));
+        }
         if matches!(inst.op, Barrier | Sbarrier | Nbarrier) && tpg > 1 {
             return Some("barriers between the threads of a group".into());
         }

@@ -240,6 +240,50 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 pos += 1;
             }
         }
+        D3Load | Gather4Typed | Scatter4Typed => typed(em, inst, n, grf_bytes)?,
+        SvmGather | SvmScatter => {
+            // As the interpreter: 4/8-byte blocks j of lane i at data[j*n + i], byte
+            // blocks packed per lane max(num_blocks, 4) bytes apart.
+            let bsize = match int(inst, "Block_size") & 3 {
+                0 => 1u32,
+                1 => 4,
+                _ => 8,
+            };
+            let blocks = 1u32 << (int(inst, "Num_blocks") & 3);
+            let addrs = raw(inst, "Addresses");
+            let load = inst.op == SvmGather;
+            let data = raw(inst, if load { "Dst" } else { "Src" });
+            em.line("let sp = SP_FLAT; let bt = 0u;");
+            em.open_enabled_elems(n, "ce");
+            em.line(&format!("let base = {};", rdv(em, addrs, 0, 8, 8)));
+            for j in 0..blocks {
+                let (a, k, stride) = if bsize == 1 {
+                    (j, j, blocks.max(4))
+                } else {
+                    (j * bsize, j * n * bsize, bsize)
+                };
+                em.line(&format!("let a{j} = base + {a}lu;"));
+                let at = format!("a{j}");
+                if load {
+                    em.line(&wrv(
+                        em,
+                        data,
+                        k,
+                        stride,
+                        bsize,
+                        &ld(Known::Any, &at, bsize),
+                    ));
+                } else {
+                    em.line(&st(
+                        Known::Any,
+                        &at,
+                        bsize,
+                        &rdv(em, data, k, stride, bsize),
+                    ));
+                }
+            }
+            em.close();
+        }
         GatherScaled | ScatterScaled => {
             let bti = space(em, inst, "Surface");
             em.line(&format!("let base = {};", scalar(inst, "Offset")));
@@ -467,6 +511,99 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                     .unwrap_or("lsc sub-op")
             )))
         }
+    }
+    Ok(())
+}
+
+/// Typed image messages (the interpreter's `Thread::typed`): per enabled lane one
+/// `img_read`/`img_write` of the runtime's shaders/image.wgsl; the texel's enabled
+/// channels at dword `pos * slots + i` of the data operand.
+fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), TranslateError> {
+    use Opcode::*;
+    space(em, inst, "Surface");
+    let mask = int(inst, "Channels") as u32 & 0xf;
+    let at = inst.index;
+    let coord = |em: &Emit, name: &str, has: bool| -> String {
+        match raw(inst, name) {
+            Some(off) if has => format!("u32({})", rdv(em, Some(off), 0, 4, 4)),
+            _ => "0u".into(),
+        }
+    };
+    let enabled: Vec<u32> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+    match inst.op {
+        D3Load => {
+            let op = int(inst, "Op");
+            let params = crate::interp::thread::load_3d_params(op).ok_or_else(|| {
+                TranslateError::Unsupported {
+                    index: inst.index,
+                    op: inst.op.spec_name(),
+                    what: format!("3D_LOAD operation {op:#x} (only ld and ld_lz are emulated)"),
+                }
+            })?;
+            let given = int(inst, "NumParams") as usize;
+            let has = |name: &str| params.iter().take(given).any(|p| *p == name);
+            let dst = raw(inst, "Dst");
+            let per = (4 * n).div_ceil(grf_bytes) * grf_bytes;
+            em.open_enabled_elems(n, "ce");
+            em.line(&format!(
+                "let tx = img_read(bt, {}, {}, {}, {}, {at}u);",
+                coord(em, "U", has("U")),
+                coord(em, "V", has("V")),
+                coord(em, "R", has("R")),
+                coord(em, "Lod", has("Lod")),
+            ));
+            for (pos, c) in enabled.iter().enumerate() {
+                em.line(&wrv(
+                    em,
+                    dst,
+                    pos as u32 * per,
+                    4,
+                    4,
+                    &format!("u64(tx[{c}])"),
+                ));
+            }
+            em.close();
+            if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+                let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+                let k = enabled.len() as u32 * per;
+                em.line(&wr(dst, &format!("{k}u"), 4, &format!("{bits}lu")));
+            }
+        }
+        Gather4Typed | Scatter4Typed => {
+            let slots = n.max(grf_bytes / 4);
+            let data = if inst.op == Gather4Typed {
+                raw(inst, "Dst")
+            } else {
+                raw(inst, "Src")
+            };
+            em.open_enabled_elems(n, "ce");
+            let (u, v, r, lod) = (
+                coord(em, "U", true),
+                coord(em, "V", true),
+                coord(em, "R", true),
+                coord(em, "LOD", true),
+            );
+            if inst.op == Gather4Typed {
+                em.line(&format!(
+                    "let tx = img_read(bt, {u}, {v}, {r}, {lod}, {at}u);"
+                ));
+                for (pos, c) in enabled.iter().enumerate() {
+                    let k = 4 * pos as u32 * slots;
+                    em.line(&wrv(em, data, k, 4, 4, &format!("u64(tx[{c}])")));
+                }
+            } else {
+                em.line("var tv = vec4<u32>(0u);");
+                for (pos, c) in enabled.iter().enumerate() {
+                    let k = 4 * pos as u32 * slots;
+                    em.line(&format!("tv[{c}] = u32({});", rdv(em, data, k, 4, 4)));
+                }
+                em.line(&format!(
+                    "img_write(bt, {u}, {v}, {r}, {lod}, {mask}u, tv, {at}u);"
+                ));
+            }
+            em.close();
+        }
+        _ => {}
     }
     Ok(())
 }

@@ -42,6 +42,8 @@ pub const SOFT_F64: &str = include_str!("../../shaders/soft_f64.wgsl");
 pub const SOFT_I64: &str = include_str!("../../shaders/soft_i64.wgsl");
 
 /// The native 64-bit atomics ([`native_atomic64`]).
+/// Images for typed messages (appended for kernels that have them).
+pub const IMAGE_RUNTIME: &str = include_str!("../../shaders/image.wgsl");
 pub const ATOMIC64_NATIVE: &str = include_str!("../../shaders/atomic64_native.wgsl");
 
 /// The comment the kernel's code carries before each 64-bit atomic.
@@ -65,17 +67,22 @@ pub fn native_atomic64(wgsl: &str) -> Option<String> {
 /// The runtime a kernel's code needs: the soft-double library first (functions may
 /// only call functions defined before them) when it calls `dfma`.
 pub(crate) fn runtime_for(kernel: &str) -> String {
-    if kernel.contains("dfma(") {
+    let mut s = if kernel.contains("dfma(") {
         format!("{SOFT_F64}\n{RUNTIME}")
     } else {
         RUNTIME.to_string()
+    };
+    if kernel.contains("img_read(") || kernel.contains("img_write(") {
+        s.push('\n');
+        s.push_str(IMAGE_RUNTIME);
     }
+    s
 }
 
 /// The text of the runtime's function `name` (runtime.wgsl or lanes.wgsl; for tests
 /// that run runtime pieces on their own).
 pub fn runtime_function(name: &str) -> Option<&'static str> {
-    [RUNTIME, lane_emit::LANES_RUNTIME]
+    [RUNTIME, lane_emit::LANES_RUNTIME, IMAGE_RUNTIME]
         .into_iter()
         .find_map(|text| {
             let start = text.find(&format!("\nfn {name}("))? + 1;
@@ -112,6 +119,9 @@ pub mod cfg {
     pub const STOP_STEPS: usize = 11;
     /// Straight modules: record the blocks each invocation ran (in `state`).
     pub const COUNT: usize = 12;
+    /// Where the image tables start (shaders/image.wgsl), and how many images.
+    pub const IMAGES: usize = 13;
+    pub const NIMAGES: usize = 14;
     pub const BTI: usize = 16;
     pub const ALLOC: usize = 272;
 }
@@ -126,6 +136,7 @@ pub mod runtime_error {
     /// A straight module's lane ran past the loop budget or the step limit it was
     /// given (the host then runs the thread mapping, which can resume in passes).
     pub const STRAIGHT_STOPPED: u32 = 6;
+    pub const NOT_IMAGE: u32 = 7;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -376,6 +387,9 @@ fn is_message(op: Opcode) -> bool {
             | SvmGather
             | SvmScatter
             | LscUntyped
+            | D3Load
+            | Gather4Typed
+            | Scatter4Typed
     )
 }
 
@@ -796,8 +810,8 @@ fn emit_inst(
         Fccall => Err(unsupported(
             "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
         )),
-        Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Load | D3Sample4
-        | Info | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
+        Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Sample4 | Info
+        | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
             Err(unsupported("Intel fixed-function hardware; not emulated"))
         }
         op if is_message(op) => {

@@ -237,9 +237,17 @@ impl Cx<'_> {
         let (t, a) = next("an execution size")?;
         b.set("Exec_size", Field::ExecSize(exec_size(t, a)?), at)?;
         let (t, a) = next("the aoffimmi operand")?;
-        b.set("Aoffimmi", Field::Vec(operand::vec_operand(t, false, self.sym, a)?), at)?;
+        b.set(
+            "Aoffimmi",
+            Field::Vec(operand::vec_operand(t, false, self.sym, a)?),
+            at,
+        )?;
         let (t, a) = next("a surface")?;
-        b.set("Surface", Field::Surface(operand::surface(t, self.sym, a)?), at)?;
+        b.set(
+            "Surface",
+            Field::Surface(operand::surface(t, self.sym, a)?),
+            at,
+        )?;
         let (t, a) = next("the destination")?;
         b.set("Dst", Field::Raw(operand::raw(t, self.sym, a)?), at)?;
         let given: Vec<(&str, At)> = std::iter::from_fn(|| next("").ok()).collect();
@@ -263,7 +271,14 @@ impl Cx<'_> {
         // The fields of the other operations' layouts stay null.
         for name in ["Si", "Mcsl", "Msch", "U", "V", "Lod", "R"] {
             if !params.contains(&name) {
-                b.set(name, Field::Raw(RawOperand { var: VarId(0), offset: 0 }), at)?;
+                b.set(
+                    name,
+                    Field::Raw(RawOperand {
+                        var: VarId(0),
+                        offset: 0,
+                    }),
+                    at,
+                )?;
             }
         }
         b.finish(at)

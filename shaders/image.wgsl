@@ -1,0 +1,132 @@
+// Images for typed messages (3D_LOAD ld/ld_lz, GATHER4_TYPED, SCATTER4_TYPED): the
+// WGSL twin of `abi::image` and `Memory::texel_read/texel_write`. An image is a packed
+// texel array in its binding-table surface; `cfg[CFG_IMAGES]` points at 512 words of
+// conversion tables (x / 255 and max(x / 127, -1) as f32 bits, computed exactly on the
+// host) followed by 6 words per image: bti, dims, width, height, depth,
+// channel type | order << 8 | channel bytes << 16. Appended to the runtime only for
+// kernels with typed messages.
+
+const CFG_IMAGES: u32 = 13u;      // word offset of the tables (0: no image bound)
+const CFG_NIMAGES: u32 = 14u;
+const ERR_NOT_IMAGE: u32 = 7u;    // a typed message on a surface that holds no image
+
+// Channel types (`ChannelType` in src/abi/image.rs, in declaration order).
+const CT_SNORM8: u32 = 0u;
+const CT_UNORM8: u32 = 1u;
+const CT_SINT8: u32 = 2u;
+const CT_SINT16: u32 = 3u;
+const CT_SINT32: u32 = 4u;
+const CT_UINT8: u32 = 5u;
+const CT_UINT16: u32 = 6u;
+const CT_UINT32: u32 = 7u;
+const CT_HALF: u32 = 8u;
+const CT_FLOAT: u32 = 9u;
+
+// The image entry (word index) of binding-table index `bti`, or NO_WORD.
+fn img_find(bti: u32) -> u32 {
+    let n = cfg[CFG_NIMAGES];
+    let base = cfg[CFG_IMAGES] + 512u;
+    for (var k = 0u; k < n; k++) {
+        if (cfg[base + 6u * k] == bti) { return base + 6u * k; }
+    }
+    return NO_WORD;
+}
+
+// Byte offset of texel (u, v, r) in image `e`, or NO_WORD outside it; coordinates are
+// signed, those the image lacks ignored.
+fn img_texel(e: u32, u: u32, v: u32, r: u32) -> u32 {
+    let dims = cfg[e + 1u];
+    let w = cfg[e + 2u];
+    let h = cfg[e + 3u];
+    let d = cfg[e + 4u];
+    let vv = select(0u, v, dims >= 2u);
+    let rr = select(0u, r, dims >= 3u);
+    let inside = i32(u) >= 0 && u < w && i32(vv) >= 0 && vv < h && i32(rr) >= 0 && rr < d;
+    let tb = (cfg[e + 5u] >> 16u) * img_channels((cfg[e + 5u] >> 8u) & 0xffu);
+    return select(NO_WORD, ((rr * h + vv) * w + u) * tb, inside);
+}
+
+// Channels of an order (R, RG, RGBA, BGRA).
+fn img_channels(order: u32) -> u32 {
+    return select(select(4u, 2u, order == 1u), 1u, order == 0u);
+}
+
+// The stored position of register channel c (0..3) in a texel of `order`, or 4u if
+// the order lacks it.
+fn img_position(order: u32, c: u32) -> u32 {
+    if (order == 3u && c != 1u && c != 3u) { return 2u - c; }
+    return select(4u, c, c < img_channels(order));
+}
+
+// A stored channel as its 32-bit register value.
+fn img_load(ty: u32, raw: u32) -> u32 {
+    let t = cfg[CFG_IMAGES];
+    switch ty {
+        case CT_UNORM8: { return cfg[t + (raw & 0xffu)]; }
+        case CT_SNORM8: { return cfg[t + 256u + (raw & 0xffu)]; }
+        case CT_HALF: { return bitcast<u32>(hf2f(raw & 0xffffu)); }
+        case CT_SINT8: { return u32((i32(raw << 24u)) >> 24u); }
+        case CT_SINT16: { return u32((i32(raw << 16u)) >> 16u); }
+        case CT_UINT8: { return raw & 0xffu; }
+        case CT_UINT16: { return raw & 0xffffu; }
+        default: { return raw; }
+    }
+}
+
+// A register value as the stored channel (SCATTER4_TYPED's conversion table).
+fn img_store(ty: u32, v: u32) -> u32 {
+    let f = bitcast<f32>(v);
+    let nan = (v & 0x7fffffffu) > 0x7f800000u;
+    switch ty {
+        case CT_UNORM8: { return select(u32(round(clamp(f, 0.0, 1.0) * 255.0)), 0u, nan); }
+        case CT_SNORM8: {
+            return select(u32(i32(round(clamp(f, -1.0, 1.0) * 127.0))) & 0xffu, 0u, nan);
+        }
+        case CT_HALF: { return f2hf(f); }
+        case CT_SINT8: { return u32(clamp(i32(v), -128, 127)) & 0xffu; }
+        case CT_SINT16: { return u32(clamp(i32(v), -32768, 32767)) & 0xffffu; }
+        case CT_UINT8: { return min(v, 0xffu); }
+        case CT_UINT16: { return min(v, 0xffffu); }
+        default: { return v; }
+    }
+}
+
+// Texel (u, v, r) of the image at `bti` in register form (RGBA; missing channels 0,
+// alpha 1); zeros outside it or at a mip level past 0.
+fn img_read(bti: u32, u: u32, v: u32, r: u32, lod: u32, at: u32) -> vec4<u32> {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
+    let o = img_texel(e, u, v, r);
+    if (o == NO_WORD || lod != 0u) { oob_reads += 1u; return vec4<u32>(0u); }
+    let f = cfg[e + 5u];
+    let ty = f & 0xffu;
+    let order = (f >> 8u) & 0xffu;
+    let cb = f >> 16u;
+    let one = select(1u, 0x3f800000u, ty <= CT_UNORM8 || ty >= CT_HALF);
+    var out = vec4<u32>(0u, 0u, 0u, one);
+    for (var c = 0u; c < 4u; c++) {
+        let p = img_position(order, c);
+        if (p < 4u) {
+            out[c] = img_load(ty, u32(bti_ld(bti, u64(o + p * cb), cb)));
+        }
+    }
+    return out;
+}
+
+// Write the channels of `mask` of texel (u, v, r), converted; dropped outside it.
+fn img_write(bti: u32, u: u32, v: u32, r: u32, lod: u32, mask: u32, val: vec4<u32>, at: u32) {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return; }
+    let o = img_texel(e, u, v, r);
+    if (o == NO_WORD || lod != 0u) { oob_writes += 1u; return; }
+    let f = cfg[e + 5u];
+    let ty = f & 0xffu;
+    let order = (f >> 8u) & 0xffu;
+    let cb = f >> 16u;
+    for (var c = 0u; c < 4u; c++) {
+        let p = img_position(order, c);
+        if ((mask & (1u << c)) != 0u && p < 4u) {
+            bti_st(bti, u64(o + p * cb), cb, u64(img_store(ty, val[c])));
+        }
+    }
+}
