@@ -39,3 +39,27 @@ fn print_then_parse_gives_the_same_kernel() {
         failures.join("\n")
     );
 }
+
+/// A kernel reading an image through a sampler (IGC's `sample_lz`, tests/data: ocloc
+/// for tgllp from sampler_read.cl) parses, prints and parses back the same, and the
+/// translator refuses the sampling with an error naming it (filtering hardware is not
+/// modelled; sampler-less reads are).
+#[test]
+fn sampler_reads_round_trip_and_are_refused_by_name() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let text = std::fs::read_to_string(dir.join("sampler_read_tgllp.visaasm")).unwrap();
+    let p = parse_visaasm(&text, 32).unwrap();
+    let printed = print_program(&p);
+    assert!(printed.contains("sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 V0065.0 V0061.0 V0063.0"));
+    assert_eq!(parse_visaasm(&printed, 32).unwrap(), p);
+    let prepared = visa_emu::interp::prepare(&p, "smp").unwrap();
+    let target = visa_emu::translate::Target {
+        threads_per_group: 1,
+        slm_bytes: 0,
+        lanes: false,
+        straight: false,
+        probe: false,
+    };
+    let e = visa_emu::translate::translate(&prepared, &target).unwrap_err();
+    assert!(e.to_string().contains("3D_SAMPLE"), "{e}");
+}

@@ -571,8 +571,12 @@ impl Thread {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Sample4 | Info
-            | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
+            D3Sample | D3Sample4 | SampleUnorm => Err(unsupported(
+                "sampling through a sampler (filtering hardware) is not emulated; \
+                 sampler-less image reads (3D_LOAD) and typed messages run",
+            )),
+            Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite
+            | RawSend | RawSends | Dpas | Dpasw => {
                 Err(unsupported("Intel fixed-function hardware; not emulated"))
             }
             _ => {

@@ -271,3 +271,23 @@ pub static LOAD_3D_OPS: &[(u64, &str, &[&str])] = &[
 
 /// 3D_LOAD's Op bit that asks for the pixel null mask.
 pub const PIXEL_NULL_MASK: u64 = 1 << 8;
+
+/// 3D_SAMPLE's operations (spec names), written `name[.pixel_null_mask].<Channels> (exec)
+/// <aoffimmi> <sampler> <surface> <dst> <params>`. The table row holds four parameters
+/// (U, V, R, Ai), filled in text order; operations given more are refused by the parser.
+pub static SAMPLE_3D_OPS: &[(u64, &str)] = &[
+    (0x00, "sample"),
+    (0x01, "sample_b"),
+    (0x02, "sample_l"),
+    (0x03, "sample_c"),
+    (0x04, "sample_d"),
+    (0x05, "sample_b_c"),
+    (0x06, "sample_l_c"),
+    (0x09, "lod"),
+    (0x14, "sample_d_c"),
+    (0x18, "sample_lz"),
+    (0x19, "sample_c_lz"),
+];
+
+/// The parameter fields of 3D_SAMPLE's row, in text order.
+pub const SAMPLE_3D_PARAMS: [&str; 4] = ["U", "V", "R", "Ai"];

@@ -393,6 +393,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
         }
         Opcode::Barrier => return s + "barrier",
         Opcode::D3Load => return s + &load_3d(k, inst),
+        Opcode::D3Sample => return s + &sample_3d(k, inst),
         Opcode::Sbarrier => {
             return s + if int(inst, "Mode") == 1 {
                 "sbarrier.signal"
@@ -538,6 +539,42 @@ fn load_3d(k: &Kernel, inst: &Instruction) -> String {
         let _ = write!(s, " {}", operand_text(k, inst, name, kind));
     }
     for name in params.iter().take(int(inst, "NumParams") as usize) {
+        let _ = write!(s, " {}", operand_text(k, inst, name, FieldKind::Raw));
+    }
+    s
+}
+
+/// `sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 dst u v`: NumParams of U, V, R, Ai.
+fn sample_3d(k: &Kernel, inst: &Instruction) -> String {
+    let op = int(inst, "Op");
+    let base = op & !text_form::PIXEL_NULL_MASK;
+    let mut s = match text_form::SAMPLE_3D_OPS.iter().find(|o| o.0 == base) {
+        Some((_, name)) => name.to_string(),
+        None => format!("sample_op_{base:#x}"),
+    };
+    if op & text_form::PIXEL_NULL_MASK != 0 {
+        s += ".pixel_null_mask";
+    }
+    let ch = int(inst, "Channels");
+    s.push('.');
+    s.extend(
+        syntax::CHANNELS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| ch & (1 << i) != 0)
+            .map(|(_, c)| *c),
+    );
+    if let Some(e) = inst.exec_size() {
+        let _ = write!(s, " {}", exec(&e));
+    }
+    for name in ["Aoffimmi", "Sampler", "Surface", "Dst"] {
+        let kind = info(inst.op)
+            .index_of(name)
+            .map_or(FieldKind::Src, |i| info(inst.op).fields[i].kind);
+        let _ = write!(s, " {}", operand_text(k, inst, name, kind));
+    }
+    let n = int(inst, "NumParams") as usize;
+    for name in text_form::SAMPLE_3D_PARAMS.iter().take(n) {
         let _ = write!(s, " {}", operand_text(k, inst, name, FieldKind::Raw));
     }
     s

@@ -810,8 +810,12 @@ fn emit_inst(
         Fccall => Err(unsupported(
             "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
         )),
-        Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | SampleUnorm | D3Sample | D3Sample4 | Info
-        | RtWrite | RtRead | UrbWrite | RawSend | RawSends | Dpas | Dpasw => {
+        D3Sample | D3Sample4 | SampleUnorm => Err(unsupported(
+            "sampling through a sampler (filtering hardware) is not emulated; \
+             sampler-less image reads (3D_LOAD) and typed messages run",
+        )),
+        Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite | RawSend
+        | RawSends | Dpas | Dpasw => {
             Err(unsupported("Intel fixed-function hardware; not emulated"))
         }
         op if is_message(op) => {

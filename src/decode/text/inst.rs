@@ -143,15 +143,6 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
         }
         "barrier" => return Builder::new(Opcode::Barrier).finish(at),
         "fcall" | "ifcall" | "faddr" => return cx.stack_call(&base, &rest, at),
-        "sample" | "sample_b" | "sample_l" | "sample_c" | "sample_d" | "sample_lz" | "sample4"
-        | "sample_unorm" => {
-            return Err(at.fail(
-                "an instruction visa-emu emulates (filtered sampling through a sampler is \
-                 fixed-function hardware it does not model; sampler-less image reads \
-                 (load, load_lz) run)",
-                &base,
-            ))
-        }
         "sbarrier" => {
             let mut b = Builder::new(Opcode::Sbarrier);
             let mode = match suffixes.first() {
@@ -166,6 +157,9 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
     }
     if let Some(op) = text_form::LOAD_3D_OPS.iter().find(|o| o.1 == base) {
         return cx.load_3d(op, &suffixes, &rest, at);
+    }
+    if let Some((code, _)) = text_form::SAMPLE_3D_OPS.iter().find(|o| o.1 == base) {
+        return cx.sample_3d(*code, &suffixes, &rest, at);
     }
     if let Some(form) = text_form::FORMS.iter().find(|f| f.mnemonic == base) {
         return cx.form(form, &suffixes, &rest, at);
@@ -280,6 +274,74 @@ impl Cx<'_> {
                     at,
                 )?;
             }
+        }
+        b.finish(at)
+    }
+
+    /// `sample_lz[.pixel_null_mask].RGBA (M1, 16) 0x0:uw S0 T6 dst u v`: 3D_SAMPLE with
+    /// up to four parameters (the row's U, V, R, Ai, in text order).
+    fn sample_3d(
+        &self,
+        code: u64,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let mut b = Builder::new(Opcode::D3Sample);
+        self.set_pred(&mut b, at)?;
+        let mut op = code;
+        let mut sfx = suffixes;
+        if sfx.first() == Some(&"pixel_null_mask") {
+            op |= text_form::PIXEL_NULL_MASK;
+            sfx = &sfx[1..];
+        }
+        let [ch] = sfx else {
+            return Err(at.fail("one channel suffix (.R ... .RGBA)", &suffixes.join(".")));
+        };
+        b.set("Op", Field::Int(op), at)?;
+        b.set("Channels", Field::Int(channels(ch, at)?), at)?;
+        let mut ops = rest.iter().map(|t| (t.text, self.at(t)));
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let (t, a) = next("an execution size")?;
+        b.set("Exec_size", Field::ExecSize(exec_size(t, a)?), at)?;
+        let (t, a) = next("the aoffimmi operand")?;
+        b.set(
+            "Aoffimmi",
+            Field::Vec(operand::vec_operand(t, false, self.sym, a)?),
+            at,
+        )?;
+        let (t, a) = next("a sampler")?;
+        b.set(
+            "Sampler",
+            Field::Sampler(operand::sampler(t, self.sym, a)?),
+            at,
+        )?;
+        let (t, a) = next("a surface")?;
+        b.set(
+            "Surface",
+            Field::Surface(operand::surface(t, self.sym, a)?),
+            at,
+        )?;
+        let (t, a) = next("the destination")?;
+        b.set("Dst", Field::Raw(operand::raw(t, self.sym, a)?), at)?;
+        let given: Vec<(&str, At)> = std::iter::from_fn(|| next("").ok()).collect();
+        let names = text_form::SAMPLE_3D_PARAMS;
+        if given.is_empty() || given.len() > names.len() {
+            return Err(at.fail(
+                "1 to 4 sampler parameters (gradient forms with more are not modelled)",
+                &format!("{} parameters", given.len()),
+            ));
+        }
+        b.set("NumParams", Field::Int(given.len() as u64), at)?;
+        for (i, name) in names.iter().enumerate() {
+            let r = match given.get(i) {
+                Some((t, a)) => operand::raw(t, self.sym, *a)?,
+                None => RawOperand {
+                    var: VarId(0),
+                    offset: 0,
+                },
+            };
+            b.set(name, Field::Raw(r), at)?;
         }
         b.finish(at)
     }
