@@ -190,6 +190,13 @@ pub struct ImageDesc {
 }
 
 impl ImageDesc {
+    /// The border color OpenCL gives `CLK_ADDRESS_CLAMP`: transparent black, alpha 1
+    /// where the order has no alpha.
+    pub fn border(&self) -> [u32; 4] {
+        let alpha = matches!(self.order, ChannelOrder::RGBA | ChannelOrder::BGRA);
+        [0, 0, 0, if alpha { 0 } else { self.ty.one() }]
+    }
+
     pub fn texel_bytes(&self) -> u32 {
         self.order.channels() * self.ty.bytes()
     }
@@ -208,6 +215,115 @@ impl ImageDesc {
             ((r as u64 * self.height as u64 + v as u64) * self.width as u64 + u as u64)
                 * self.texel_bytes() as u64
         })
+    }
+}
+
+/// Texture coordinate modes of a sampler axis (the hardware's TEXCOORDMODE codes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressMode {
+    /// 0: repeat (`CLK_ADDRESS_REPEAT`).
+    Wrap,
+    /// 1: mirrored repeat.
+    Mirror,
+    /// 2: clamp to the edge texel.
+    Clamp,
+    /// 4: outside the image reads the border color (`CLK_ADDRESS_CLAMP`).
+    Border,
+    /// Another code (cube, mirror once): refused when sampled.
+    Other(u32),
+}
+
+/// The parts of a SAMPLER_STATE (Gen9+ layout) that decide which texel a nearest
+/// sample reads: DW0 bits 19:17 mag and 16:14 min filter (0 = nearest), DW3 bit 10
+/// non-normalized coordinates, bits 8:6 / 5:3 / 2:0 the X / Y / Z address modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerState {
+    pub normalized: bool,
+    /// Min or mag filter other than nearest.
+    pub linear: bool,
+    pub address: [AddressMode; 3],
+}
+
+impl SamplerState {
+    pub fn from_words([dw0, dw3]: [u32; 2]) -> SamplerState {
+        let mode = |shift: u32| match (dw3 >> shift) & 7 {
+            0 => AddressMode::Wrap,
+            1 => AddressMode::Mirror,
+            2 => AddressMode::Clamp,
+            4 => AddressMode::Border,
+            c => AddressMode::Other(c),
+        };
+        SamplerState {
+            normalized: dw3 & (1 << 10) == 0,
+            linear: (dw0 >> 14) & 0x3f != 0,
+            address: [mode(6), mode(3), mode(0)],
+        }
+    }
+
+    /// The code the GPU runtime reads (shaders/image.wgsl): address modes in bytes 0-2,
+    /// bit 24 normalized.
+    pub fn code(&self) -> u32 {
+        let m = |a: AddressMode| match a {
+            AddressMode::Wrap => 0,
+            AddressMode::Mirror => 1,
+            AddressMode::Clamp => 2,
+            AddressMode::Border => 4,
+            AddressMode::Other(c) => c,
+        };
+        m(self.address[0]) | m(self.address[1]) << 8 | m(self.address[2]) << 16
+            | (self.normalized as u32) << 24
+    }
+
+    /// Texel indices of a nearest sample at coordinates `c` (f32 bits) in `d`, or
+    /// `None` where an axis reads the border; axes the image lacks read index 0.
+    pub fn texel(&self, d: &ImageDesc, c: [u32; 3]) -> Option<[u32; 3]> {
+        let sizes = [d.width, d.height, d.depth];
+        let mut out = [0; 3];
+        for axis in 0..d.dims as usize {
+            out[axis] = self.texel_index(axis, c[axis], sizes[axis])?;
+        }
+        Some(out)
+    }
+
+    /// Why a nearest sample through this sampler cannot be emulated exactly.
+    pub fn unsupported(&self) -> Option<String> {
+        if self.linear {
+            return Some("linear filtering (the hardware's fixed-point weights)".into());
+        }
+        self.address.iter().find_map(|a| match a {
+            AddressMode::Other(c) => Some(format!("address mode {c} (cube or mirror-once)")),
+            _ => None,
+        })
+    }
+
+    /// The texel index a nearest sample reads along an axis of `size` texels at
+    /// coordinate `c` (f32 bits), or `None` for the border: floor of the coordinate
+    /// (times the size when normalized, an f32 multiply; NaN as 0), then the address mode.
+    pub fn texel_index(&self, axis: usize, c: u32, size: u32) -> Option<u32> {
+        let f = f32::from_bits(c);
+        let x = if self.normalized { f * size as f32 } else { f };
+        // NaN as 0; clamped into i32 first (so the GPU's i32 arithmetic is the same).
+        let x = if x.is_nan() { 0.0 } else { x.floor() };
+        let i = x.clamp(-2147483648.0, 2147483520.0) as i32 as i64;
+        let n = size as i64;
+        Some(match self.address[axis] {
+            AddressMode::Wrap => i.rem_euclid(n),
+            AddressMode::Mirror => {
+                let m = i.rem_euclid(2 * n);
+                if m >= n {
+                    2 * n - 1 - m
+                } else {
+                    m
+                }
+            }
+            AddressMode::Clamp => i.clamp(0, n - 1),
+            AddressMode::Border | AddressMode::Other(_) => {
+                if i < 0 || i >= n {
+                    return None;
+                }
+                i
+            }
+        } as u32)
     }
 }
 

@@ -179,7 +179,36 @@ pub(crate) fn kernel_abi(
         kernel_attributes: attributes,
         kernel_heap_size: Some(k.kernel_heap_size),
         program,
+        samplers: samplers(k)?,
     })
+}
+
+/// The SAMPLER_STATE array in the dynamic state heap (`SAMPLER_STATE_ARRAY`: offset,
+/// count, border color offset), 16 bytes per sampler; at most 16 samplers.
+fn samplers(k: &KernelEntry<'_>) -> Result<Vec<super::image::SamplerState>, AbiError> {
+    let Some(t) = k.tokens.iter().find(|t| t.id == pt::SAMPLER_STATE_ARRAY) else {
+        return Ok(Vec::new());
+    };
+    let (off, count) = (t.word(0)? as usize, t.word(1)?);
+    if count > 16 {
+        return Err(AbiError::bin(
+            t.at,
+            BinProblem::OutOfRange {
+                what: "sampler count",
+                value: count as u64,
+                max: 16,
+            },
+        ));
+    }
+    (0..count as usize)
+        .map(|i| {
+            let s = k.dsh.slice(off + 16 * i, 16, "a SAMPLER_STATE")?;
+            Ok(super::image::SamplerState::from_words([
+                s.u32(0, "SAMPLER_STATE dword 0")?,
+                s.u32(12, "SAMPLER_STATE dword 3")?,
+            ]))
+        })
+        .collect()
 }
 
 fn missing(k: &KernelEntry<'_>, token: u32) -> AbiError {

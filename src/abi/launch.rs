@@ -50,6 +50,8 @@ pub struct Prepared {
     pub buffers: Vec<(String, AllocId)>,
     /// (binding-table index, descriptor) of every image argument.
     pub images: Vec<(u32, ImageDesc)>,
+    /// The kernel's sampler states, by sampler index.
+    pub samplers: Vec<super::image::SamplerState>,
     /// Every allocation, in creation order.
     pub allocations: Vec<Allocation>,
     /// The payload ranges that carry a value (the same in every thread but for r0 and
@@ -358,6 +360,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         })
     })?;
 
+    alloc.memory.set_samplers(abi.samplers.clone());
     let bases = add_program_surfaces(&mut alloc, abi, dir)?;
     for i in &abi.implicit_args {
         let d = i.dim.unwrap_or(0).min(2) as usize;
@@ -462,6 +465,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         },
         buffers,
         images,
+        samplers: abi.samplers.clone(),
         allocations: alloc.list,
         payload: PayloadPlan {
             simd: abi.simd,

@@ -440,6 +440,9 @@ pub struct KernelAbi {
     #[serde(default)]
     pub kernel_heap_size: Option<u32>,
     pub program: ProgramInfo,
+    /// The kernel's sampler states (inline samplers), by sampler index.
+    #[serde(skip)]
+    pub samplers: Vec<image::SamplerState>,
 }
 
 impl KernelAbi {

@@ -8,6 +8,7 @@ use super::error::{AbiError, BinProblem, LaunchProblem};
 use super::program::{parse, Token};
 use super::{KernelAbi, PointerPatch, ProgramInfo, ProgramSurface, ProgramToken, SurfaceKind};
 
+pub(crate) const SAMPLER_STATE_ARRAY: u32 = 5;
 pub(crate) const BINDING_TABLE_STATE: u32 = 8;
 pub(crate) const IMAGE_MEMORY_OBJECT_KERNEL_ARGUMENT: u32 = 12;
 pub(crate) const ALLOCATE_LOCAL_SURFACE: u32 = 15;
@@ -54,6 +55,7 @@ pub(crate) mod dp {
 /// The patch token's name, for messages.
 pub fn token_name(id: u32) -> &'static str {
     match id {
+        SAMPLER_STATE_ARRAY => "SAMPLER_STATE_ARRAY",
         BINDING_TABLE_STATE => "BINDING_TABLE_STATE",
         IMAGE_MEMORY_OBJECT_KERNEL_ARGUMENT => "IMAGE_MEMORY_OBJECT_KERNEL_ARGUMENT",
         ALLOCATE_LOCAL_SURFACE => "ALLOCATE_LOCAL_SURFACE",

@@ -51,6 +51,8 @@ pub(crate) struct KernelEntry<'a> {
     pub tokens: Vec<Token<'a>>,
     /// The surface state heap: binding table and surface states.
     pub ssh: Bytes<'a>,
+    /// The dynamic state heap: sampler states and border colors.
+    pub dsh: Bytes<'a>,
     pub kernel_heap_size: u32,
 }
 
@@ -129,6 +131,9 @@ fn kernel(p: Bytes<'_>, h: usize) -> Result<(KernelEntry<'_>, usize), AbiError> 
     let ssh = p
         .slice(ssh_at, heaps[3], "the surface state heap")
         .map_err(|_| past("its surface state heap"))?;
+    let dsh = p
+        .slice(ssh_at - heaps[2], heaps[2], "the dynamic state heap")
+        .map_err(|_| past("its dynamic state heap"))?;
     let list_at = ssh_at + heaps[3];
     let list = p
         .slice(list_at, list_size, "the kernel patch list")
@@ -139,6 +144,7 @@ fn kernel(p: Bytes<'_>, h: usize) -> Result<(KernelEntry<'_>, usize), AbiError> 
             name,
             tokens,
             ssh,
+            dsh,
             kernel_heap_size,
         },
         list_at + list_size,

@@ -3,7 +3,7 @@
 //! Out-of-bounds reads return zero and writes are dropped (the pages' rule); each is
 //! counted so the run can report it. No access ever touches another allocation.
 
-use crate::abi::image::ImageDesc;
+use crate::abi::image::{ImageDesc, SamplerState};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -19,6 +19,8 @@ pub struct Memory {
     bti: HashMap<u32, usize>,
     /// Binding-table entries that are images, with their descriptors.
     images: HashMap<u32, ImageDesc>,
+    /// The kernel's sampler states, by sampler index.
+    samplers: Vec<SamplerState>,
     /// Reads and writes that hit no allocation.
     pub oob_reads: u64,
     pub oob_writes: u64,
@@ -77,6 +79,14 @@ impl Memory {
         self.images.insert(bti, desc);
     }
 
+    pub fn set_samplers(&mut self, s: Vec<SamplerState>) {
+        self.samplers = s;
+    }
+
+    pub fn sampler(&self, index: u16) -> Option<SamplerState> {
+        self.samplers.get(index as usize).copied()
+    }
+
     pub fn image(&self, bti: u32) -> Option<ImageDesc> {
         self.images.get(&bti).copied()
     }
@@ -98,6 +108,16 @@ impl Memory {
             }
         }
         Some(out)
+    }
+
+    /// A nearest sample through `s` at coordinates `c` (f32 bits) of the image at
+    /// `bti`: the addressed texel, or the border color.
+    pub fn texel_sample(&mut self, bti: u32, s: &SamplerState, c: [u32; 3]) -> Option<[u32; 4]> {
+        let d = self.image(bti)?;
+        match s.texel(&d, c) {
+            Some([u, v, r]) => self.texel_read(bti, u, v, r),
+            None => Some(d.border()),
+        }
     }
 
     /// Write the channels of `mask` (RGBA bits) of texel (u, v, r), converted to the

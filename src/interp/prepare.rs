@@ -161,6 +161,37 @@ pub struct PredefinedOffsets {
     pub null: u32,
 }
 
+/// The value of sampler variable `id` at the end of `before` (the instructions before a
+/// sample): the immediate of the last `movs S<id>(0) imm` in the same basic block, as
+/// IGC writes before every sample. `None` when a label or branch comes first.
+fn sampler_index(before: &[Instruction], id: u16) -> Option<u16> {
+    for inst in before.iter().rev() {
+        match inst.op {
+            Opcode::Label | Opcode::Subroutine | Opcode::Goto | Opcode::Jmp | Opcode::Call
+            | Opcode::Ret | Opcode::Switchjmp => return None,
+            Opcode::Movs => {
+                if let Some(
+                    [Field::Vec(VecOperand::State {
+                        class: StateClass::Sampler,
+                        id: sid,
+                        ..
+                    }), Field::Vec(src)],
+                ) = inst.fields.get(1..)
+                {
+                    if sid.0 == id {
+                        return match src {
+                            VecOperand::Immediate { bits, .. } => u16::try_from(*bits).ok(),
+                            _ => None,
+                        };
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn region_param(p: Option<u8>) -> u32 {
     p.unwrap_or(0) as u32
 }
@@ -236,7 +267,10 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                     // coordinates are not emulated.
                     let typed = matches!(
                         inst.op,
-                        Opcode::D3Load | Opcode::Gather4Typed | Opcode::Scatter4Typed
+                        Opcode::D3Load
+                            | Opcode::D3Sample
+                            | Opcode::Gather4Typed
+                            | Opcode::Scatter4Typed
                     );
                     if typed && r.var.0 != 0 && var_ty(r.var).size() != 4 {
                         return Err(ExecError::Unsupported {
@@ -276,7 +310,21 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                     PField::Targets(t)
                 }
                 (FieldKind::Surface, Field::Surface(s)) => PField::Surface(s.0),
-                (FieldKind::Sampler, Field::Sampler(s)) => PField::Sampler(s.0),
+                // The sampler *state index* the variable holds (see `sampler_index`).
+                (FieldKind::Sampler, Field::Sampler(s)) => {
+                    PField::Sampler(sampler_index(&k.body[..index], s.0).ok_or_else(|| {
+                        ExecError::Unsupported {
+                            index,
+                            what: format!(
+                                "{} through sampler S{} whose index no `movs S{}(0) imm` \
+                                 sets earlier in its basic block",
+                                inst.op.spec_name(),
+                                s.0,
+                                s.0
+                            ),
+                        }
+                    })?)
+                }
                 _ => {
                     return Err(ExecError::Malformed {
                         index,
@@ -446,6 +494,12 @@ fn resolve_dst(
         VecOperand::Address { addr, offset, .. } => Dst::Addr {
             base: addr_base.get(addr.0 as usize).copied().unwrap_or(0) + *offset as u32,
         },
+        // Sampler variables hold a sampler index that `prepare` resolves at each sample
+        // (`sampler_index`); writing them changes no surface.
+        VecOperand::State {
+            class: StateClass::Sampler,
+            ..
+        } => Dst::Null,
         VecOperand::State { id, .. } => Dst::State { id: id.0 },
         VecOperand::Immediate { .. } => Dst::Null,
     }

@@ -10,6 +10,7 @@
 
 use super::alu::{self, FpEnv, Num, Val};
 use super::memory::{AtomicOp, Memory, Space};
+use crate::abi::image::SamplerState;
 use super::prepare::{Dst, PField, PInst, Prepared, Src};
 use super::ExecError;
 use crate::ir::*;
@@ -571,9 +572,13 @@ impl Thread {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            D3Sample | D3Sample4 | SampleUnorm => Err(unsupported(
-                "sampling through a sampler (filtering hardware) is not emulated; \
-                 sampler-less image reads (3D_LOAD) and typed messages run",
+            D3Sample => {
+                self.typed(inst, em, cx)?;
+                Ok(Flow::Next)
+            }
+            D3Sample4 | SampleUnorm => Err(unsupported(
+                "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz \
+                 with a nearest sampler, sampler-less image reads and typed messages run",
             )),
             Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite
             | RawSend | RawSends | Dpas | Dpasw => {
@@ -1031,6 +1036,18 @@ fn element(
 
 // ---- memory messages ----
 
+/// The 3D_SAMPLE operations the emulator runs (nearest filtering, one mip level):
+/// sample_lz and sample_l (the LOD clamps to the only level). The text form keeps the
+/// parameters in the row's U, V, R, Ai slots in text order; this gives the slots of the
+/// u, v, r coordinates.
+pub(crate) fn sample_coord_slots(op: u64) -> Option<[&'static str; 3]> {
+    match op & !crate::isa::text_form::PIXEL_NULL_MASK {
+        0x18 => Some(["U", "V", "R"]),
+        0x02 => Some(["V", "R", "Ai"]),
+        _ => None,
+    }
+}
+
 /// 3D_LOAD operations the emulator runs (ld, ld_lz) and their parameter fields.
 pub(crate) fn load_3d_params(op: u64) -> Option<&'static [&'static str]> {
     crate::isa::text_form::LOAD_3D_OPS
@@ -1040,6 +1057,28 @@ pub(crate) fn load_3d_params(op: u64) -> Option<&'static [&'static str]> {
 }
 
 impl Thread {
+    /// The sampler state a sample reads (its index resolved by `prepare`), refused where a
+    /// nearest sample cannot reproduce it exactly.
+    fn sampler_of(&self, inst: &PInst, cx: &mut Ctx) -> Result<SamplerState, ExecError> {
+        let fail = |what: String| ExecError::Unsupported {
+            index: inst.index,
+            what,
+        };
+        let Some(PField::Sampler(idx)) = ffld(inst, "Sampler") else {
+            return Err(fail("a sample without a sampler".into()));
+        };
+        let s = lock(cx.mem).sampler(*idx).ok_or_else(|| {
+            fail(format!(
+                "sampler index {idx}: the kernel's binary has no such sampler state \
+                 (sampler arguments are not supported; inline samplers are)"
+            ))
+        })?;
+        match s.unsupported() {
+            Some(why) => Err(fail(format!("sampler {idx}: {why} is not emulated"))),
+            None => Ok(s),
+        }
+    }
+
     /// Typed surface messages on images: 3D_LOAD (ld, ld_lz: the sampler-less
     /// `read_image*`), GATHER4_TYPED and SCATTER4_TYPED. Channel `c`'s data for lane
     /// `i` sits at dword `pos(c) * slots + i`, `pos` counting enabled channels; the load
@@ -1105,6 +1144,38 @@ impl Thread {
                     // No texel comes from a null page: every pixel's bit is set.
                     let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
                     self.raw_write(dst, pos * per, 4, bits as u64);
+                }
+            }
+            D3Sample => {
+                let op = fint(inst, "Op");
+                let slots = sample_coord_slots(op).ok_or_else(|| {
+                    unsupported(format!(
+                        "3D_SAMPLE operation {op:#x} (of the sampler operations sample_lz and \
+                         sample_l are emulated)"
+                    ))
+                })?;
+                let sampler = self.sampler_of(inst, cx)?;
+                let given = fint(inst, "NumParams") as usize;
+                let names = crate::isa::text_form::SAMPLE_3D_PARAMS;
+                let has = |slot: &str| names.iter().take(given).any(|n| *n == slot);
+                let dst = fraw(inst, "Dst");
+                let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let mut c = [0u32; 3];
+                    for (k, slot) in slots.iter().enumerate() {
+                        if has(slot) {
+                            c[k] = lane(self, slot, i);
+                        }
+                    }
+                    let texel = lock(cx.mem).texel_sample(bti, &sampler, c).unwrap_or([0; 4]);
+                    let enabled = (0..4).filter(|c| mask & (1 << c) != 0);
+                    for (pos, ch) in enabled.enumerate() {
+                        self.raw_write(dst, pos as u32 * per + 4 * i, 4, texel[ch] as u64);
+                    }
+                }
+                if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+                    let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+                    self.raw_write(dst, mask.count_ones() * per, 4, bits as u64);
                 }
             }
             Gather4Typed | Scatter4Typed => {
