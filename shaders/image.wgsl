@@ -1,4 +1,5 @@
-// Images for typed messages (3D_LOAD ld/ld_lz, GATHER4_TYPED, SCATTER4_TYPED): the
+// Images for typed messages (3D_LOAD ld/ld_lz, 3D_SAMPLE sample_lz/sample_l with nearest
+// filtering, GATHER4_TYPED, SCATTER4_TYPED): the
 // WGSL twin of `abi::image` and `Memory::texel_read/texel_write`. An image is a packed
 // texel array in its binding-table surface; `cfg[CFG_IMAGES]` points at 512 words of
 // conversion tables (x / 255 and max(x / 127, -1) as f32 bits, computed exactly on the
@@ -9,6 +10,8 @@
 const CFG_IMAGES: u32 = 13u;      // word offset of the tables (0: no image bound)
 const CFG_NIMAGES: u32 = 14u;
 const ERR_NOT_IMAGE: u32 = 7u;    // a typed message on a surface that holds no image
+const CFG_SAMPLERS: u32 = 15u;    // word offset of the sampler table: count, then a code each
+const ERR_SAMPLER: u32 = 8u;      // a sample through a sampler the emulator cannot reproduce
 
 // Channel types (`ChannelType` in src/abi/image.rs, in declaration order).
 const CT_SNORM8: u32 = 0u;
@@ -91,6 +94,55 @@ fn img_store(ty: u32, v: u32) -> u32 {
     }
 }
 
+// A missing alpha channel: 1.0 for float and normalized types, else 1.
+fn img_one(ty: u32) -> u32 {
+    return select(1u, 0x3f800000u, ty <= CT_UNORM8 || ty >= CT_HALF);
+}
+
+// The texel index a nearest sample reads along `axis` of `n` texels at coordinate bits
+// `c` (`SamplerState::texel_index`): floor of the coordinate (times n when normalized;
+// NaN as 0), clamped into i32, then the axis' address mode; NO_WORD for the border.
+fn img_axis(code: u32, axis: u32, c: u32, n: u32) -> u32 {
+    let mode = (code >> (8u * axis)) & 0xffu;
+    let f = bitcast<f32>(c);
+    var x = select(f, f * f32(n), (code & 0x1000000u) != 0u);
+    if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { x = 0.0; }
+    let i = i32(clamp(floor(x), -2147483648.0, 2147483520.0));
+    let ni = i32(n);
+    switch mode {
+        case 0u: { return u32(((i % ni) + ni) % ni); }
+        case 1u: {
+            let m = ((i % (2 * ni)) + 2 * ni) % (2 * ni);
+            return u32(select(m, 2 * ni - 1 - m, m >= ni));
+        }
+        case 2u: { return u32(clamp(i, 0, ni - 1)); }
+        default: { return select(NO_WORD, u32(i), i >= 0 && i < ni); }
+    }
+}
+
+// A nearest sample through sampler `sidx` at coordinates (u, v, r) (f32 bits) of the
+// image at `bti`: the addressed texel, or OpenCL's border color.
+fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32> {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
+    let st = cfg[CFG_SAMPLERS];
+    if (st == 0u || sidx >= cfg[st] || cfg[st + 1u + sidx] == 0xffffffffu) {
+        fail(ERR_SAMPLER, at);
+        return vec4<u32>(0u);
+    }
+    let code = cfg[st + 1u + sidx];
+    let dims = cfg[e + 1u];
+    let x = img_axis(code, 0u, u, cfg[e + 2u]);
+    let y = select(0u, img_axis(code, 1u, v, cfg[e + 3u]), dims >= 2u);
+    let z = select(0u, img_axis(code, 2u, r, cfg[e + 4u]), dims >= 3u);
+    if (x == NO_WORD || y == NO_WORD || z == NO_WORD) {
+        let f = cfg[e + 5u];
+        let alpha = ((f >> 8u) & 0xffu) >= 2u;
+        return vec4<u32>(0u, 0u, 0u, select(img_one(f & 0xffu), 0u, alpha));
+    }
+    return img_read(bti, x, y, z, 0u, at);
+}
+
 // Texel (u, v, r) of the image at `bti` in register form (RGBA; missing channels 0,
 // alpha 1); zeros outside it or at a mip level past 0.
 fn img_read(bti: u32, u: u32, v: u32, r: u32, lod: u32, at: u32) -> vec4<u32> {
@@ -102,8 +154,7 @@ fn img_read(bti: u32, u: u32, v: u32, r: u32, lod: u32, at: u32) -> vec4<u32> {
     let ty = f & 0xffu;
     let order = (f >> 8u) & 0xffu;
     let cb = f >> 16u;
-    let one = select(1u, 0x3f800000u, ty <= CT_UNORM8 || ty >= CT_HALF);
-    var out = vec4<u32>(0u, 0u, 0u, one);
+    var out = vec4<u32>(0u, 0u, 0u, img_one(ty));
     for (var c = 0u; c < 4u; c++) {
         let p = img_position(order, c);
         if (p < 4u) {

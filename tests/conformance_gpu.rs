@@ -505,20 +505,26 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Images (own case `image_rw`): sampler-less reads (3D_LOAD ld_lz) of RGBA float, R
-/// float and RGBA uint8 images, writes (SCATTER4_TYPED) to RGBA float, unorm8 and
-/// uint32 images and the image queries run through shaders/image.wgsl with the
-/// interpreter's bytes and counts and the expected outputs. SIMD8 variants: IGC's
-/// SIMD32 ones take minutes to compile on lavapipe (they pass; `visa-emu conformance
-/// tests/cases/image_rw`).
+/// Images (own cases `image_rw`, `image_sample`): sampler-less reads (3D_LOAD ld_lz) of
+/// RGBA float, R float and RGBA uint8 images, writes (SCATTER4_TYPED) to RGBA float,
+/// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
+/// sample_lz / sample_l) through inline samplers with every address mode run through
+/// shaders/image.wgsl with the interpreter's bytes and counts and the expected outputs.
+/// SIMD8 variants: IGC's SIMD32 ones take up to minutes to compile on lavapipe (they
+/// pass; `visa-emu conformance tests/cases/image_rw tests/cases/image_sample`).
 #[test]
 fn images_agree_with_the_interpreter() {
     use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/image_rw");
-    let case = visa_emu::corpus::case::Case::load(&root).unwrap();
-    for v in ["tgllp-simd8", "acm-g10-simd8"] {
-        let dir = root.join(v);
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for v in [
+        "image_rw/tgllp-simd8",
+        "image_rw/acm-g10-simd8",
+        "image_sample/tgllp-simd8",
+        "image_sample/acm-g10-simd8",
+    ] {
+        let dir = own.join(v);
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
         let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
         let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
         let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));

@@ -54,6 +54,12 @@ fn every_case_loads_with_consistent_arguments_files_and_variants() {
                     }
                 }
                 "local" => assert!(c.local_bytes(a).unwrap() > 0, "{at}"),
+                // An image's texels fill its file exactly (shape and format from `image`).
+                "image" => {
+                    let d = c.image_desc(a).unwrap_or_else(|e| panic!("{at}: {e}"));
+                    let bytes = c.input_bytes(a).unwrap_or_else(|e| panic!("{at}: {e}"));
+                    assert_eq!(bytes.len() as u64, d.bytes(), "{at} {}", a.name);
+                }
                 other => panic!("{at}: argument kind {other}"),
             }
         }
@@ -65,7 +71,7 @@ fn every_case_loads_with_consistent_arguments_files_and_variants() {
         for (g, l) in nd.global_size.iter().zip(&nd.local_size) {
             assert!(*l > 0 && g % l == 0, "{at}: {g} / {l}");
         }
-        // Outputs: a buffer argument marked as output, expected file of `count` elements.
+        // Outputs: a buffer or image argument marked as output, expected file of `count` elements.
         assert!(!c.outputs.is_empty(), "{at}");
         for o in &c.outputs {
             let a = c.output_arg(o).unwrap();
@@ -99,7 +105,12 @@ fn every_case_loads_with_consistent_arguments_files_and_variants() {
     }
     assert_eq!(
         kinds,
-        BTreeSet::from(["buffer".into(), "local".into(), "scalar".into()])
+        BTreeSet::from([
+            "buffer".into(),
+            "image".into(),
+            "local".into(),
+            "scalar".into()
+        ])
     );
     assert_eq!(variant_dirs(&default_corpus_dir()).unwrap().len(), 148);
 }

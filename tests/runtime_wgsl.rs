@@ -702,3 +702,100 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         assert_eq!(out[4 * k + 3], ty.store(c[1]), "{ty:?} store {:#x}", c[1]);
     }
 }
+
+/// shaders/image.wgsl's `img_axis` (the texel a nearest sample reads along an axis)
+/// agrees with the interpreter's `SamplerState::texel_index` for every address mode,
+/// normalized or not, over coordinates around the edges, far outside, infinite and NaN.
+#[test]
+fn sampler_texel_indices_match_the_interpreter() {
+    use visa_emu::abi::image::SamplerState;
+    let consts: String = visa_emu::translate::IMAGE_RUNTIME
+        .lines()
+        .filter(|l| l.starts_with("const "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
+        "const NO_WORD: u32 = 0xffffffffu;\n",
+    ));
+    wgsl += &consts;
+    wgsl += runtime_function("img_axis").expect("img_axis");
+    wgsl += r#"
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (4u * i >= arrayLength(&io) || cfg[0] != 0u) { return; }
+    io[4u * i + 3u] = img_axis(io[4u * i], 0u, io[4u * i + 1u], io[4u * i + 2u]);
+}
+"#;
+    let mut coords: Vec<f32> = (-80..=80).map(|k| k as f32 * 0.25).collect();
+    coords.extend((-40..=40).map(|k| k as f32 / 32.0 + 1.0 / 64.0));
+    coords.extend([
+        1e9,
+        -1e9,
+        3e38,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -0.0,
+    ]);
+    let mut cases = Vec::new();
+    let mut samplers = Vec::new();
+    for mode in [0u32, 1, 2, 4] {
+        for normalized in [false, true] {
+            let s = SamplerState::from_words([0, mode << 6 | (!normalized as u32) << 10]);
+            for n in [1u32, 5, 16] {
+                for c in &coords {
+                    cases.push([s.code(), c.to_bits(), n, 0]);
+                    samplers.push(s);
+                }
+            }
+        }
+    }
+    let data: Vec<u8> = cases
+        .iter()
+        .flatten()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let r = gpu
+        .run(&ComputeJob {
+            key: 0x5a3d,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                JobBuffer {
+                    size: data.len() as u64,
+                    data,
+                    usage: BufferUse::ReadWrite,
+                    readback: true,
+                },
+                JobBuffer {
+                    size: 4,
+                    data: vec![0; 4],
+                    usage: BufferUse::ReadOnly,
+                    readback: false,
+                },
+            ],
+            workgroups: [(cases.len() as u32).div_ceil(64), 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        })
+        .unwrap();
+    let out: Vec<u32> = r.outputs[0]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for (k, (c, s)) in cases.iter().zip(&samplers).enumerate() {
+        let want = s.texel_index(0, c[1], c[2]).unwrap_or(u32::MAX);
+        assert_eq!(
+            out[4 * k + 3],
+            want,
+            "{s:?} coordinate {} size {}",
+            f32::from_bits(c[1]),
+            c[2]
+        );
+    }
+}

@@ -270,7 +270,9 @@ impl SamplerState {
             AddressMode::Border => 4,
             AddressMode::Other(c) => c,
         };
-        m(self.address[0]) | m(self.address[1]) << 8 | m(self.address[2]) << 16
+        m(self.address[0])
+            | m(self.address[1]) << 8
+            | m(self.address[2]) << 16
             | (self.normalized as u32) << 24
     }
 
@@ -347,6 +349,33 @@ mod tests {
         assert_eq!(HalfFloat.store(1.0f32.to_bits()), 0x3c00);
         assert_eq!(Float.one(), 1.0f32.to_bits());
         assert_eq!(UnsignedInt8.one(), 1);
+    }
+
+    #[test]
+    fn sampler_states_decode_and_address() {
+        // IGC's state for CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |
+        // CLK_FILTER_NEAREST (tests/data/sampler_read.cl): DW0 0x00100000, DW3 0x1c92.
+        let s = SamplerState::from_words([0x0010_0000, 0x1c92]);
+        assert!(!s.normalized && !s.linear && s.unsupported().is_none());
+        assert_eq!(s.address, [AddressMode::Clamp; 3]);
+        assert_eq!(s.texel_index(0, (-3.5f32).to_bits(), 16), Some(0));
+        assert_eq!(s.texel_index(0, 99.0f32.to_bits(), 16), Some(15));
+        let wrap = SamplerState::from_words([0, 0]);
+        assert!(wrap.normalized);
+        assert_eq!(
+            wrap.texel_index(0, (-1.0f32 / 32.0).to_bits(), 16),
+            Some(15)
+        );
+        let mirror = SamplerState::from_words([0, 1 << 6]);
+        assert_eq!(
+            mirror.texel_index(0, (33.0f32 / 32.0).to_bits(), 16),
+            Some(15)
+        );
+        let border = SamplerState::from_words([0, 4 << 6 | 1 << 10]);
+        assert_eq!(border.texel_index(0, 16.0f32.to_bits(), 16), None);
+        assert_eq!(border.texel_index(0, f32::NAN.to_bits(), 16), Some(0));
+        let linear = SamplerState::from_words([1 << 14, 0]);
+        assert!(linear.unsupported().unwrap().contains("linear"));
     }
 
     #[test]

@@ -218,6 +218,7 @@ fn build_with(
     table[cfg::SCRATCH_WORDS] = scratch_words;
     table[cfg::NALLOC] = allocs.len() as u32;
     image_table(&mut table, &lp.images);
+    sampler_table(&mut table, &lp.samplers);
     let heap_len = heap.len().max(8) as u64;
     let job = ComputeJob {
         key: hash(&module.wgsl),
@@ -788,6 +789,20 @@ fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDes
     }
 }
 
+/// Append the sampler codes (`SamplerState::code`, all ones where a nearest sample
+/// cannot reproduce the sampler) after a count; `cfg[15]` points at the count.
+fn sampler_table(table: &mut Vec<u32>, samplers: &[crate::abi::image::SamplerState]) {
+    if samplers.is_empty() {
+        return;
+    }
+    table[cfg::SAMPLERS] = table.len() as u32;
+    table.push(samplers.len() as u32);
+    table.extend(samplers.iter().map(|s| match s.unsupported() {
+        Some(_) => u32::MAX,
+        None => s.code(),
+    }));
+}
+
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
 /// the state a sliced run would have needed when it was too large.
 fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -> Option<String> {
@@ -799,6 +814,11 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         ),
         runtime_error::SWITCH_RANGE => format!("instruction {at}: switchjmp index out of range"),
         runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
+        runtime_error::SAMPLER => format!(
+            "instruction {at}: a sample through a sampler the emulator cannot reproduce \
+             (linear filtering, cube or mirror-once addressing, or a sampler argument); \
+             --backend cpu names which"
+        ),
         runtime_error::NOT_IMAGE => format!(
             "instruction {at}: a typed message on a surface that holds no image argument"
         ),

@@ -143,7 +143,7 @@ pub fn shape(case: &Case) -> (u64, u64) {
     let bytes = case
         .args
         .iter()
-        .filter(|a| a.kind == "buffer")
+        .filter(|a| a.kind == "buffer" || a.kind == "image")
         .map(|a| a.bytes.unwrap_or(0))
         .sum();
     (items, bytes)

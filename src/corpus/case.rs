@@ -158,7 +158,7 @@ pub enum CaseError {
     Missing { arg: String, what: &'static str },
     #[error("argument `{arg}`: {msg}")]
     BadImage { arg: String, msg: String },
-    #[error("output `{arg}`: no buffer argument of that name")]
+    #[error("output `{arg}`: no buffer or image argument of that name")]
     NoOutputArg { arg: String },
 }
 
@@ -329,7 +329,7 @@ impl Case {
     pub fn output_arg(&self, o: &Output) -> Result<&CaseArg, CaseError> {
         self.args
             .iter()
-            .find(|a| a.name == o.arg && a.kind == "buffer")
+            .find(|a| a.name == o.arg && (a.kind == "buffer" || a.kind == "image"))
             .ok_or_else(|| CaseError::NoOutputArg { arg: o.arg.clone() })
     }
 }

@@ -167,8 +167,13 @@ pub struct PredefinedOffsets {
 fn sampler_index(before: &[Instruction], id: u16) -> Option<u16> {
     for inst in before.iter().rev() {
         match inst.op {
-            Opcode::Label | Opcode::Subroutine | Opcode::Goto | Opcode::Jmp | Opcode::Call
-            | Opcode::Ret | Opcode::Switchjmp => return None,
+            Opcode::Label
+            | Opcode::Subroutine
+            | Opcode::Goto
+            | Opcode::Jmp
+            | Opcode::Call
+            | Opcode::Ret
+            | Opcode::Switchjmp => return None,
             Opcode::Movs => {
                 if let Some(
                     [Field::Vec(VecOperand::State {

@@ -10,9 +10,9 @@
 
 use super::alu::{self, FpEnv, Num, Val};
 use super::memory::{AtomicOp, Memory, Space};
-use crate::abi::image::SamplerState;
 use super::prepare::{Dst, PField, PInst, Prepared, Src};
 use super::ExecError;
+use crate::abi::image::SamplerState;
 use crate::ir::*;
 use crate::isa::Opcode;
 
@@ -1167,7 +1167,9 @@ impl Thread {
                             c[k] = lane(self, slot, i);
                         }
                     }
-                    let texel = lock(cx.mem).texel_sample(bti, &sampler, c).unwrap_or([0; 4]);
+                    let texel = lock(cx.mem)
+                        .texel_sample(bti, &sampler, c)
+                        .unwrap_or([0; 4]);
                     let enabled = (0..4).filter(|c| mask & (1 << c) != 0);
                     for (pos, ch) in enabled.enumerate() {
                         self.raw_write(dst, pos as u32 * per + 4 * i, 4, texel[ch] as u64);

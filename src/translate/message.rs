@@ -240,7 +240,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 pos += 1;
             }
         }
-        D3Load | Gather4Typed | Scatter4Typed => typed(em, inst, n, grf_bytes)?,
+        D3Load | D3Sample | Gather4Typed | Scatter4Typed => typed(em, inst, n, grf_bytes)?,
         SvmGather | SvmScatter => {
             // As the interpreter: 4/8-byte blocks j of lane i at data[j*n + i], byte
             // blocks packed per lane max(num_blocks, 4) bytes apart.
@@ -560,6 +560,53 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                     4,
                     4,
                     &format!("u64(tx[{c}])"),
+                ));
+            }
+            em.close();
+            if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+                let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
+                let k = enabled.len() as u32 * per;
+                em.line(&wr(dst, &format!("{k}u"), 4, &format!("{bits}lu")));
+            }
+        }
+        D3Sample => {
+            let op = int(inst, "Op");
+            let slots = crate::interp::thread::sample_coord_slots(op).ok_or_else(|| {
+                TranslateError::Unsupported {
+                    index: inst.index,
+                    op: inst.op.spec_name(),
+                    what: format!(
+                        "3D_SAMPLE operation {op:#x} (of the sampler operations sample_lz and \
+                         sample_l are emulated)"
+                    ),
+                }
+            })?;
+            let Some(PField::Sampler(sidx)) = field(inst, "Sampler") else {
+                return Err(TranslateError::Unsupported {
+                    index: inst.index,
+                    op: inst.op.spec_name(),
+                    what: "a sample without a sampler".into(),
+                });
+            };
+            let given = int(inst, "NumParams") as usize;
+            let names = crate::isa::text_form::SAMPLE_3D_PARAMS;
+            let has = |slot: &str| names.iter().take(given).any(|n| *n == slot);
+            let dst = raw(inst, "Dst");
+            let per = (4 * n).div_ceil(grf_bytes) * grf_bytes;
+            em.open_enabled_elems(n, "ce");
+            let c: Vec<String> = slots.iter().map(|s| coord(em, s, has(s))).collect();
+            em.line(&format!(
+                "let tx = img_sample(bt, {sidx}u, {}, {}, {}, {at}u);",
+                c[0], c[1], c[2]
+            ));
+            for (pos, ch) in enabled.iter().enumerate() {
+                em.line(&wrv(
+                    em,
+                    dst,
+                    pos as u32 * per,
+                    4,
+                    4,
+                    &format!("u64(tx[{ch}])"),
                 ));
             }
             em.close();

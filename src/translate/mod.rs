@@ -72,7 +72,10 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
     } else {
         RUNTIME.to_string()
     };
-    if kernel.contains("img_read(") || kernel.contains("img_write(") {
+    if ["img_read(", "img_write(", "img_sample("]
+        .iter()
+        .any(|f| kernel.contains(f))
+    {
         s.push('\n');
         s.push_str(IMAGE_RUNTIME);
     }
@@ -122,6 +125,8 @@ pub mod cfg {
     /// Where the image tables start (shaders/image.wgsl), and how many images.
     pub const IMAGES: usize = 13;
     pub const NIMAGES: usize = 14;
+    /// Where the sampler table starts (a count, then a code per sampler).
+    pub const SAMPLERS: usize = 15;
     pub const BTI: usize = 16;
     pub const ALLOC: usize = 272;
 }
@@ -137,6 +142,7 @@ pub mod runtime_error {
     /// given (the host then runs the thread mapping, which can resume in passes).
     pub const STRAIGHT_STOPPED: u32 = 6;
     pub const NOT_IMAGE: u32 = 7;
+    pub const SAMPLER: u32 = 8;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -388,6 +394,7 @@ fn is_message(op: Opcode) -> bool {
             | SvmScatter
             | LscUntyped
             | D3Load
+            | D3Sample
             | Gather4Typed
             | Scatter4Typed
     )
@@ -810,9 +817,9 @@ fn emit_inst(
         Fccall => Err(unsupported(
             "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
         )),
-        D3Sample | D3Sample4 | SampleUnorm => Err(unsupported(
-            "sampling through a sampler (filtering hardware) is not emulated; \
-             sampler-less image reads (3D_LOAD) and typed messages run",
+        D3Sample4 | SampleUnorm => Err(unsupported(
+            "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz with \
+             a nearest sampler, sampler-less image reads and typed messages run",
         )),
         Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite | RawSend
         | RawSends | Dpas | Dpasw => {
