@@ -1,5 +1,5 @@
 // Images for typed messages (3D_LOAD ld/ld_lz, 3D_SAMPLE sample_lz/sample_l with nearest
-// filtering, GATHER4_TYPED, SCATTER4_TYPED): the
+// filtering, GATHER4_TYPED, SCATTER4_TYPED, MEDIA_LD/MEDIA_ST): the
 // WGSL twin of `abi::image` and `Memory::texel_read/texel_write`. An image is a packed
 // texel array in its binding-table surface; `cfg[CFG_IMAGES]` points at 512 words of
 // conversion tables (x / 255 and max(x / 127, -1) as f32 bits, computed exactly on the
@@ -180,4 +180,32 @@ fn img_write(bti: u32, u: u32, v: u32, r: u32, lod: u32, mask: u32, val: vec4<u3
             bti_st(bti, u64(o + p * cb), cb, u64(img_store(ty, val[c])));
         }
     }
+}
+
+// Byte x of row y of the image at `bti` for a media block read (`Memory::media_byte`):
+// outside the image the nearest edge texel's byte.
+fn img_block_ld(bti: u32, x: i32, y: i32, at: u32) -> u32 {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return 0u; }
+    let w = i32(cfg[e + 2u]);
+    let h = i32(cfg[e + 3u]);
+    let f = cfg[e + 5u];
+    let tb = i32((f >> 16u) * img_channels((f >> 8u) & 0xffu));
+    let px = select(min(x / tb, w - 1), 0, x < 0);
+    let k = ((x % tb) + tb) % tb;
+    let row = clamp(y, 0, h - 1);
+    return u32(bti_ld(bti, u64(u32((row * w + px) * tb + k)), 1u));
+}
+
+// Write byte x of row y of the image at `bti` (media block write); dropped outside it.
+fn img_block_st(bti: u32, x: i32, y: i32, v: u32, at: u32) {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return; }
+    let f = cfg[e + 5u];
+    let row_bytes = cfg[e + 2u] * (f >> 16u) * img_channels((f >> 8u) & 0xffu);
+    if (x < 0 || y < 0 || u32(x) >= row_bytes || u32(y) >= cfg[e + 3u]) {
+        oob_writes += 1u;
+        return;
+    }
+    bti_st(bti, u64(u32(y) * row_bytes + u32(x)), 1u, u64(v & 0xffu));
 }

@@ -120,6 +120,31 @@ impl Memory {
         }
     }
 
+    /// Byte `x` of row `y` of the image at `bti` for a media block read: outside the
+    /// image the nearest edge texel's byte (the hardware clamps media block reads to
+    /// the surface; the pages call it format-defined). `None`: no image there.
+    pub fn media_byte(&mut self, bti: u32, x: i32, y: i32) -> Option<u8> {
+        let d = self.image(bti)?;
+        let tb = d.texel_bytes() as i64;
+        let px = (x as i64).div_euclid(tb).clamp(0, d.width as i64 - 1);
+        let row = (y as i64).clamp(0, d.height as i64 - 1);
+        let off = (row * d.width as i64 + px) * tb + (x as i64).rem_euclid(tb);
+        Some(self.read(Space::Bti(bti), &[], off as u64, 1) as u8)
+    }
+
+    /// Write byte `x` of row `y` of the image at `bti` (media block write); dropped and
+    /// counted outside the image.
+    pub fn media_byte_write(&mut self, bti: u32, x: i32, y: i32, v: u8) {
+        let Some(d) = self.image(bti) else { return };
+        let row_bytes = d.width as i64 * d.texel_bytes() as i64;
+        if x < 0 || y < 0 || x as i64 >= row_bytes || y as u32 >= d.height {
+            self.oob_writes += 1;
+            return;
+        }
+        let off = y as u64 * row_bytes as u64 + x as u64;
+        self.write(Space::Bti(bti), &mut [], off, 1, v as u64);
+    }
+
     /// Write the channels of `mask` (RGBA bits) of texel (u, v, r), converted to the
     /// image's format; dropped outside the image.
     pub fn texel_write(&mut self, bti: u32, (u, v, r): (u32, u32, u32), mask: u32, val: [u32; 4]) {
@@ -369,6 +394,36 @@ impl AtomicOp {
 
 #[cfg(test)]
 mod tests {
+
+    /// Media blocks: reads outside the image return the nearest edge texel's byte (the
+    /// same byte of the texel), writes outside it are dropped and counted.
+    #[test]
+    fn media_blocks_clamp_reads_and_drop_writes() {
+        use crate::abi::image::{ChannelOrder, ChannelType};
+        let mut m = Memory::new();
+        let data: Vec<u8> = (0..2 * 3 * 2).collect(); // 3x2 texels of 2 bytes
+        let a = m.add("img", 0x1000, data);
+        let desc = ImageDesc {
+            dims: 2,
+            width: 3,
+            height: 2,
+            depth: 1,
+            order: ChannelOrder::RG,
+            ty: ChannelType::UnsignedInt8,
+        };
+        m.bind_image(7, a, desc);
+        assert_eq!(m.media_byte(7, 3, 1), Some(9));
+        assert_eq!(m.media_byte(7, 6, 0), Some(4)); // past the right edge: last texel, byte 0
+        assert_eq!(m.media_byte(7, 7, 5), Some(11)); // and below the bottom: last row
+        assert_eq!(m.media_byte(7, -1, -3), Some(1)); // left of texel 0: its byte 1
+        assert_eq!(m.media_byte(8, 0, 0), None);
+        m.media_byte_write(7, 5, 1, 0xaa);
+        m.media_byte_write(7, 6, 1, 0xbb);
+        m.media_byte_write(7, 0, 2, 0xcc);
+        assert_eq!(m.get(a)[11], 0xaa);
+        assert_eq!(m.oob_writes, 2);
+    }
+
     use super::*;
 
     #[test]

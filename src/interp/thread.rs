@@ -572,6 +572,10 @@ impl Thread {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
+            MediaLd | MediaSt => {
+                self.media(inst, cx)?;
+                Ok(Flow::Next)
+            }
             D3Sample => {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
@@ -1036,6 +1040,15 @@ fn element(
 
 // ---- memory messages ----
 
+/// Bytes between the rows of a media block in its data operand.
+pub(crate) fn media_pitch(width: u32) -> u32 {
+    if width < 4 {
+        4
+    } else {
+        width.next_power_of_two()
+    }
+}
+
 /// The 3D_SAMPLE operations the emulator runs (nearest filtering, one mip level):
 /// sample_lz and sample_l (the LOD clamps to the only level). The text form keeps the
 /// parameters in the row's U, V, R, Ai slots in text order; this gives the slots of the
@@ -1057,6 +1070,63 @@ pub(crate) fn load_3d_params(op: u64) -> Option<&'static [&'static str]> {
 }
 
 impl Thread {
+    /// MEDIA_LD / MEDIA_ST on an image: a block of Block_width bytes by Block_height
+    /// rows at (x bytes, y rows), row i at i * reg_pitch bytes of the data operand
+    /// (reg_pitch = max(4, next power of two of the width)), as the pages' pseudo-code.
+    /// Block messages take no channel enables.
+    fn media(&mut self, inst: &PInst, cx: &mut Ctx) -> Result<(), ExecError> {
+        let unsupported = |what: String| ExecError::Unsupported {
+            index: inst.index,
+            what,
+        };
+        let bti = match ffld(inst, "Surface") {
+            Some(PField::Surface(id)) => match self.surface_of(*id) {
+                Surf::Bti(b) if lock(cx.mem).image(b).is_some() => b,
+                s => {
+                    return Err(unsupported(format!(
+                        "{} on {s:?}: media blocks need a 2D image surface",
+                        inst.op.spec_name()
+                    )))
+                }
+            },
+            _ => return Err(unsupported("a media block without a surface".into())),
+        };
+        if fint(inst, "Modifiers") != 0 || fint(inst, "Plane") != 0 {
+            return Err(unsupported(
+                "media block field modifiers or planes other than 0 (interlaced and planar \
+                 video surfaces are not modelled)"
+                    .into(),
+            ));
+        }
+        let (w, h) = (
+            fint(inst, "Block_width") as u32,
+            fint(inst, "Block_height") as u32,
+        );
+        let pitch = media_pitch(w);
+        let scalar = |t: &Thread, name: &str| -> i32 {
+            match ffld(inst, name) {
+                Some(PField::Src(s)) => t.src_elem(s, 0).0.bits as u32 as i32,
+                _ => 0,
+            }
+        };
+        let (x, y) = (scalar(self, "X_offset"), scalar(self, "Y_offset"));
+        let load = inst.op == Opcode::MediaLd;
+        let data = fraw(inst, if load { "Dst" } else { "Src" });
+        for i in 0..h {
+            for j in 0..w {
+                let (bx, by) = (x.wrapping_add(j as i32), y.wrapping_add(i as i32));
+                if load {
+                    let b = lock(cx.mem).media_byte(bti, bx, by).unwrap_or(0);
+                    self.raw_write(data, i * pitch + j, 1, b as u64);
+                } else {
+                    let b = self.raw_read(data, i * pitch + j, 1) as u8;
+                    lock(cx.mem).media_byte_write(bti, bx, by, b);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The sampler state a sample reads (its index resolved by `prepare`), refused where a
     /// nearest sample cannot reproduce it exactly.
     fn sampler_of(&self, inst: &PInst, cx: &mut Ctx) -> Result<SamplerState, ExecError> {

@@ -291,3 +291,14 @@ pub static SAMPLE_3D_OPS: &[(u64, &str)] = &[
 
 /// The parameter fields of 3D_SAMPLE's row, in text order.
 pub const SAMPLE_3D_PARAMS: [&str; 4] = ["U", "V", "R", "Ai"];
+
+/// MEDIA_LD / MEDIA_ST modifier names as IGC prints them (`media_ld.nomod (32,1) T6 0
+/// x y dst`), by code.
+pub static MEDIA_MODIFIERS: &[(u64, &str)] = &[
+    (0, "nomod"),
+    (1, "modified"),
+    (2, "top"),
+    (3, "bottom"),
+    (4, "top_mod"),
+    (5, "bottom_mod"),
+];

@@ -394,6 +394,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
         Opcode::Barrier => return s + "barrier",
         Opcode::D3Load => return s + &load_3d(k, inst),
         Opcode::D3Sample => return s + &sample_3d(k, inst),
+        Opcode::MediaLd | Opcode::MediaSt => return s + &media(k, inst),
         Opcode::Sbarrier => {
             return s + if int(inst, "Mode") == 1 {
                 "sbarrier.signal"
@@ -542,6 +543,35 @@ fn load_3d(k: &Kernel, inst: &Instruction) -> String {
         let _ = write!(s, " {}", operand_text(k, inst, name, FieldKind::Raw));
     }
     s
+}
+
+/// `media_ld.nomod (32,1) T6 0 x y dst`.
+fn media(k: &Kernel, inst: &Instruction) -> String {
+    let m = int(inst, "Modifiers");
+    let name = if inst.op == Opcode::MediaLd {
+        "media_ld"
+    } else {
+        "media_st"
+    };
+    let m = text_form::MEDIA_MODIFIERS
+        .iter()
+        .find(|x| x.0 == m)
+        .map_or(m.to_string(), |x| x.1.to_string());
+    let data = if inst.op == Opcode::MediaLd {
+        "Dst"
+    } else {
+        "Src"
+    };
+    format!(
+        "{name}.{m} ({},{}) {} {} {} {} {}",
+        int(inst, "Block_width"),
+        int(inst, "Block_height"),
+        operand_text(k, inst, "Surface", FieldKind::Surface),
+        int(inst, "Plane"),
+        operand_text(k, inst, "X_offset", FieldKind::Scalar),
+        operand_text(k, inst, "Y_offset", FieldKind::Scalar),
+        operand_text(k, inst, data, FieldKind::Raw)
+    )
 }
 
 /// `sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 dst u v`: NumParams of U, V, R, Ai.

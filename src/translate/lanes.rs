@@ -118,7 +118,10 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
         return Some(format!("SIMD width {}", p.simd));
     }
     for inst in &p.insts {
-        if matches!(inst.op, D3Load | D3Sample | Gather4Typed | Scatter4Typed) {
+        if matches!(
+            inst.op,
+            D3Load | D3Sample | Gather4Typed | Scatter4Typed | MediaLd | MediaSt
+        ) {
             return Some(format!(
                 "typed image message at instruction {} (the thread mapping runs them)",
                 inst.index

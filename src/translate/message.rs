@@ -241,6 +241,38 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             }
         }
         D3Load | D3Sample | Gather4Typed | Scatter4Typed => typed(em, inst, n, grf_bytes)?,
+        MediaLd | MediaSt => {
+            // The interpreter's `Thread::media`: bytes of a block, row i at i * pitch.
+            if int(inst, "Modifiers") != 0 || int(inst, "Plane") != 0 {
+                return Err(unsupported(
+                    "media block field modifiers or planes other than 0".into(),
+                ));
+            }
+            let (w, h) = (int(inst, "Block_width"), int(inst, "Block_height"));
+            let pitch = crate::interp::thread::media_pitch(w as u32);
+            space(em, inst, "Surface");
+            let at = inst.index;
+            em.line(&format!("let mx = i32(u32({}));", scalar(inst, "X_offset")));
+            em.line(&format!("let my = i32(u32({}));", scalar(inst, "Y_offset")));
+            let load = inst.op == MediaLd;
+            if let Some(o) = raw(inst, if load { "Dst" } else { "Src" }) {
+                em.open(&format!("for (var bi = 0u; bi < {h}u; bi++)"));
+                em.open(&format!("for (var bj = 0u; bj < {w}u; bj++)"));
+                em.line(&format!("let g = {o}u + bi * {pitch}u + bj;"));
+                em.line("let bx = mx + i32(bj); let by = my + i32(bi);");
+                if load {
+                    em.line(&format!(
+                        "gst(g, 1u, u64(img_block_ld(bt, bx, by, {at}u)));"
+                    ));
+                } else {
+                    em.line(&format!(
+                        "img_block_st(bt, bx, by, u32(gld(g, 1u)), {at}u);"
+                    ));
+                }
+                em.close();
+                em.close();
+            }
+        }
         SvmGather | SvmScatter => {
             // As the interpreter: 4/8-byte blocks j of lane i at data[j*n + i], byte
             // blocks packed per lane max(num_blocks, 4) bytes apart.

@@ -72,7 +72,7 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
     } else {
         RUNTIME.to_string()
     };
-    if ["img_read(", "img_write(", "img_sample("]
+    if ["img_read(", "img_write(", "img_sample(", "img_block_"]
         .iter()
         .any(|f| kernel.contains(f))
     {
@@ -397,6 +397,8 @@ fn is_message(op: Opcode) -> bool {
             | D3Sample
             | Gather4Typed
             | Scatter4Typed
+            | MediaLd
+            | MediaSt
     )
 }
 

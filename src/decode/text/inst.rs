@@ -143,6 +143,7 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
         }
         "barrier" => return Builder::new(Opcode::Barrier).finish(at),
         "fcall" | "ifcall" | "faddr" => return cx.stack_call(&base, &rest, at),
+        "media_ld" | "media_st" => return cx.media(&base, &suffixes, &rest, at),
         "sbarrier" => {
             let mut b = Builder::new(Opcode::Sbarrier);
             let mode = match suffixes.first() {
@@ -274,6 +275,73 @@ impl Cx<'_> {
                     at,
                 )?;
             }
+        }
+        b.finish(at)
+    }
+
+    /// `media_ld.nomod (32,1) T6 0 x y dst`: MEDIA_LD / MEDIA_ST (block width in bytes,
+    /// height in rows; surface, plane, x byte and y row offsets, data).
+    fn media(
+        &self,
+        base: &str,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let load = base == "media_ld";
+        let mut b = Builder::new(if load {
+            Opcode::MediaLd
+        } else {
+            Opcode::MediaSt
+        });
+        let m = match suffixes {
+            [] => 0,
+            [m] => text_form::MEDIA_MODIFIERS
+                .iter()
+                .find(|x| x.1 == *m)
+                .map(|x| x.0)
+                .or_else(|| parse_int(m).and_then(|v| u64::try_from(v).ok()))
+                .ok_or_else(|| at.fail("a media modifier (nomod, modified, top, bottom...)", m))?,
+            _ => return Err(at.fail("one modifier suffix", &suffixes.join("."))),
+        };
+        b.set("Modifiers", Field::Int(m), at)?;
+        let mut ops = rest.iter().map(|t| (t.text, self.at(t)));
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let (t, a) = next("the block size `(width,height)`")?;
+        let (w, h) = t
+            .strip_prefix('(')
+            .and_then(|s| s.strip_suffix(')'))
+            .and_then(|s| s.split_once(','))
+            .and_then(|(w, h)| Some((parse_int(w.trim())?, parse_int(h.trim())?)))
+            .filter(|(w, h)| (1..=64).contains(w) && (1..=64).contains(h))
+            .ok_or_else(|| a.fail("`(width,height)`: 1 to 64 bytes by 1 to 64 rows", t))?;
+        b.set("Block_width", Field::Int(w as u64), at)?;
+        b.set("Block_height", Field::Int(h as u64), at)?;
+        let (t, a) = next("a surface")?;
+        b.set(
+            "Surface",
+            Field::Surface(operand::surface(t, self.sym, a)?),
+            at,
+        )?;
+        let (t, a) = next("the plane")?;
+        let plane = parse_int(t)
+            .and_then(|v| u64::try_from(v).ok())
+            .filter(|v| *v <= 3)
+            .ok_or_else(|| a.fail("a plane 0 to 3", t))?;
+        b.set("Plane", Field::Int(plane), at)?;
+        for name in ["X_offset", "Y_offset"] {
+            let (t, a) = next(name)?;
+            b.set(
+                name,
+                Field::Vec(operand::vec_operand(t, false, self.sym, a)?),
+                at,
+            )?;
+        }
+        let (t, a) = next("the data operand")?;
+        let data = if load { "Dst" } else { "Src" };
+        b.set(data, Field::Raw(operand::raw(t, self.sym, a)?), at)?;
+        if let Some((t, a)) = ops.next() {
+            return Err(a.fail("end of instruction", t));
         }
         b.finish(at)
     }
