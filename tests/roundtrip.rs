@@ -41,11 +41,10 @@ fn print_then_parse_gives_the_same_kernel() {
 }
 
 /// A kernel reading an image through a sampler (IGC's `sample_lz`, tests/data: ocloc
-/// for tgllp from sampler_read.cl) parses, prints and parses back the same, and the
-/// translator refuses the sampling with an error naming it (filtering hardware is not
-/// modelled; sampler-less reads are).
+/// for tgllp from sampler_read.cl) parses, prints and parses back the same, and
+/// translates to the runtime's nearest sample.
 #[test]
-fn sampler_reads_round_trip_and_are_refused_by_name() {
+fn sampler_reads_round_trip_and_translate() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let text = std::fs::read_to_string(dir.join("sampler_read_tgllp.visaasm")).unwrap();
     let p = parse_visaasm(&text, 32).unwrap();
@@ -60,6 +59,6 @@ fn sampler_reads_round_trip_and_are_refused_by_name() {
         straight: false,
         probe: false,
     };
-    let e = visa_emu::translate::translate(&prepared, &target).unwrap_err();
-    assert!(e.to_string().contains("3D_SAMPLE"), "{e}");
+    let m = visa_emu::translate::translate(&prepared, &target).unwrap();
+    assert!(m.wgsl.contains("img_sample(bt, 0u,"));
 }
