@@ -414,18 +414,26 @@ fn gl_backend_agrees_with_the_interpreter() {
     })
     .expect("wgpu's GL backend (Mesa's llvmpipe through EGL in CI)");
     assert!(visa_emu::backend::select::unusable(&gpu).is_none());
-    let name = "saxpy/tgllp-simd8";
-    let dir = root.join(name);
-    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
-        .unwrap_or_else(|e| panic!("{name} on GL: {e}"));
-    assert_same_run(&format!("{name} on GL"), &cpu, &g);
-    eprintln!(
-        "{name} on GL ({}, 64-bit emulation {}): agrees",
-        gpu.adapter().name,
-        visa_emu::backend::select::emulation(&gpu).describe()
-    );
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    // saxpy, and an image kernel (media blocks through shaders/image.wgsl, lowered too).
+    for (name, dir) in [
+        ("saxpy/tgllp-simd8", root.join("saxpy/tgllp-simd8")),
+        (
+            "image_block/acm-g10-simd8",
+            own.join("image_block/acm-g10-simd8"),
+        ),
+    ] {
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
+            .unwrap_or_else(|e| panic!("{name} on GL: {e}"));
+        assert_same_run(&format!("{name} on GL"), &cpu, &g);
+        eprintln!(
+            "{name} on GL ({}, 64-bit emulation {}): agrees",
+            gpu.adapter().name,
+            visa_emu::backend::select::emulation(&gpu).describe()
+        );
+    }
 }
 
 /// A lane run that cannot be sliced within the pass budget falls back to the thread
