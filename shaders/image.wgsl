@@ -3,7 +3,7 @@
 // WGSL twin of `abi::image` and `Memory::texel_read/texel_write`. An image is a packed
 // texel array in its binding-table surface; `cfg[CFG_IMAGES]` points at 512 words of
 // conversion tables (x / 255 and max(x / 127, -1) as f32 bits, computed exactly on the
-// host) followed by 6 words per image: bti, dims, width, height, depth,
+// host) followed by 6 words per image: bti, dims (| 0x100 for an array), width, height, depth,
 // channel type | order << 8 | channel bytes << 16. Appended to the runtime only for
 // kernels with typed messages.
 
@@ -38,7 +38,7 @@ fn img_find(bti: u32) -> u32 {
 // Byte offset of texel (u, v, r) in image `e`, or NO_WORD outside it; coordinates are
 // signed, those the image lacks ignored.
 fn img_texel(e: u32, u: u32, v: u32, r: u32) -> u32 {
-    let dims = cfg[e + 1u];
+    let dims = cfg[e + 1u] & 0xffu;
     let w = cfg[e + 2u];
     let h = cfg[e + 3u];
     let d = cfg[e + 4u];
@@ -120,6 +120,13 @@ fn img_axis(code: u32, axis: u32, c: u32, n: u32) -> u32 {
     }
 }
 
+// The layer of an image array a sample reads: round to nearest even, NaN as 0, clamped.
+fn img_layer(c: u32, n: u32) -> u32 {
+    var f = bitcast<f32>(c);
+    if ((c & 0x7fffffffu) > 0x7f800000u) { f = 0.0; }
+    return u32(clamp(round(f), 0.0, f32(n - 1u)));
+}
+
 // A nearest sample through sampler `sidx` at coordinates (u, v, r) (f32 bits) of the
 // image at `bti`: the addressed texel, or OpenCL's border color.
 fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32> {
@@ -131,10 +138,14 @@ fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32>
         return vec4<u32>(0u);
     }
     let code = cfg[st + 1u + sidx];
-    let dims = cfg[e + 1u];
+    let dims = cfg[e + 1u] & 0xffu;
+    let array = (cfg[e + 1u] & 0x100u) != 0u;
     let x = img_axis(code, 0u, u, cfg[e + 2u]);
-    let y = select(0u, img_axis(code, 1u, v, cfg[e + 3u]), dims >= 2u);
-    let z = select(0u, img_axis(code, 2u, r, cfg[e + 4u]), dims >= 3u);
+    var y = select(0u, img_axis(code, 1u, v, cfg[e + 3u]), dims >= 2u);
+    var z = select(0u, img_axis(code, 2u, r, cfg[e + 4u]), dims >= 3u);
+    // An array's layer: rint, clamped (`abi::image::layer_index`).
+    if (array && dims == 2u) { y = img_layer(v, cfg[e + 3u]); }
+    if (array && dims == 3u) { z = img_layer(r, cfg[e + 4u]); }
     if (x == NO_WORD || y == NO_WORD || z == NO_WORD) {
         let f = cfg[e + 5u];
         let alpha = ((f >> 8u) & 0xffu) >= 2u;

@@ -518,7 +518,7 @@ fn hex(b: &[u8]) -> String {
 /// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
 /// sample_lz / sample_l) through inline samplers with every address mode, and sub-group
 /// block reads and writes (MEDIA_LD / MEDIA_ST, own case `image_block`), 1D and 3D
-/// images (`image_dims`) run through
+/// images (`image_dims`) and image arrays (`image_array`) run through
 /// shaders/image.wgsl with the interpreter's bytes and counts and the expected outputs.
 /// SIMD8 variants: IGC's SIMD32 ones take up to minutes to compile on lavapipe (they
 /// pass; `visa-emu conformance tests/cases/image_rw tests/cases/image_sample`).
@@ -535,6 +535,7 @@ fn images_agree_with_the_interpreter() {
         "image_block/tgllp-simd16",
         "image_block/acm-g10-simd8",
         "image_dims/tgllp-simd8",
+        "image_array/acm-g10-simd8",
     ] {
         let dir = own.join(v);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();

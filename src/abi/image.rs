@@ -177,11 +177,24 @@ impl ChannelType {
     }
 }
 
+/// The layer a sample of an image array reads: the coordinate rounded to nearest even
+/// (never normalized, no address mode; NaN as 0) and clamped to the layers (OpenCL's
+/// clamp(rint(c), 0, n - 1)).
+pub fn layer_index(c: u32, layers: u32) -> u32 {
+    let f = f32::from_bits(c);
+    let f = if f.is_nan() { 0.0 } else { f.round_ties_even() };
+    f.clamp(0.0, (layers - 1) as f32) as u32
+}
+
 /// One bound image.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ImageDesc {
-    /// 1, 2 or 3.
+    /// Addressed dimensions, 1, 2 or 3: an array's layer index is its last one
+    /// (a 1D array is 2, a 2D array 3).
     pub dims: u32,
+    /// An image array: the last dimension counts layers (`height` of a 1D array,
+    /// `depth` of a 2D array).
+    pub array: bool,
     pub width: u32,
     pub height: u32,
     pub depth: u32,
@@ -282,7 +295,11 @@ impl SamplerState {
         let sizes = [d.width, d.height, d.depth];
         let mut out = [0; 3];
         for axis in 0..d.dims as usize {
-            out[axis] = self.texel_index(axis, c[axis], sizes[axis])?;
+            out[axis] = if d.array && axis + 1 == d.dims as usize {
+                layer_index(c[axis], sizes[axis])
+            } else {
+                self.texel_index(axis, c[axis], sizes[axis])?
+            };
         }
         Some(out)
     }
@@ -374,6 +391,12 @@ mod tests {
         let border = SamplerState::from_words([0, 4 << 6 | 1 << 10]);
         assert_eq!(border.texel_index(0, 16.0f32.to_bits(), 16), None);
         assert_eq!(border.texel_index(0, f32::NAN.to_bits(), 16), Some(0));
+        // Array layers: rint (ties to even), clamped, NaN 0.
+        let layers: Vec<u32> = [-0.5f32, 0.5, 1.5, 2.5, 7.0, f32::NAN]
+            .iter()
+            .map(|c| layer_index(c.to_bits(), 3))
+            .collect();
+        assert_eq!(layers, [0, 0, 2, 2, 2, 0]);
         let linear = SamplerState::from_words([1 << 14, 0]);
         assert!(linear.unsupported().unwrap().contains("linear"));
     }
@@ -382,6 +405,7 @@ mod tests {
     fn texel_offsets_and_bounds() {
         let d = ImageDesc {
             dims: 2,
+            array: false,
             width: 3,
             height: 2,
             depth: 1,

@@ -337,8 +337,9 @@ impl Builder {
             dp::GLOBAL_WORK_OFFSET => implicit(ImplicitKind::GlobalWorkOffset),
             dp::ENQUEUED_LOCAL_WORK_SIZE => implicit(ImplicitKind::EnqueuedLocalWorkSize),
             dp::SIMD_SIZE | dp::PREFERRED_WORKGROUP_MULTIPLE => (ImplicitKind::SimdSize, None),
-            dp::IMAGE_WIDTH..=dp::IMAGE_CHANNEL_ORDER => {
+            dp::IMAGE_WIDTH..=dp::IMAGE_CHANNEL_ORDER | dp::IMAGE_ARRAY_SIZE => {
                 let kind = match ty {
+                    dp::IMAGE_ARRAY_SIZE => ImplicitKind::ImageArraySize,
                     dp::IMAGE_WIDTH => ImplicitKind::ImageWidth,
                     dp::IMAGE_HEIGHT => ImplicitKind::ImageHeight,
                     dp::IMAGE_DEPTH => ImplicitKind::ImageDepth,

@@ -413,7 +413,8 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             | ImplicitKind::ImageHeight
             | ImplicitKind::ImageDepth
             | ImplicitKind::ImageChannelDataType
-            | ImplicitKind::ImageChannelOrder => {
+            | ImplicitKind::ImageChannelOrder
+            | ImplicitKind::ImageArraySize => {
                 let d = i.arg.and_then(|n| image_of_arg.get(&n)).ok_or_else(|| {
                     launch_err(LaunchProblem::UnsupportedImplicit {
                         dp_type: 9, // an image parameter of an argument that is no image
@@ -424,6 +425,11 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                     ImplicitKind::ImageHeight => d.height,
                     ImplicitKind::ImageDepth => d.depth,
                     ImplicitKind::ImageChannelDataType => d.ty.cl_code(),
+                    ImplicitKind::ImageArraySize => match (d.array, d.dims) {
+                        (true, 2) => d.height,
+                        (true, _) => d.depth,
+                        (false, _) => 0,
+                    },
                     _ => d.order.cl_code(),
                 }) as u64
             }

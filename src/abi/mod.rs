@@ -152,6 +152,8 @@ pub enum ImplicitKind {
     ImageDepth,
     ImageChannelDataType,
     ImageChannelOrder,
+    /// Layers of an image array.
+    ImageArraySize,
     /// A `DATA_PARAMETER_BUFFER` type the emulator does not fill (its number); a launch
     /// refuses the kernel rather than leave the slot zero.
     #[serde(skip_deserializing)]
@@ -177,6 +179,7 @@ impl ImplicitKind {
             ImplicitKind::ImageDepth => "image_depth",
             ImplicitKind::ImageChannelDataType => "image_channel_data_type",
             ImplicitKind::ImageChannelOrder => "image_channel_order",
+            ImplicitKind::ImageArraySize => "image_array_size",
             ImplicitKind::Unsupported(_) => "unsupported",
         }
     }

@@ -780,7 +780,7 @@ fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDes
     for (bti, d) in images {
         table.extend([
             *bti,
-            d.dims,
+            d.dims | (d.array as u32) << 8,
             d.width,
             d.height,
             d.depth,

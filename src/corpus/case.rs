@@ -61,7 +61,8 @@ pub struct CaseArg {
 /// An image argument's shape and format, in OpenCL's names.
 #[derive(Clone, Debug, Deserialize)]
 pub struct ImageSpec {
-    /// `1d`, `2d` or `3d`.
+    /// `1d`, `2d`, `3d`, `1d_array` (layers in `height`) or `2d_array` (layers in
+    /// `depth`).
     #[serde(rename = "type")]
     pub image_type: String,
     pub width: u32,
@@ -229,13 +230,15 @@ impl Case {
             arg: a.name.clone(),
             what: "image description",
         })?;
-        let dims = match spec.image_type.as_str() {
-            "1d" => 1,
-            "2d" => 2,
-            "3d" => 3,
+        let (dims, array) = match spec.image_type.as_str() {
+            "1d" => (1, false),
+            "2d" => (2, false),
+            "3d" => (3, false),
+            "1d_array" => (2, true),
+            "2d_array" => (3, true),
             t => {
                 return Err(bad(format!(
-                    "image type: expected 1d, 2d or 3d, found {t:?}"
+                    "image type: expected 1d, 2d, 3d, 1d_array or 2d_array, found {t:?}"
                 )))
             }
         };
@@ -254,6 +257,7 @@ impl Case {
         })?;
         let desc = ImageDesc {
             dims,
+            array,
             width: spec.width,
             height: if dims >= 2 { spec.height } else { 1 },
             depth: if dims >= 3 { spec.depth } else { 1 },

@@ -405,6 +405,7 @@ mod tests {
         let a = m.add("img", 0x1000, data);
         let desc = ImageDesc {
             dims: 2,
+            array: false,
             width: 3,
             height: 2,
             depth: 1,
