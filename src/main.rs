@@ -237,6 +237,15 @@ fn conformance(
     // The GPU path: a device per worker (taken from a pool, opened on first need), so
     // that translation and the driver's pipeline compiles run in parallel.
     let pool = device.open()?.map(|c| std::sync::Mutex::new(vec![c]));
+    // A bar on a terminal (GPU pipelines can take minutes per variant on software
+    // drivers); nothing when stderr is redirected. Result lines go to stdout as before.
+    let bar = indicatif::ProgressBar::new(variants.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {pos}/{len} {wide_bar}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
     let outcomes = c::run_parallel(
         &variants,
         jobs,
@@ -253,11 +262,15 @@ fn conformance(
             }
             None => visa_emu::backend::cpu::check_variant(v, &opts),
         },
-        |o| match c::explained(&known, o) {
-            Some(k) => println!("KNOWN {}  {}  [{}]", o.name, k.mismatch, k.reason),
-            None => println!("{}", c::line(o)),
+        |o| {
+            bar.suspend(|| match c::explained(&known, o) {
+                Some(k) => println!("KNOWN {}  {}  [{}]", o.name, k.mismatch, k.reason),
+                None => println!("{}", c::line(o)),
+            });
+            bar.inc(1);
         },
     );
+    bar.finish_and_clear();
     let n_known = outcomes
         .iter()
         .filter(|o| c::explained(&known, o).is_some())
