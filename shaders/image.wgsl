@@ -29,6 +29,7 @@ const CT_FLOAT: u32 = 9u;
 fn img_find(bti: u32) -> u32 {
     let n = cfg[CFG_NIMAGES];
     let base = cfg[CFG_IMAGES] + 512u;
+    // loop-bound: 16
     for (var k = 0u; k < n; k++) {
         if (cfg[base + 6u * k] == bti) { return base + 6u * k; }
     }

@@ -249,5 +249,9 @@ mod tests {
         assert!(c.funcs["mem_ld"] > 0, "mem_ld loops over bytes");
         // save_state: 32 pcs, K_DEPTH frames of 32, and five files of 10 words.
         assert_eq!(c.funcs["save_state"], 32 + 10 + 10 * 32 + 4 * 10);
+        // The image runtime is costed with every kernel (its calls come in the blocks).
+        let c = Costs::of_functions(&super::super::cost_runtime(""), &consts).unwrap();
+        assert_eq!(c.funcs["img_find"], 16);
+        assert!(c.funcs["img_sample"] > c.funcs["img_read"] && c.funcs["img_read"] > 16);
     }
 }

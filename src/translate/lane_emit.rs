@@ -69,7 +69,7 @@ pub(super) fn translate(
     let costs = budget::Costs::of_functions(
         &format!(
             "{}\n{LANES_RUNTIME}\n{}",
-            super::runtime_for(&em.out),
+            super::cost_runtime(&em.out),
             em.out
         ),
         &consts,

@@ -82,6 +82,17 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
     s
 }
 
+/// The runtime text whose loop costs the budget counts: `runtime_for` and the image
+/// runtime, whose calls the kernel's blocks (emitted after the costs are taken) may make.
+pub(crate) fn cost_runtime(kernel: &str) -> String {
+    let mut s = runtime_for(kernel);
+    if !s.contains("fn img_find(") {
+        s.push('\n');
+        s.push_str(IMAGE_RUNTIME);
+    }
+    s
+}
+
 /// The text of the runtime's function `name` (runtime.wgsl or lanes.wgsl; for tests
 /// that run runtime pieces on their own).
 pub fn runtime_function(name: &str) -> Option<&'static str> {
@@ -498,7 +509,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     emit_init(&mut em, p, None);
     // The runtime's functions and `init` (the blocks come next).
     let costs =
-        budget::Costs::of_functions(&format!("{}\n{}", runtime_for(&em.out), em.out), &consts)
+        budget::Costs::of_functions(&format!("{}\n{}", cost_runtime(&em.out), em.out), &consts)
             .map_err(TranslateError::Budget)?;
     // What a pass spends outside blocks: restoring (or initializing) before the first,
     // saving after the last, and a little for `main`'s round loop.

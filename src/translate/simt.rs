@@ -445,7 +445,7 @@ pub(super) fn translate(
     };
     emit_main(&mut em, p.simd, tpg, tpw, p.insts.len(), barriers);
     let costs = super::budget::Costs::of_functions(
-        &format!("{}\n{}", super::runtime_for(&em.out), em.out),
+        &format!("{}\n{}", super::cost_runtime(&em.out), em.out),
         &consts,
     )
     .map_err(TranslateError::Budget)?;
