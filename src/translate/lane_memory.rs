@@ -596,6 +596,33 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             moff,
             n,
         }),
+        // Typed messages address texels: channels whose U coordinates differ touch
+        // different texels whatever their V and R, so U is the address, one unit a
+        // channel (a texel). The surface and "typed" go into `rest`, so a typed access
+        // never pairs with a byte-addressed one on the same entry. Samples take float
+        // coordinates (no affine form): refused where a write may meet them.
+        Gather4Typed | Scatter4Typed => Some(Access {
+            reg: raw(inst, "U")?,
+            asize: 4,
+            rest: format!("typed {}", dbg("Surface")),
+            scalar: None,
+            scale: 1,
+            pieces: vec![(0, 1)],
+            moff,
+            n,
+        }),
+        D3Load if crate::interp::thread::load_3d_params(int(inst, "Op")).is_some() => {
+            Some(Access {
+                reg: raw(inst, "U")?,
+                asize: 4,
+                rest: format!("typed {}", dbg("Surface")),
+                scalar: None,
+                scale: 1,
+                pieces: vec![(0, 1)],
+                moff,
+                n,
+            })
+        }
         LscUntyped => {
             let s = super::message::lsc_shape(inst, n, p.grf_bytes);
             if s.transpose {

@@ -118,12 +118,9 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
         return Some(format!("SIMD width {}", p.simd));
     }
     for inst in &p.insts {
-        if matches!(
-            inst.op,
-            D3Load | D3Sample | Gather4Typed | Scatter4Typed | MediaLd | MediaSt
-        ) {
+        if matches!(inst.op, MediaLd | MediaSt) {
             return Some(format!(
-                "typed image message at instruction {} (the thread mapping runs them)",
+                "media block message at instruction {} (the thread mapping runs them)",
                 inst.index
             ));
         }
@@ -164,6 +161,10 @@ fn per_lane_message(inst: &PInst) -> bool {
     match inst.op {
         Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled | GatherScaled
         | ScatterScaled | DwordAtomic | SvmAtomic => true,
+        // Typed messages: each channel's coordinates and texel in its own elements (a
+        // pixel null mask is a whole-thread word: not per lane).
+        Gather4Typed | Scatter4Typed => true,
+        D3Load | D3Sample => int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK == 0,
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
             let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
@@ -182,6 +183,8 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
             (false, true)
         }
         DwordAtomic | SvmAtomic => (true, true),
+        D3Load | D3Sample | Gather4Typed => (true, false),
+        Scatter4Typed => (false, true),
         LscUntyped => match int(inst, "LscSubOp") {
             0x00 => (true, false),
             0x04 => (false, true),
@@ -322,6 +325,56 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         rd("Src", at, 4, l, f);
                     }
                     pos += 1;
+                }
+            }
+        }
+        D3Load | D3Sample => {
+            // The parameters given (all four slots of a sample's row, in text order),
+            // and each enabled channel's dwords, a channel's data starting a GRF on.
+            let given = int(inst, "NumParams") as usize;
+            let names: Vec<&str> = if inst.op == D3Load {
+                crate::interp::thread::load_3d_params(int(inst, "Op"))
+                    .unwrap_or(&[])
+                    .iter()
+                    .take(given)
+                    .copied()
+                    .collect()
+            } else {
+                crate::isa::text_form::SAMPLE_3D_PARAMS
+                    .iter()
+                    .take(given)
+                    .copied()
+                    .collect()
+            };
+            let per = (4 * n).div_ceil(grf) * grf;
+            let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
+            for i in 0..n {
+                let l = lane_of(i);
+                for name in &names {
+                    rd(name, (0, 4, i), 4, l, f);
+                }
+                for pos in 0..channels {
+                    wr("Dst", (pos * per, 4, i), 4, l, f);
+                }
+            }
+            if int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+                wr("Dst", (channels * per, 0, 0), 4, None, f);
+            }
+        }
+        Gather4Typed | Scatter4Typed => {
+            let slots = n.max(grf / 4);
+            let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
+            for i in 0..n {
+                let l = lane_of(i);
+                for name in ["U", "V", "R", "LOD"] {
+                    rd(name, (0, 4, i), 4, l, f);
+                }
+                for pos in 0..channels {
+                    if inst.op == Gather4Typed {
+                        wr("Dst", (4 * pos * slots, 4, i), 4, l, f);
+                    } else {
+                        rd("Src", (4 * pos * slots, 4, i), 4, l, f);
+                    }
                 }
             }
         }
