@@ -117,8 +117,11 @@ def main():
     extra_env = getattr(model, "IGC_ENV", None)
     variants = [compile_variant(case, d, extra_env=extra_env) for d in model.DEVICES]
     # Widths forced with IGC_ForceOCLSIMDWidth besides the default (model.FORCED_SIMD).
+    # (a width equal to IGC's default for the device is not compiled twice).
+    have = {(v["device"], v["simd"]) for v in variants}
     variants += [compile_variant(case, d, simd=w, extra_env=extra_env)
-                 for w in getattr(model, "FORCED_SIMD", []) for d in model.DEVICES]
+                 for w in getattr(model, "FORCED_SIMD", []) for d in model.DEVICES
+                 if (d, w) not in have]
     doc = {"name": os.path.basename(case.rstrip("/")), "kernel": model.KERNEL, "args": args,
            "ndrange": model.NDRANGE, "outputs": outputs, "variants": variants,
            **({"igc_env": extra_env} if extra_env else {}),
