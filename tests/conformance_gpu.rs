@@ -518,7 +518,8 @@ fn hex(b: &[u8]) -> String {
 /// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
 /// sample_lz / sample_l) through inline samplers with every address mode, and sub-group
 /// block reads and writes (MEDIA_LD / MEDIA_ST, own case `image_block`), 1D and 3D
-/// images (`image_dims`) and image arrays (`image_array`) run through
+/// images (`image_dims`), image arrays (`image_array`) and sampler kernel arguments
+/// (`image_sampler_arg`) run through
 /// shaders/image.wgsl with the interpreter's bytes and counts and the expected outputs.
 /// SIMD8 variants: IGC's SIMD32 ones take up to minutes to compile on lavapipe (they
 /// pass; `visa-emu conformance tests/cases/image_rw tests/cases/image_sample`).
@@ -536,6 +537,7 @@ fn images_agree_with_the_interpreter() {
         "image_block/acm-g10-simd8",
         "image_dims/tgllp-simd8",
         "image_array/acm-g10-simd8",
+        "image_sampler_arg/tgllp-simd8",
     ] {
         let dir = own.join(v);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
@@ -548,7 +550,7 @@ fn images_agree_with_the_interpreter() {
         assert_eq!((g.oob_reads, g.oob_writes), (0, 0), "{v}");
         // Typed messages run in the lane mapping; a kernel of samples and writes at
         // the lane's own coordinates, with no whole-thread store, runs straight.
-        if v.starts_with("image_sample") {
+        if v.starts_with("image_sample") || v.starts_with("image_sampler_arg") {
             assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
         }
     }

@@ -60,6 +60,12 @@ fn every_case_loads_with_consistent_arguments_files_and_variants() {
                     let bytes = c.input_bytes(a).unwrap_or_else(|e| panic!("{at}: {e}"));
                     assert_eq!(bytes.len() as u64, d.bytes(), "{at} {}", a.name);
                 }
+                // A sampler: the CLK_* bits a host passes, a state the driver can build.
+                "sampler" => {
+                    let clk = a.value.as_ref().and_then(|v| v.as_u64()).unwrap();
+                    visa_emu::abi::image::SamplerState::from_clk(clk)
+                        .unwrap_or_else(|e| panic!("{at}: {e}"));
+                }
                 other => panic!("{at}: argument kind {other}"),
             }
         }
@@ -109,6 +115,7 @@ fn every_case_loads_with_consistent_arguments_files_and_variants() {
             "buffer".into(),
             "image".into(),
             "local".into(),
+            "sampler".into(),
             "scalar".into()
         ])
     );

@@ -104,6 +104,8 @@ def main():
             e["input_file"] = "inputs/%s.bin" % a["name"]
             with open(os.path.join(case, e["input_file"]), "wb") as f:
                 f.write(pack(a["dtype"], vals))
+        elif a["kind"] == "sampler":
+            pass  # "value": the CLK_* bits the host passes (clSetKernelArg of a sampler)
         else:
             e["bytes_hex"] = pack(a["dtype"], [a["value"]]).hex()
         args.append(e)

@@ -56,11 +56,11 @@ pub enum LaunchProblem {
     NotUniform { dim: usize, global: u64, local: u64 },
     #[error("the case has no argument {index} (`{name}`) that the kernel takes")]
     MissingArg { index: u32, name: String },
-    #[error("argument {index} (`{name}`) is an {kind}: not supported by the emulator")]
+    #[error("argument {index} (`{name}`): {kind} is not supported by the emulator")]
     Unsupported {
         index: u32,
         name: String,
-        kind: &'static str,
+        kind: String,
     },
     #[error("{what} needs {bytes} bytes, more than the emulator's limit of {limit}")]
     TooLarge {

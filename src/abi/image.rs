@@ -273,6 +273,34 @@ impl SamplerState {
         }
     }
 
+    /// The state an OpenCL driver builds for a `sampler_t` argument of value `clk` (the
+    /// CLK_* bits: 0x1 normalized coordinates; 0xe the address mode: 0 none, 2 clamp
+    /// to edge, 4 clamp (border), 6 repeat, 8 mirrored repeat; 0x10 nearest, 0x20
+    /// linear filtering), or why the value is not one.
+    pub fn from_clk(clk: u64) -> Result<SamplerState, String> {
+        let address = match clk & 0xe {
+            // CLK_ADDRESS_NONE leaves the outside undefined: the border is one answer.
+            0 | 4 => AddressMode::Border,
+            2 => AddressMode::Clamp,
+            6 => AddressMode::Wrap,
+            8 => AddressMode::Mirror,
+            m => return Err(format!("address mode bits {m:#x}")),
+        };
+        let linear = match clk & 0x30 {
+            0x10 => false,
+            0x20 => true,
+            f => return Err(format!("filter bits {f:#x} (expected 0x10 or 0x20)")),
+        };
+        if clk & !0x3f != 0 {
+            return Err(format!("unknown bits {:#x}", clk & !0x3f));
+        }
+        Ok(SamplerState {
+            normalized: clk & 1 != 0,
+            linear,
+            address: [address; 3],
+        })
+    }
+
     /// The code the GPU runtime reads (shaders/image.wgsl): address modes in bytes 0-2,
     /// bit 24 normalized.
     pub fn code(&self) -> u32 {
@@ -391,6 +419,20 @@ mod tests {
         let border = SamplerState::from_words([0, 4 << 6 | 1 << 10]);
         assert_eq!(border.texel_index(0, 16.0f32.to_bits(), 16), None);
         assert_eq!(border.texel_index(0, f32::NAN.to_bits(), 16), Some(0));
+        // Sampler arguments: the CLK_* bits.
+        let m = SamplerState::from_clk(0x19).unwrap();
+        assert!(m.normalized && !m.linear && m.address == [AddressMode::Mirror; 3]);
+        assert_eq!(
+            SamplerState::from_clk(0x12).unwrap().address[0],
+            AddressMode::Clamp
+        );
+        assert!(SamplerState::from_clk(0x14).unwrap().address[1] == AddressMode::Border);
+        assert!(SamplerState::from_clk(0x22)
+            .unwrap()
+            .unsupported()
+            .is_some());
+        assert!(SamplerState::from_clk(0x0a).is_err() && SamplerState::from_clk(0x11).is_ok());
+        assert!(SamplerState::from_clk(0x1e).is_err());
         // Array layers: rint (ties to even), clamped, NaN 0.
         let layers: Vec<u32> = [-0.5f32, 0.5, 1.5, 2.5, 7.0, f32::NAN]
             .iter()

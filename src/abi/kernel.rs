@@ -107,7 +107,12 @@ pub(crate) fn kernel_abi(
                 a.bti = bti;
                 a.writeable = Some(t.word(5)? != 0);
             }
-            pt::SAMPLER_KERNEL_ARGUMENT => b.arg(t, t.word(0)?)?.kind = ArgKind::Sampler,
+            pt::SAMPLER_KERNEL_ARGUMENT => {
+                let off = t.word(2)?;
+                let a = b.arg(t, t.word(0)?)?;
+                a.kind = ArgKind::Sampler;
+                a.sampler_state_offset = Some(off);
+            }
             pt::ALLOCATE_STATELESS_PRIVATE_MEMORY => {
                 let mut ia = b.implicit(ImplicitKind::PrivateBase, None, t.word(1)?, t.word(2)?);
                 ia.per_thread_private_size = Some(t.word(3)?);
@@ -180,6 +185,12 @@ pub(crate) fn kernel_abi(
         kernel_heap_size: Some(k.kernel_heap_size),
         program,
         samplers: samplers(k)?,
+        sampler_array_offset: k
+            .tokens
+            .iter()
+            .find(|t| t.id == pt::SAMPLER_STATE_ARRAY)
+            .map(|t| t.word(0))
+            .transpose()?,
     })
 }
 
@@ -337,6 +348,12 @@ impl Builder {
             dp::GLOBAL_WORK_OFFSET => implicit(ImplicitKind::GlobalWorkOffset),
             dp::ENQUEUED_LOCAL_WORK_SIZE => implicit(ImplicitKind::EnqueuedLocalWorkSize),
             dp::SIMD_SIZE | dp::PREFERRED_WORKGROUP_MULTIPLE => (ImplicitKind::SimdSize, None),
+            dp::SAMPLER_COORDINATE_SNAP_WA_REQUIRED => {
+                let mut ia = self.implicit(ImplicitKind::SamplerSnapWa, None, off, size);
+                ia.arg = Some(argn);
+                self.implicit.push(ia);
+                return Ok(());
+            }
             dp::IMAGE_WIDTH..=dp::IMAGE_CHANNEL_ORDER | dp::IMAGE_ARRAY_SIZE => {
                 let kind = match ty {
                     dp::IMAGE_ARRAY_SIZE => ImplicitKind::ImageArraySize,

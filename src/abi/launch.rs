@@ -3,7 +3,7 @@
 //! launch shape, and each SIMD thread's payload image (r0, local ids, cross-thread data).
 
 use super::error::{AbiError, LaunchProblem};
-use super::image::ImageDesc;
+use super::image::{ImageDesc, SamplerState};
 use super::{ArgKind, ImplicitKind, KernelAbi, ProgramSurface, SurfaceKind};
 use crate::corpus::case::Case;
 use crate::interp::{AllocId, Launch, Memory, ThreadPayload};
@@ -247,14 +247,15 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
     let mut image = Image::default();
     let mut buffers = Vec::new();
     let mut images: Vec<(u32, ImageDesc)> = Vec::new();
+    let mut samplers = abi.samplers.clone();
     let mut image_of_arg = std::collections::HashMap::new();
     let mut slm_cursor = abi.slm.inline_bytes as u64;
     for a in &abi.args {
-        let unsupported = |kind| {
+        let unsupported = |kind: &str| {
             launch_err(LaunchProblem::Unsupported {
                 index: a.index,
                 name: a.name.clone(),
-                kind,
+                kind: kind.to_string(),
             })
         };
         let ca = || {
@@ -348,7 +349,29 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                 image_of_arg.insert(a.index, desc);
                 buffers.push((ca.name.clone(), al.id));
             }
-            ArgKind::Sampler => return Err(unsupported("sampler")),
+            ArgKind::Sampler => {
+                // The state a driver would write for the argument's CLK_* value, at the
+                // sampler index its SAMPLER_STATE occupies in the kernel's array.
+                let ca = ca()?;
+                let clk = ca.value.as_ref().and_then(|v| v.as_u64()).ok_or_else(|| {
+                    unsupported("sampler without a CLK_* bit value (`value` in case.json)")
+                })?;
+                let state = SamplerState::from_clk(clk)
+                    .map_err(|why| unsupported(&format!("sampler value {clk:#x}: {why}")))?;
+                let index = match (a.sampler_state_offset, abi.sampler_array_offset) {
+                    (Some(o), Some(base)) if o >= base && (o - base) % 16 == 0 => {
+                        ((o - base) / 16) as usize
+                    }
+                    _ => return Err(unsupported("sampler whose state lies outside the array")),
+                };
+                if index >= 16 {
+                    return Err(unsupported("sampler index over 16"));
+                }
+                if samplers.len() <= index {
+                    samplers.resize(index + 1, state);
+                }
+                samplers[index] = state;
+            }
             ArgKind::Unused => {}
         }
     }
@@ -360,7 +383,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         })
     })?;
 
-    alloc.memory.set_samplers(abi.samplers.clone());
+    alloc.memory.set_samplers(samplers.clone());
     let bases = add_program_surfaces(&mut alloc, abi, dir)?;
     for i in &abi.implicit_args {
         let d = i.dim.unwrap_or(0).min(2) as usize;
@@ -433,6 +456,8 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                     _ => d.order.cl_code(),
                 }) as u64
             }
+            // The emulated sampler needs no coordinate-snap workaround.
+            ImplicitKind::SamplerSnapWa => 0,
             ImplicitKind::Unsupported(t) => {
                 return Err(launch_err(LaunchProblem::UnsupportedImplicit {
                     dp_type: t,
@@ -471,7 +496,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         },
         buffers,
         images,
-        samplers: abi.samplers.clone(),
+        samplers,
         allocations: alloc.list,
         payload: PayloadPlan {
             simd: abi.simd,

@@ -101,6 +101,10 @@ pub struct Arg {
     /// Images: written by the kernel.
     #[serde(default)]
     pub writeable: Option<bool>,
+    /// Samplers: the byte offset of the SAMPLER_STATE the driver fills in the dynamic
+    /// state heap.
+    #[serde(default)]
+    pub sampler_state_offset: Option<u32>,
 }
 
 impl Arg {
@@ -126,6 +130,7 @@ impl Arg {
             slm_offset_slot: None,
             slm_alignment: None,
             writeable: None,
+            sampler_state_offset: None,
         }
     }
 }
@@ -154,6 +159,9 @@ pub enum ImplicitKind {
     ImageChannelOrder,
     /// Layers of an image array.
     ImageArraySize,
+    /// The sampler argument's coordinate-snap workaround flag (DATA_PARAMETER 21): 0,
+    /// the emulated sampler needs no workaround.
+    SamplerSnapWa,
     /// A `DATA_PARAMETER_BUFFER` type the emulator does not fill (its number); a launch
     /// refuses the kernel rather than leave the slot zero.
     #[serde(skip_deserializing)]
@@ -180,6 +188,7 @@ impl ImplicitKind {
             ImplicitKind::ImageChannelDataType => "image_channel_data_type",
             ImplicitKind::ImageChannelOrder => "image_channel_order",
             ImplicitKind::ImageArraySize => "image_array_size",
+            ImplicitKind::SamplerSnapWa => "sampler_snap_wa",
             ImplicitKind::Unsupported(_) => "unsupported",
         }
     }
@@ -446,6 +455,9 @@ pub struct KernelAbi {
     /// The kernel's sampler states (inline samplers), by sampler index.
     #[serde(skip)]
     pub samplers: Vec<image::SamplerState>,
+    /// Byte offset of the SAMPLER_STATE array in the dynamic state heap.
+    #[serde(skip)]
+    pub sampler_array_offset: Option<u32>,
 }
 
 impl KernelAbi {

@@ -44,6 +44,7 @@ pub(crate) mod dp {
     pub const IMAGE_CHANNEL_DATA_TYPE: u32 = 12;
     pub const IMAGE_CHANNEL_ORDER: u32 = 13;
     pub const IMAGE_ARRAY_SIZE: u32 = 18;
+    pub const SAMPLER_COORDINATE_SNAP_WA_REQUIRED: u32 = 21;
     pub const SUM_OF_LOCAL_MEMORY_OBJECT_ARGUMENT_SIZES: u32 = 8;
     pub const GLOBAL_WORK_OFFSET: u32 = 16;
     pub const ENQUEUED_LOCAL_WORK_SIZE: u32 = 28;

@@ -816,7 +816,7 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
         runtime_error::SAMPLER => format!(
             "instruction {at}: a sample through a sampler the emulator cannot reproduce \
-             (linear filtering, cube or mirror-once addressing, or a sampler argument); \
+             (linear filtering, cube or mirror-once addressing, or no such sampler); \
              --backend cpu names which"
         ),
         runtime_error::NOT_IMAGE => format!(

@@ -1139,8 +1139,8 @@ impl Thread {
         };
         let s = lock(cx.mem).sampler(*idx).ok_or_else(|| {
             fail(format!(
-                "sampler index {idx}: the kernel's binary has no such sampler state \
-                 (sampler arguments are not supported; inline samplers are)"
+                "sampler index {idx}: neither the kernel's binary nor a sampler argument \
+                 gives that sampler state"
             ))
         })?;
         match s.unsupported() {
