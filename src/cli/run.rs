@@ -56,17 +56,43 @@ pub fn apply_set(case: &mut Case, set: &str) -> Result<(), String> {
         .iter_mut()
         .find(|a| a.name == name)
         .ok_or_else(|| format!("--set: the kernel has no argument `{name}`"))?;
-    if let Some(file) = value.strip_prefix('@') {
-        let path = std::fs::canonicalize(file).map_err(|e| format!("{file}: {e}"))?;
-        let len = std::fs::metadata(&path)
-            .map_err(|e| format!("{file}: {e}"))?
-            .len();
-        arg.input_file = Some(path.display().to_string());
-        arg.bytes = Some(len);
-    } else {
-        let dtype = arg.dtype.clone().unwrap_or_else(|| "int32".into());
-        let bytes = literal_bytes(&dtype, value)?;
-        arg.bytes_hex = Some(bytes.iter().map(|b| format!("{b:02x}")).collect());
+    let kind = arg.kind.clone();
+    let int = || {
+        crate::decode::text::lex::parse_int(value)
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| format!("--set {name}: `{value}` is not a non-negative integer"))
+    };
+    match (kind.as_str(), value.strip_prefix('@')) {
+        ("buffer" | "image", Some(file)) => {
+            let path = std::fs::canonicalize(file).map_err(|e| format!("{file}: {e}"))?;
+            let len = std::fs::metadata(&path)
+                .map_err(|e| format!("{file}: {e}"))?
+                .len();
+            arg.input_file = Some(path.display().to_string());
+            arg.bytes = Some(len);
+        }
+        ("buffer" | "image", None) => {
+            return Err(format!(
+                "--set {name}: the {kind} argument takes its contents from a file: {name}=@FILE"
+            ))
+        }
+        // The CLK_* bits of a sampler, the bytes of a __local buffer.
+        ("sampler", None) => arg.value = Some(serde_json::Value::from(int()?)),
+        ("local", None) => arg.bytes = Some(int()?),
+        ("scalar", None) => {
+            let dtype = arg.dtype.clone().unwrap_or_else(|| "int32".into());
+            let bytes = literal_bytes(&dtype, value)?;
+            arg.bytes_hex = Some(bytes.iter().map(|b| format!("{b:02x}")).collect());
+        }
+        ("scalar", Some(file)) => {
+            let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+            arg.bytes_hex = Some(bytes.iter().map(|b| format!("{b:02x}")).collect());
+        }
+        (k, _) => {
+            return Err(format!(
+                "--set {name}: the {k} argument takes no such value"
+            ))
+        }
     }
     Ok(())
 }
@@ -122,5 +148,31 @@ mod tests {
         assert!(literal_bytes("float32", "x").is_err());
         assert_eq!(sizes("64,48").unwrap(), vec![64, 48]);
         assert!(sizes("6a").is_err());
+    }
+
+    /// `--set` changes what the argument's kind reads (a sampler's CLK_* value, a local
+    /// buffer's size, a scalar's bytes) and refuses what it would ignore.
+    #[test]
+    fn set_follows_the_argument_kind() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/image_sampler_arg");
+        let mut case = Case::load(&dir).unwrap();
+        apply_set(&mut case, "s_edge=0x14").unwrap();
+        assert_eq!(
+            case.arg("s_edge").unwrap().value,
+            Some(serde_json::json!(0x14))
+        );
+        assert!(apply_set(&mut case, "img=3")
+            .unwrap_err()
+            .contains("=@FILE"));
+        assert!(apply_set(&mut case, "s_edge=@x").is_err());
+        assert!(apply_set(&mut case, "nothing=1").is_err());
+        let saxpy = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/saxpy");
+        let mut case = Case::load(&saxpy).unwrap();
+        apply_set(&mut case, "n=7").unwrap();
+        assert_eq!(
+            case.arg("n").unwrap().bytes_hex.as_deref(),
+            Some("07000000")
+        );
     }
 }
