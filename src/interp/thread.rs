@@ -1049,24 +1049,36 @@ pub(crate) fn media_pitch(width: u32) -> u32 {
     }
 }
 
-/// The 3D_SAMPLE operations the emulator runs (nearest filtering, one mip level):
-/// sample_lz and sample_l (the LOD clamps to the only level). The text form keeps the
-/// parameters in the row's U, V, R, Ai slots in text order; this gives the slots of the
-/// u, v, r coordinates.
-pub(crate) fn sample_coord_slots(op: u64) -> Option<[&'static str; 3]> {
-    match op & !crate::isa::text_form::PIXEL_NULL_MASK {
-        0x18 => Some(["U", "V", "R"]),
-        0x02 => Some(["V", "R", "Ai"]),
-        _ => None,
-    }
-}
-
-/// 3D_LOAD operations the emulator runs (ld, ld_lz) and their parameter fields.
-pub(crate) fn load_3d_params(op: u64) -> Option<&'static [&'static str]> {
-    crate::isa::text_form::LOAD_3D_OPS
-        .iter()
-        .find(|o| o.0 == op & !crate::isa::text_form::PIXEL_NULL_MASK && matches!(o.0, 0x07 | 0x1a))
-        .map(|o| o.2)
+/// Where each lane of a 3D_LOAD or 3D_SAMPLE the emulator runs finds its u, v, r and
+/// LOD: the row field holding each (`None`: not among the NumParams given, so 0), or
+/// why the operation is not emulated. Loads run `ld` and `ld_lz`; samples run
+/// `sample_lz` and `sample_l` (nearest filtering, one mip level: the LOD clamps to it),
+/// whose text-order parameters sit in the row's U, V, R, Ai slots.
+pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], String> {
+    use crate::isa::text_form::{LOAD_3D_OPS, PIXEL_NULL_MASK, SAMPLE_3D_PARAMS};
+    let op = fint(inst, "Op") & !PIXEL_NULL_MASK;
+    let (params, coords): (&[&str], [Option<&'static str>; 4]) = match (inst.op, op) {
+        (Opcode::D3Load, 0x07 | 0x1a) => (
+            LOAD_3D_OPS.iter().find(|o| o.0 == op).map_or(&[], |o| o.2),
+            [Some("U"), Some("V"), Some("R"), Some("Lod")],
+        ),
+        (Opcode::D3Load, _) => {
+            return Err(format!(
+                "3D_LOAD operation {op:#x} (only ld and ld_lz are emulated)"
+            ))
+        }
+        (Opcode::D3Sample, 0x18) => (&SAMPLE_3D_PARAMS, [Some("U"), Some("V"), Some("R"), None]),
+        (Opcode::D3Sample, 0x02) => (&SAMPLE_3D_PARAMS, [Some("V"), Some("R"), Some("Ai"), None]),
+        (o, _) => {
+            return Err(format!(
+                "{} operation {op:#x} (of the sampler operations sample_lz and sample_l are \
+                 emulated)",
+                o.spec_name()
+            ))
+        }
+    };
+    let given = &params[..(fint(inst, "NumParams") as usize).min(params.len())];
+    Ok(coords.map(|c| c.filter(|c| given.contains(c))))
 }
 
 impl Thread {
@@ -1183,69 +1195,33 @@ impl Thread {
         let mask = fint(inst, "Channels") as u32 & 0xf;
         let lane = |t: &Thread, name: &str, i: u32| t.raw_read(fraw(inst, name), 4 * i, 4) as u32;
         match inst.op {
-            D3Load => {
-                let op = fint(inst, "Op");
-                let params = load_3d_params(op).ok_or_else(|| {
-                    unsupported(format!(
-                        "3D_LOAD operation {op:#x} (only ld and ld_lz are emulated)"
-                    ))
-                })?;
-                let given = fint(inst, "NumParams") as usize;
-                let has = |name: &str| params.iter().take(given).any(|p| *p == name);
+            D3Load | D3Sample => {
+                let coords = sampler_coords(inst).map_err(unsupported)?;
+                let sampler = match inst.op {
+                    D3Sample => Some(self.sampler_of(inst, cx)?),
+                    _ => None,
+                };
                 let dst = fraw(inst, "Dst");
                 let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {
-                    let coord = |name: &str| if has(name) { lane(self, name, i) } else { 0 };
-                    let texel = if coord("Lod") != 0 {
+                    let [u, v, r, lod] = coords.map(|c| c.map_or(0, |f| lane(self, f, i)));
+                    let texel = match &sampler {
+                        Some(s) => lock(cx.mem).texel_sample(bti, s, [u, v, r]),
                         // Only mip level 0 exists.
-                        lock(cx.mem).oob_reads += 1;
-                        [0; 4]
-                    } else {
-                        let (u, v, r) = (coord("U"), coord("V"), coord("R"));
-                        lock(cx.mem).texel_read(bti, u, v, r).unwrap_or([0; 4])
-                    };
+                        None if lod != 0 => {
+                            lock(cx.mem).oob_reads += 1;
+                            None
+                        }
+                        None => lock(cx.mem).texel_read(bti, u, v, r),
+                    }
+                    .unwrap_or([0; 4]);
                     let enabled = (0..4).filter(|c| mask & (1 << c) != 0);
                     for (pos, c) in enabled.enumerate() {
                         self.raw_write(dst, pos as u32 * per + 4 * i, 4, texel[c] as u64);
                     }
                 }
-                let pos = mask.count_ones();
-                if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+                if fint(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
                     // No texel comes from a null page: every pixel's bit is set.
-                    let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-                    self.raw_write(dst, pos * per, 4, bits as u64);
-                }
-            }
-            D3Sample => {
-                let op = fint(inst, "Op");
-                let slots = sample_coord_slots(op).ok_or_else(|| {
-                    unsupported(format!(
-                        "3D_SAMPLE operation {op:#x} (of the sampler operations sample_lz and \
-                         sample_l are emulated)"
-                    ))
-                })?;
-                let sampler = self.sampler_of(inst, cx)?;
-                let given = fint(inst, "NumParams") as usize;
-                let names = crate::isa::text_form::SAMPLE_3D_PARAMS;
-                let has = |slot: &str| names.iter().take(given).any(|n| *n == slot);
-                let dst = fraw(inst, "Dst");
-                let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
-                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
-                    let mut c = [0u32; 3];
-                    for (k, slot) in slots.iter().enumerate() {
-                        if has(slot) {
-                            c[k] = lane(self, slot, i);
-                        }
-                    }
-                    let texel = lock(cx.mem)
-                        .texel_sample(bti, &sampler, c)
-                        .unwrap_or([0; 4]);
-                    let enabled = (0..4).filter(|c| mask & (1 << c) != 0);
-                    for (pos, ch) in enabled.enumerate() {
-                        self.raw_write(dst, pos as u32 * per + 4 * i, 4, texel[ch] as u64);
-                    }
-                }
-                if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
                     let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
                     self.raw_write(dst, mask.count_ones() * per, 4, bits as u64);
                 }

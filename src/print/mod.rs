@@ -392,8 +392,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
             return s;
         }
         Opcode::Barrier => return s + "barrier",
-        Opcode::D3Load => return s + &load_3d(k, inst),
-        Opcode::D3Sample => return s + &sample_3d(k, inst),
+        Opcode::D3Load | Opcode::D3Sample => return s + &sampler_message(k, inst),
         Opcode::MediaLd | Opcode::MediaSt => return s + &media(k, inst),
         Opcode::Sbarrier => {
             return s + if int(inst, "Mode") == 1 {
@@ -410,12 +409,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
         for (name, kind) in form.suffixes {
             let v = int(inst, name);
             let text = match kind {
-                Suffix::Channels => syntax::CHANNELS
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| v & (1 << i) != 0)
-                    .map(|(_, c)| *c)
-                    .collect::<String>(),
+                Suffix::Channels => channel_letters(v),
                 Suffix::AtomicOp => {
                     width_suffix = match (v >> 5) & 3 {
                         1 => Some("16"),
@@ -507,33 +501,43 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
     s
 }
 
-/// `load_lz.RGBA (M1, 16) 0x0:uw T6 dst u v r`: NumParams parameters in the order of
-/// the operation's layout.
-fn load_3d(k: &Kernel, inst: &Instruction) -> String {
-    let op = int(inst, "Op");
-    let Some((_, name, params)) = text_form::LOAD_3D_OPS
+/// The letters of an RGBA channel mask (`RGBA`, `R`).
+fn channel_letters(mask: u64) -> String {
+    syntax::CHANNELS
         .iter()
-        .find(|o| o.0 == op & !text_form::PIXEL_NULL_MASK)
-    else {
-        return format!("load_op_{op:#x}");
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, c)| *c)
+        .collect()
+}
+
+/// The sampler messages: `load_lz.RGBA (M1, 16) 0x0:uw T6 dst u v r` (3D_LOAD) and
+/// `sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 dst u v` (3D_SAMPLE), NumParams parameters in
+/// the text order of the operation (`text_form::LOAD_3D_OPS`, `SAMPLE_3D_PARAMS`).
+fn sampler_message(k: &Kernel, inst: &Instruction) -> String {
+    let op = int(inst, "Op");
+    let base = op & !text_form::PIXEL_NULL_MASK;
+    let (mut s, params, fixed): (String, &[&str], &[&str]) = if inst.op == Opcode::D3Load {
+        match text_form::LOAD_3D_OPS.iter().find(|o| o.0 == base) {
+            Some((_, name, params)) => (name.to_string(), params, &["Aoffimmi", "Surface", "Dst"]),
+            None => return format!("load_op_{op:#x}"),
+        }
+    } else {
+        let name = match text_form::SAMPLE_3D_OPS.iter().find(|o| o.0 == base) {
+            Some((_, name)) => name.to_string(),
+            None => format!("sample_op_{base:#x}"),
+        };
+        let fixed: &[&str] = &["Aoffimmi", "Sampler", "Surface", "Dst"];
+        (name, &text_form::SAMPLE_3D_PARAMS, fixed)
     };
-    let mut s = name.to_string();
     if op & text_form::PIXEL_NULL_MASK != 0 {
         s += ".pixel_null_mask";
     }
-    let ch = int(inst, "Channels");
-    s.push('.');
-    s.extend(
-        syntax::CHANNELS
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| ch & (1 << i) != 0)
-            .map(|(_, c)| *c),
-    );
+    let _ = write!(s, ".{}", channel_letters(int(inst, "Channels")));
     if let Some(e) = inst.exec_size() {
         let _ = write!(s, " {}", exec(&e));
     }
-    for name in ["Aoffimmi", "Surface", "Dst"] {
+    for name in fixed {
         let kind = info(inst.op)
             .index_of(name)
             .map_or(FieldKind::Src, |i| info(inst.op).fields[i].kind);
@@ -572,42 +576,6 @@ fn media(k: &Kernel, inst: &Instruction) -> String {
         operand_text(k, inst, "Y_offset", FieldKind::Scalar),
         operand_text(k, inst, data, FieldKind::Raw)
     )
-}
-
-/// `sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 dst u v`: NumParams of U, V, R, Ai.
-fn sample_3d(k: &Kernel, inst: &Instruction) -> String {
-    let op = int(inst, "Op");
-    let base = op & !text_form::PIXEL_NULL_MASK;
-    let mut s = match text_form::SAMPLE_3D_OPS.iter().find(|o| o.0 == base) {
-        Some((_, name)) => name.to_string(),
-        None => format!("sample_op_{base:#x}"),
-    };
-    if op & text_form::PIXEL_NULL_MASK != 0 {
-        s += ".pixel_null_mask";
-    }
-    let ch = int(inst, "Channels");
-    s.push('.');
-    s.extend(
-        syntax::CHANNELS
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| ch & (1 << i) != 0)
-            .map(|(_, c)| *c),
-    );
-    if let Some(e) = inst.exec_size() {
-        let _ = write!(s, " {}", exec(&e));
-    }
-    for name in ["Aoffimmi", "Sampler", "Surface", "Dst"] {
-        let kind = info(inst.op)
-            .index_of(name)
-            .map_or(FieldKind::Src, |i| info(inst.op).fields[i].kind);
-        let _ = write!(s, " {}", operand_text(k, inst, name, kind));
-    }
-    let n = int(inst, "NumParams") as usize;
-    for name in text_form::SAMPLE_3D_PARAMS.iter().take(n) {
-        let _ = write!(s, " {}", operand_text(k, inst, name, FieldKind::Raw));
-    }
-    s
 }
 
 fn lsc(k: &Kernel, inst: &Instruction) -> String {

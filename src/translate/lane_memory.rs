@@ -559,6 +559,23 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         Some(PField::Src(Src::Imm { .. })) | None => None,
         Some(_) => return None,
     };
+    // Typed messages address texels: channels whose U coordinates differ touch
+    // different texels whatever their V and R, so U is the address, one unit a channel
+    // (a texel). The surface and "typed" go into `rest`, so a typed access never pairs
+    // with a byte-addressed one on the same entry. Samples take float coordinates (no
+    // affine form): refused where a write may meet them.
+    let typed = || {
+        Some(Access {
+            reg: raw(inst, "U")?,
+            asize: 4,
+            rest: format!("typed {}", dbg("Surface")),
+            scalar: None,
+            scale: 1,
+            pieces: vec![(0, 1)],
+            moff,
+            n,
+        })
+    };
     match inst.op {
         Gather4Scaled | Scatter4Scaled => {
             let mask = int(inst, "Channels") as u32 & 0xf;
@@ -596,33 +613,8 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             moff,
             n,
         }),
-        // Typed messages address texels: channels whose U coordinates differ touch
-        // different texels whatever their V and R, so U is the address, one unit a
-        // channel (a texel). The surface and "typed" go into `rest`, so a typed access
-        // never pairs with a byte-addressed one on the same entry. Samples take float
-        // coordinates (no affine form): refused where a write may meet them.
-        Gather4Typed | Scatter4Typed => Some(Access {
-            reg: raw(inst, "U")?,
-            asize: 4,
-            rest: format!("typed {}", dbg("Surface")),
-            scalar: None,
-            scale: 1,
-            pieces: vec![(0, 1)],
-            moff,
-            n,
-        }),
-        D3Load if crate::interp::thread::load_3d_params(int(inst, "Op")).is_some() => {
-            Some(Access {
-                reg: raw(inst, "U")?,
-                asize: 4,
-                rest: format!("typed {}", dbg("Surface")),
-                scalar: None,
-                scale: 1,
-                pieces: vec![(0, 1)],
-                moff,
-                n,
-            })
-        }
+        Gather4Typed | Scatter4Typed => typed(),
+        D3Load if crate::interp::thread::sampler_coords(inst).is_ok() => typed(),
         LscUntyped => {
             let s = super::message::lsc_shape(inst, n, p.grf_bytes);
             if s.transpose {

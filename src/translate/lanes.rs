@@ -329,28 +329,14 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
             }
         }
         D3Load | D3Sample => {
-            // The parameters given (all four slots of a sample's row, in text order),
-            // and each enabled channel's dwords, a channel's data starting a GRF on.
-            let given = int(inst, "NumParams") as usize;
-            let names: Vec<&str> = if inst.op == D3Load {
-                crate::interp::thread::load_3d_params(int(inst, "Op"))
-                    .unwrap_or(&[])
-                    .iter()
-                    .take(given)
-                    .copied()
-                    .collect()
-            } else {
-                crate::isa::text_form::SAMPLE_3D_PARAMS
-                    .iter()
-                    .take(given)
-                    .copied()
-                    .collect()
-            };
+            // The coordinates it reads, and each enabled channel's dwords, a channel's
+            // data starting a GRF on.
+            let coords = crate::interp::thread::sampler_coords(inst).unwrap_or([None; 4]);
             let per = (4 * n).div_ceil(grf) * grf;
             let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
             for i in 0..n {
                 let l = lane_of(i);
-                for name in &names {
+                for name in coords.iter().flatten() {
                     rd(name, (0, 4, i), 4, l, f);
                 }
                 for pos in 0..channels {

@@ -563,86 +563,40 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
     };
     let enabled: Vec<u32> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
     match inst.op {
-        D3Load => {
-            let op = int(inst, "Op");
-            let params = crate::interp::thread::load_3d_params(op).ok_or_else(|| {
+        D3Load | D3Sample => {
+            let coords = crate::interp::thread::sampler_coords(inst).map_err(|what| {
                 TranslateError::Unsupported {
                     index: inst.index,
                     op: inst.op.spec_name(),
-                    what: format!("3D_LOAD operation {op:#x} (only ld and ld_lz are emulated)"),
+                    what,
                 }
             })?;
-            let given = int(inst, "NumParams") as usize;
-            let has = |name: &str| params.iter().take(given).any(|p| *p == name);
             let dst = raw(inst, "Dst");
             let per = (4 * n).div_ceil(grf_bytes) * grf_bytes;
             em.open_enabled_elems(n, "ce");
-            em.line(&format!(
-                "let tx = img_read(bt, {}, {}, {}, {}, {at}u);",
-                coord(em, "U", has("U")),
-                coord(em, "V", has("V")),
-                coord(em, "R", has("R")),
-                coord(em, "Lod", has("Lod")),
-            ));
+            let [u, v, r, lod] = coords.map(|c| coord(em, c.unwrap_or(""), c.is_some()));
+            if inst.op == D3Sample {
+                let Some(PField::Sampler(sidx)) = field(inst, "Sampler") else {
+                    return Err(TranslateError::Unsupported {
+                        index: inst.index,
+                        op: inst.op.spec_name(),
+                        what: "a sample without a sampler".into(),
+                    });
+                };
+                em.line(&format!(
+                    "let tx = img_sample(bt, {sidx}u, {u}, {v}, {r}, {at}u);"
+                ));
+            } else {
+                em.line(&format!(
+                    "let tx = img_read(bt, {u}, {v}, {r}, {lod}, {at}u);"
+                ));
+            }
             for (pos, c) in enabled.iter().enumerate() {
-                em.line(&wrv(
-                    em,
-                    dst,
-                    pos as u32 * per,
-                    4,
-                    4,
-                    &format!("u64(tx[{c}])"),
-                ));
+                let k = pos as u32 * per;
+                em.line(&wrv(em, dst, k, 4, 4, &format!("u64(tx[{c}])")));
             }
             em.close();
-            if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
-                let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
-                let k = enabled.len() as u32 * per;
-                em.line(&wr(dst, &format!("{k}u"), 4, &format!("{bits}lu")));
-            }
-        }
-        D3Sample => {
-            let op = int(inst, "Op");
-            let slots = crate::interp::thread::sample_coord_slots(op).ok_or_else(|| {
-                TranslateError::Unsupported {
-                    index: inst.index,
-                    op: inst.op.spec_name(),
-                    what: format!(
-                        "3D_SAMPLE operation {op:#x} (of the sampler operations sample_lz and \
-                         sample_l are emulated)"
-                    ),
-                }
-            })?;
-            let Some(PField::Sampler(sidx)) = field(inst, "Sampler") else {
-                return Err(TranslateError::Unsupported {
-                    index: inst.index,
-                    op: inst.op.spec_name(),
-                    what: "a sample without a sampler".into(),
-                });
-            };
-            let given = int(inst, "NumParams") as usize;
-            let names = crate::isa::text_form::SAMPLE_3D_PARAMS;
-            let has = |slot: &str| names.iter().take(given).any(|n| *n == slot);
-            let dst = raw(inst, "Dst");
-            let per = (4 * n).div_ceil(grf_bytes) * grf_bytes;
-            em.open_enabled_elems(n, "ce");
-            let c: Vec<String> = slots.iter().map(|s| coord(em, s, has(s))).collect();
-            em.line(&format!(
-                "let tx = img_sample(bt, {sidx}u, {}, {}, {}, {at}u);",
-                c[0], c[1], c[2]
-            ));
-            for (pos, ch) in enabled.iter().enumerate() {
-                em.line(&wrv(
-                    em,
-                    dst,
-                    pos as u32 * per,
-                    4,
-                    4,
-                    &format!("u64(tx[{ch}])"),
-                ));
-            }
-            em.close();
-            if op & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
+            if int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK != 0 {
                 let bits = if n >= 32 { u32::MAX } else { (1 << n) - 1 };
                 let k = enabled.len() as u32 * per;
                 em.line(&wr(dst, &format!("{k}u"), 4, &format!("{bits}lu")));

@@ -33,6 +33,20 @@ impl Builder {
         Ok(())
     }
 
+    /// Raw-operand fields left unset become the null variable (the parameters a
+    /// sampler message's text leaves out, and its row's other layouts).
+    fn fill_null_raw(&mut self) {
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        for (spec, f) in info(self.op).fields.iter().zip(&mut self.fields) {
+            if spec.kind == FieldKind::Raw && f.is_none() {
+                *f = Some(Field::Raw(null));
+            }
+        }
+    }
+
     fn kind(&self, name: &str) -> Option<FieldKind> {
         let i = info(self.op);
         i.index_of(name).map(|k| i.fields[k].kind)
@@ -156,11 +170,12 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
         }
         _ => {}
     }
-    if let Some(op) = text_form::LOAD_3D_OPS.iter().find(|o| o.1 == base) {
-        return cx.load_3d(op, &suffixes, &rest, at);
+    if let Some((code, _, params)) = text_form::LOAD_3D_OPS.iter().find(|o| o.1 == base) {
+        return cx.sampler_message(Opcode::D3Load, *code, params, &suffixes, &rest, at);
     }
     if let Some((code, _)) = text_form::SAMPLE_3D_OPS.iter().find(|o| o.1 == base) {
-        return cx.sample_3d(*code, &suffixes, &rest, at);
+        let params = &text_form::SAMPLE_3D_PARAMS;
+        return cx.sampler_message(Opcode::D3Sample, *code, params, &suffixes, &rest, at);
     }
     if let Some(form) = text_form::FORMS.iter().find(|f| f.mnemonic == base) {
         return cx.form(form, &suffixes, &rest, at);
@@ -197,86 +212,6 @@ impl Cx<'_> {
             ));
         }
         Ok(())
-    }
-
-    /// Stack-function forms (spec FCALL, IFCALL, FADDR):
-    /// `fcall (E) name args rets`, `ifcall (E) addr args rets`, `faddr name dst`.
-    /// A function is named by its string (`Field::Str`), as the text has no pool.
-    /// `load_lz[.pixel_null_mask].RGBA (M1, 16) 0x0:uw T6 dst u v [r]`: 3D_LOAD.
-    fn load_3d(
-        &self,
-        (code, _, params): &(u64, &str, &[&str]),
-        suffixes: &[&str],
-        rest: &[&Token],
-        at: At,
-    ) -> Result<Instruction, ParseError> {
-        let mut b = Builder::new(Opcode::D3Load);
-        self.set_pred(&mut b, at)?;
-        let mut op = *code;
-        let mut sfx = suffixes;
-        if sfx.first() == Some(&"pixel_null_mask") {
-            op |= text_form::PIXEL_NULL_MASK;
-            sfx = &sfx[1..];
-        }
-        let [ch] = sfx else {
-            return Err(at.fail("one channel suffix (.R ... .RGBA)", &suffixes.join(".")));
-        };
-        b.set("Op", Field::Int(op), at)?;
-        b.set("Channels", Field::Int(channels(ch, at)?), at)?;
-        let mut ops = rest.iter();
-        let mut next = |what: &str| {
-            ops.next()
-                .ok_or_else(|| at.fail(what, "end of line"))
-                .map(|t| (t.text, self.at(t)))
-        };
-        let (t, a) = next("an execution size")?;
-        b.set("Exec_size", Field::ExecSize(exec_size(t, a)?), at)?;
-        let (t, a) = next("the aoffimmi operand")?;
-        b.set(
-            "Aoffimmi",
-            Field::Vec(operand::vec_operand(t, false, self.sym, a)?),
-            at,
-        )?;
-        let (t, a) = next("a surface")?;
-        b.set(
-            "Surface",
-            Field::Surface(operand::surface(t, self.sym, a)?),
-            at,
-        )?;
-        let (t, a) = next("the destination")?;
-        b.set("Dst", Field::Raw(operand::raw(t, self.sym, a)?), at)?;
-        let given: Vec<(&str, At)> = std::iter::from_fn(|| next("").ok()).collect();
-        if given.is_empty() || given.len() > params.len() {
-            return Err(at.fail(
-                &format!("1 to {} parameters ({})", params.len(), params.join(" ")),
-                &format!("{} parameters", given.len()),
-            ));
-        }
-        b.set("NumParams", Field::Int(given.len() as u64), at)?;
-        for (i, name) in params.iter().enumerate() {
-            let r = match given.get(i) {
-                Some((t, a)) => operand::raw(t, self.sym, *a)?,
-                None => RawOperand {
-                    var: VarId(0),
-                    offset: 0,
-                },
-            };
-            b.set(name, Field::Raw(r), at)?;
-        }
-        // The fields of the other operations' layouts stay null.
-        for name in ["Si", "Mcsl", "Msch", "U", "V", "Lod", "R"] {
-            if !params.contains(&name) {
-                b.set(
-                    name,
-                    Field::Raw(RawOperand {
-                        var: VarId(0),
-                        offset: 0,
-                    }),
-                    at,
-                )?;
-            }
-        }
-        b.finish(at)
     }
 
     /// `media_ld.nomod (32,1) T6 0 x y dst`: MEDIA_LD / MEDIA_ST (block width in bytes,
@@ -346,44 +281,47 @@ impl Cx<'_> {
         b.finish(at)
     }
 
-    /// `sample_lz[.pixel_null_mask].RGBA (M1, 16) 0x0:uw S0 T6 dst u v`: 3D_SAMPLE with
-    /// up to four parameters (the row's U, V, R, Ai, in text order).
-    fn sample_3d(
+    /// The sampler messages, `load_lz[.pixel_null_mask].RGBA (M1, 16) 0x0:uw T6 dst u v`
+    /// (3D_LOAD) and `sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 dst u v` (3D_SAMPLE): the
+    /// operation's code, its parameter fields in text order (NumParams of them given;
+    /// the row's other raw fields are the null variable).
+    fn sampler_message(
         &self,
+        op: Opcode,
         code: u64,
+        params: &[&str],
         suffixes: &[&str],
         rest: &[&Token],
         at: At,
     ) -> Result<Instruction, ParseError> {
-        let mut b = Builder::new(Opcode::D3Sample);
+        let mut b = Builder::new(op);
         self.set_pred(&mut b, at)?;
-        let mut op = code;
+        let mut code = code;
         let mut sfx = suffixes;
         if sfx.first() == Some(&"pixel_null_mask") {
-            op |= text_form::PIXEL_NULL_MASK;
+            code |= text_form::PIXEL_NULL_MASK;
             sfx = &sfx[1..];
         }
         let [ch] = sfx else {
             return Err(at.fail("one channel suffix (.R ... .RGBA)", &suffixes.join(".")));
         };
-        b.set("Op", Field::Int(op), at)?;
+        b.set("Op", Field::Int(code), at)?;
         b.set("Channels", Field::Int(channels(ch, at)?), at)?;
         let mut ops = rest.iter().map(|t| (t.text, self.at(t)));
         let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
         let (t, a) = next("an execution size")?;
         b.set("Exec_size", Field::ExecSize(exec_size(t, a)?), at)?;
         let (t, a) = next("the aoffimmi operand")?;
-        b.set(
-            "Aoffimmi",
-            Field::Vec(operand::vec_operand(t, false, self.sym, a)?),
-            at,
-        )?;
-        let (t, a) = next("a sampler")?;
-        b.set(
-            "Sampler",
-            Field::Sampler(operand::sampler(t, self.sym, a)?),
-            at,
-        )?;
+        let aoffimmi = operand::vec_operand(t, false, self.sym, a)?;
+        b.set("Aoffimmi", Field::Vec(aoffimmi), at)?;
+        if op == Opcode::D3Sample {
+            let (t, a) = next("a sampler")?;
+            b.set(
+                "Sampler",
+                Field::Sampler(operand::sampler(t, self.sym, a)?),
+                at,
+            )?;
+        }
         let (t, a) = next("a surface")?;
         b.set(
             "Surface",
@@ -393,27 +331,31 @@ impl Cx<'_> {
         let (t, a) = next("the destination")?;
         b.set("Dst", Field::Raw(operand::raw(t, self.sym, a)?), at)?;
         let given: Vec<(&str, At)> = std::iter::from_fn(|| next("").ok()).collect();
-        let names = text_form::SAMPLE_3D_PARAMS;
-        if given.is_empty() || given.len() > names.len() {
+        if given.is_empty() || given.len() > params.len() {
+            let more = match op {
+                Opcode::D3Sample => "; gradient forms with more are not modelled",
+                _ => "",
+            };
             return Err(at.fail(
-                "1 to 4 sampler parameters (gradient forms with more are not modelled)",
+                &format!(
+                    "1 to {} parameters ({}){more}",
+                    params.len(),
+                    params.join(" ")
+                ),
                 &format!("{} parameters", given.len()),
             ));
         }
         b.set("NumParams", Field::Int(given.len() as u64), at)?;
-        for (i, name) in names.iter().enumerate() {
-            let r = match given.get(i) {
-                Some((t, a)) => operand::raw(t, self.sym, *a)?,
-                None => RawOperand {
-                    var: VarId(0),
-                    offset: 0,
-                },
-            };
-            b.set(name, Field::Raw(r), at)?;
+        for (name, (t, a)) in params.iter().zip(&given) {
+            b.set(name, Field::Raw(operand::raw(t, self.sym, *a)?), at)?;
         }
+        b.fill_null_raw();
         b.finish(at)
     }
 
+    /// Stack-function forms (spec FCALL, IFCALL, FADDR):
+    /// `fcall (E) name args rets`, `ifcall (E) addr args rets`, `faddr name dst`.
+    /// A function is named by its string (`Field::Str`), as the text has no pool.
     fn stack_call(&self, base: &str, rest: &[&Token], at: At) -> Result<Instruction, ParseError> {
         let op = match base {
             "fcall" => Opcode::Fcall,
