@@ -517,9 +517,10 @@ mod synthetic {
             prepare(&abi, &c, Path::new("/"))
         };
         let p = with_image(16).unwrap();
-        assert_eq!(p.images.len(), 1);
+        let images = p.memory.images();
+        assert_eq!(images.len(), 1);
         assert_eq!(
-            (p.images[0].0, p.images[0].1.width, p.images[0].1.bytes()),
+            (images[0].0, images[0].1.width, images[0].1.bytes()),
             (0, 2, 16)
         );
         let e = with_image(10).err().unwrap();

@@ -161,6 +161,7 @@ pub(crate) fn kernel_abi(
             .map(|(_, i)| *i);
     }
     b.args.sort_by_key(|a| a.index);
+    let (sampler_array_offset, samplers) = samplers(k)?;
     Ok(KernelAbi {
         kernel: k.name.clone(),
         simd,
@@ -184,21 +185,20 @@ pub(crate) fn kernel_abi(
         kernel_attributes: attributes,
         kernel_heap_size: Some(k.kernel_heap_size),
         program,
-        samplers: samplers(k)?,
-        sampler_array_offset: k
-            .tokens
-            .iter()
-            .find(|t| t.id == pt::SAMPLER_STATE_ARRAY)
-            .map(|t| t.word(0))
-            .transpose()?,
+        samplers,
+        sampler_array_offset,
     })
 }
 
+/// A kernel's sampler states and the offset of their array in the dynamic state heap.
+type Samplers = (Option<u32>, Vec<super::image::SamplerState>);
+
 /// The SAMPLER_STATE array in the dynamic state heap (`SAMPLER_STATE_ARRAY`: offset,
-/// count, border color offset), 16 bytes per sampler; at most 16 samplers.
-fn samplers(k: &KernelEntry<'_>) -> Result<Vec<super::image::SamplerState>, AbiError> {
+/// count, border color offset), 16 bytes per sampler; at most 16 samplers. Returns the
+/// array's offset too (sampler arguments name their state by offset).
+fn samplers(k: &KernelEntry<'_>) -> Result<Samplers, AbiError> {
     let Some(t) = k.tokens.iter().find(|t| t.id == pt::SAMPLER_STATE_ARRAY) else {
-        return Ok(Vec::new());
+        return Ok((None, Vec::new()));
     };
     let (off, count) = (t.word(0)? as usize, t.word(1)?);
     if count > 16 {
@@ -211,7 +211,7 @@ fn samplers(k: &KernelEntry<'_>) -> Result<Vec<super::image::SamplerState>, AbiE
             },
         ));
     }
-    (0..count as usize)
+    let states = (0..count as usize)
         .map(|i| {
             let s = k.dsh.slice(off + 16 * i, 16, "a SAMPLER_STATE")?;
             Ok(super::image::SamplerState::from_words([
@@ -219,7 +219,8 @@ fn samplers(k: &KernelEntry<'_>) -> Result<Vec<super::image::SamplerState>, AbiE
                 s.u32(12, "SAMPLER_STATE dword 3")?,
             ]))
         })
-        .collect()
+        .collect::<Result<_, AbiError>>()?;
+    Ok((Some(off as u32), states))
 }
 
 fn missing(k: &KernelEntry<'_>, token: u32) -> AbiError {

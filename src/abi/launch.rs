@@ -3,7 +3,7 @@
 //! launch shape, and each SIMD thread's payload image (r0, local ids, cross-thread data).
 
 use super::error::{AbiError, LaunchProblem};
-use super::image::{ImageDesc, SamplerState};
+use super::image::SamplerState;
 use super::{ArgKind, ImplicitKind, KernelAbi, ProgramSurface, SurfaceKind};
 use crate::corpus::case::Case;
 use crate::interp::{AllocId, Launch, Memory, ThreadPayload};
@@ -48,10 +48,6 @@ pub struct Prepared {
     pub launch: Launch,
     /// (argument name, allocation) of every buffer argument: where outputs are read.
     pub buffers: Vec<(String, AllocId)>,
-    /// (binding-table index, descriptor) of every image argument.
-    pub images: Vec<(u32, ImageDesc)>,
-    /// The kernel's sampler states, by sampler index.
-    pub samplers: Vec<super::image::SamplerState>,
     /// Every allocation, in creation order.
     pub allocations: Vec<Allocation>,
     /// The payload ranges that carry a value (the same in every thread but for r0 and
@@ -246,7 +242,6 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
     };
     let mut image = Image::default();
     let mut buffers = Vec::new();
-    let mut images: Vec<(u32, ImageDesc)> = Vec::new();
     let mut samplers = abi.samplers.clone();
     let mut image_of_arg = std::collections::HashMap::new();
     let mut slm_cursor = abi.slm.inline_bytes as u64;
@@ -345,7 +340,6 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                     .ok_or_else(|| unsupported("image without a binding-table entry"))?;
                 let al = alloc.add(&ca.name, Role::Buffer { arg: a.index }, data, Some(bti));
                 alloc.memory.bind_image(bti, al.id, desc);
-                images.push((bti, desc));
                 image_of_arg.insert(a.index, desc);
                 buffers.push((ca.name.clone(), al.id));
             }
@@ -383,7 +377,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         })
     })?;
 
-    alloc.memory.set_samplers(samplers.clone());
+    alloc.memory.set_samplers(samplers);
     let bases = add_program_surfaces(&mut alloc, abi, dir)?;
     for i in &abi.implicit_args {
         let d = i.dim.unwrap_or(0).min(2) as usize;
@@ -495,8 +489,6 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
                 .map_or(0, |s| s.per_thread_scratch_bytes),
         },
         buffers,
-        images,
-        samplers,
         allocations: alloc.list,
         payload: PayloadPlan {
             simd: abi.simd,

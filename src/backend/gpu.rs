@@ -217,8 +217,8 @@ fn build_with(
     table[cfg::STEP_LIMIT] = step_limit;
     table[cfg::SCRATCH_WORDS] = scratch_words;
     table[cfg::NALLOC] = allocs.len() as u32;
-    image_table(&mut table, &lp.images);
-    sampler_table(&mut table, &lp.samplers);
+    image_table(&mut table, &lp.memory.images());
+    sampler_table(&mut table, lp.memory.samplers());
     let heap_len = heap.len().max(8) as u64;
     let job = ComputeJob {
         key: hash(&module.wgsl),

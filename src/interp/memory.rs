@@ -83,6 +83,18 @@ impl Memory {
         self.samplers = s;
     }
 
+    /// The kernel's sampler states, by sampler index.
+    pub fn samplers(&self) -> &[SamplerState] {
+        &self.samplers
+    }
+
+    /// Every bound image, by binding-table index.
+    pub fn images(&self) -> Vec<(u32, ImageDesc)> {
+        let mut v: Vec<(u32, ImageDesc)> = self.images.iter().map(|(b, d)| (*b, *d)).collect();
+        v.sort_by_key(|(b, _)| *b);
+        v
+    }
+
     pub fn sampler(&self, index: u16) -> Option<SamplerState> {
         self.samplers.get(index as usize).copied()
     }
