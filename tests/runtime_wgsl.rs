@@ -45,35 +45,68 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
         .flat_map(|t| [t[0], t[1], t[2], 0.0])
         .flat_map(|x| x.to_bits().to_le_bytes())
         .collect();
+    let out = run_io_cfg(0x5eed, wgsl, data, &[1], triples.len() as u32);
+    out.chunks_exact(32)
+        .map(|c| f64::from_bits(u64::from_le_bytes(c[24..32].try_into().unwrap())))
+        .collect()
+}
+
+/// Run `wgsl`'s `main` (@workgroup_size(64)) over `invocations` with `io` (binding 0,
+/// read-write, read back) and `cfg` words (binding 1, read-only); `io` after the run.
+fn run_io_cfg(key: u64, wgsl: String, io: Vec<u8>, cfg: &[u32], invocations: u32) -> Vec<u8> {
     let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let r = gpu
         .run(&ComputeJob {
-            key: 0x5eed,
+            key,
             wgsl,
             entry_point: "main".into(),
             buffers: vec![
                 JobBuffer {
-                    size: data.len() as u64,
-                    data,
+                    size: io.len() as u64,
+                    data: io,
                     usage: BufferUse::ReadWrite,
                     readback: true,
                 },
                 JobBuffer {
-                    size: 4,
-                    data: 1u32.to_le_bytes().to_vec(),
+                    size: (cfg.len() * 4) as u64,
+                    data: cfg.iter().flat_map(|w| w.to_le_bytes()).collect(),
                     usage: BufferUse::ReadOnly,
                     readback: false,
                 },
             ],
-            workgroups: [(triples.len() as u32).div_ceil(64), 1, 1],
+            workgroups: [invocations.div_ceil(64), 1, 1],
             chunk_base_binding: None,
             repeat: None,
             aliases: Vec::new(),
         })
         .unwrap();
-    r.outputs[0]
-        .chunks_exact(32)
-        .map(|c| f64::from_bits(u64::from_le_bytes(c[24..32].try_into().unwrap())))
+    r.outputs.into_iter().next().unwrap()
+}
+
+/// A module for shaders/image.wgsl's pieces: the `io`/`cfg` bindings, the image
+/// runtime's constants, the functions `funcs` and `main`.
+fn image_module(funcs: &[&str], main: &str) -> String {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
+    ));
+    for l in visa_emu::translate::IMAGE_RUNTIME.lines() {
+        if l.starts_with("const ") {
+            wgsl += l;
+            wgsl += "\n";
+        }
+    }
+    for f in funcs {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl + main
+}
+
+/// Little-endian words.
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
 }
 
@@ -584,22 +617,9 @@ fn main() {
 #[test]
 fn image_channel_conversions_match_the_interpreter() {
     use visa_emu::abi::image::ChannelType;
-    let image_runtime = visa_emu::translate::IMAGE_RUNTIME;
-    let consts: String = image_runtime
-        .lines()
-        .filter(|l| l.starts_with("const "))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut wgsl = String::from(concat!(
-        "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
-        "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
-    ));
-    wgsl += &consts;
-    for f in ["hf2f", "f2hf", "img_load", "img_store"] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
-    wgsl += r#"
+    let wgsl = image_module(
+        &["hf2f", "f2hf", "img_load", "img_store"],
+        r#"
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
@@ -609,7 +629,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     io[4u * i + 2u] = img_load(ty, v);
     io[4u * i + 3u] = img_store(ty, v);
 }
-"#;
+"#,
+    );
     let names = [
         "SNORM_INT8",
         "UNORM_INT8",
@@ -656,36 +677,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         .flatten()
         .flat_map(|w| w.to_le_bytes())
         .collect();
-    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let r = gpu
-        .run(&ComputeJob {
-            key: 0x1a6e,
-            wgsl,
-            entry_point: "main".into(),
-            buffers: vec![
-                JobBuffer {
-                    size: data.len() as u64,
-                    data,
-                    usage: BufferUse::ReadWrite,
-                    readback: true,
-                },
-                JobBuffer {
-                    size: (cfg.len() * 4) as u64,
-                    data: cfg.iter().flat_map(|w| w.to_le_bytes()).collect(),
-                    usage: BufferUse::ReadOnly,
-                    readback: false,
-                },
-            ],
-            workgroups: [(cases.len() as u32).div_ceil(64), 1, 1],
-            chunk_base_binding: None,
-            repeat: None,
-            aliases: Vec::new(),
-        })
-        .unwrap();
-    let out: Vec<u32> = r.outputs[0]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let out = words(&run_io_cfg(0x1a6e, wgsl, data, &cfg, cases.len() as u32));
     for (k, c) in cases.iter().enumerate() {
         let ty = types[c[0] as usize];
         // The loads take stored channels (the low bytes); the interpreter masks the same.
@@ -709,26 +701,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 #[test]
 fn sampler_texel_indices_match_the_interpreter() {
     use visa_emu::abi::image::SamplerState;
-    let consts: String = visa_emu::translate::IMAGE_RUNTIME
-        .lines()
-        .filter(|l| l.starts_with("const "))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut wgsl = String::from(concat!(
-        "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
-        "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
-        "const NO_WORD: u32 = 0xffffffffu;\n",
-    ));
-    wgsl += &consts;
-    wgsl += runtime_function("img_axis").expect("img_axis");
-    wgsl += r#"
+    let wgsl = image_module(
+        &["img_axis"],
+        r#"
+const NO_WORD: u32 = 0xffffffffu;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (4u * i >= arrayLength(&io) || cfg[0] != 0u) { return; }
     io[4u * i + 3u] = img_axis(io[4u * i], 0u, io[4u * i + 1u], io[4u * i + 2u]);
 }
-"#;
+"#,
+    );
     let mut coords: Vec<f32> = (-80..=80).map(|k| k as f32 * 0.25).collect();
     coords.extend((-40..=40).map(|k| k as f32 / 32.0 + 1.0 / 64.0));
     coords.extend([
@@ -758,36 +742,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         .flatten()
         .flat_map(|w| w.to_le_bytes())
         .collect();
-    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let r = gpu
-        .run(&ComputeJob {
-            key: 0x5a3d,
-            wgsl,
-            entry_point: "main".into(),
-            buffers: vec![
-                JobBuffer {
-                    size: data.len() as u64,
-                    data,
-                    usage: BufferUse::ReadWrite,
-                    readback: true,
-                },
-                JobBuffer {
-                    size: 4,
-                    data: vec![0; 4],
-                    usage: BufferUse::ReadOnly,
-                    readback: false,
-                },
-            ],
-            workgroups: [(cases.len() as u32).div_ceil(64), 1, 1],
-            chunk_base_binding: None,
-            repeat: None,
-            aliases: Vec::new(),
-        })
-        .unwrap();
-    let out: Vec<u32> = r.outputs[0]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let out = words(&run_io_cfg(0x5a3d, wgsl, data, &[0], cases.len() as u32));
     for (k, (c, s)) in cases.iter().zip(&samplers).enumerate() {
         let want = s.texel_index(0, c[1], c[2]).unwrap_or(u32::MAX);
         assert_eq!(
