@@ -38,7 +38,8 @@ const CFG_SLICED: u32 = 10u;        // 1: threads save their state and passes re
 const CFG_STOP_STEPS: u32 = 11u;    // probe modules: stop threads after this many instructions
 const CFG_COUNT: u32 = 12u;         // straight modules: 1 = record the blocks each invocation ran
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
-const CFG_ALLOC: u32 = 272u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
+const CFG_TABLE: u32 = 272u;       // the table form: where its table starts (translate/table_form.rs)
+const CFG_ALLOC: u32 = 276u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 
 const STAT_ERROR: u32 = 0u;         // 0 = none, else an ERR_* code (first one wins)
 const STAT_ERROR_AT: u32 = 1u;      // instruction index of the error
@@ -113,7 +114,9 @@ const ST_RUNNING: u32 = 1u;
 const ST_BARRIER: u32 = 2u;
 const ST_DONE: u32 = 3u;
 const ST_STOPPED: u32 = 4u;   // probes: stopped after cfg[CFG_STOP_STEPS] instructions
-const K_STATE_WORDS: u32 = 5u + 32u + 32u * K_DEPTH + K_NPRED + K_NADDR + K_NSURF + 4u * K_GRF_QUADS;
+const K_STATE_PRED: u32 = 5u + 32u + 32u * K_DEPTH;
+const K_STATE_GRF: u32 = K_STATE_PRED + K_NPRED + K_NADDR + K_NSURF;
+const K_STATE_WORDS: u32 = K_STATE_GRF + 4u * K_GRF_QUADS;
 
 fn save_state(tid: u32, status: u32) {
     save_state_at(tid * K_STATE_WORDS, status);
@@ -134,14 +137,28 @@ fn save_state_at(o0: u32, status: u32) {
         for (var c = 0u; c < 32u; c++) { state[o + c] = frames[d][c]; }
         o = o + 32u;
     }
-    for (var i = 0u; i < K_NPRED; i++) { state[o + i] = pr[i]; }
-    o = o + K_NPRED;
-    for (var i = 0u; i < K_NADDR; i++) { state[o + i] = ar[i]; }
-    o = o + K_NADDR;
+    save_flags(o);
+    o = o + K_NPRED + K_NADDR;
     for (var i = 0u; i < K_NSURF; i++) { state[o + i] = sv[i]; }
     o = o + K_NSURF;
-    // Four words an iteration: the GRF is most of the state, and loop iterations are
-    // what a capped driver counts.
+    save_grf(o);
+}
+
+// Predicates and address registers (emptied with `save_grf` when they live in `state`).
+fn save_flags(o: u32) {
+    for (var i = 0u; i < K_NPRED; i++) { state[o + i] = pr[i]; }
+    for (var i = 0u; i < K_NADDR; i++) { state[o + K_NPRED + i] = ar[i]; }
+}
+
+fn restore_flags(o: u32) {
+    for (var i = 0u; i < K_NPRED; i++) { pr[i] = state[o + i]; }
+    for (var i = 0u; i < K_NADDR; i++) { ar[i] = state[o + K_NPRED + i]; }
+}
+
+// Four words an iteration: the GRF is most of the state, and loop iterations are
+// what a capped driver counts. (A module whose GRF lives in `state` has nothing to
+// copy: translate/mod.rs empties this and `restore_grf`.)
+fn save_grf(o: u32) {
     for (var q = 0u; q < K_GRF_QUADS; q++) {
         let k = 4u * q;
         state[o + k] = g[k];
@@ -171,12 +188,15 @@ fn restore_state_at(o0: u32) -> u32 {
         for (var c = 0u; c < 32u; c++) { frames[d][c] = state[o + c]; }
         o = o + 32u;
     }
-    for (var i = 0u; i < K_NPRED; i++) { pr[i] = state[o + i]; }
-    o = o + K_NPRED;
-    for (var i = 0u; i < K_NADDR; i++) { ar[i] = state[o + i]; }
-    o = o + K_NADDR;
+    restore_flags(o);
+    o = o + K_NPRED + K_NADDR;
     for (var i = 0u; i < K_NSURF; i++) { sv[i] = state[o + i]; }
     o = o + K_NSURF;
+    restore_grf(o);
+    return status;
+}
+
+fn restore_grf(o: u32) {
     for (var q = 0u; q < K_GRF_QUADS; q++) {
         let k = 4u * q;
         g[k] = state[o + k];
@@ -184,7 +204,6 @@ fn restore_state_at(o0: u32) -> u32 {
         g[k + 2u] = state[o + k + 2u];
         g[k + 3u] = state[o + k + 3u];
     }
-    return status;
 }
 
 // A group's SLM lives after every thread's state; each thread moves its share.

@@ -482,10 +482,13 @@ fn run(
         };
         std::fs::write(path, &text).map_err(|e| Failed(format!("{}: {e}", path.display())))?;
         eprintln!(
-            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks, {} mapping, 64-bit emulation: {})",
+            "visa-emu: wrote {} ({} bytes of WGSL, {} blocks{}, {} mapping, 64-bit emulation: {})",
             path.display(),
             text.len(),
             m.blocks,
+            m.shapes
+                .map(|n| format!(" in the table form, {n} instruction shapes"))
+                .unwrap_or_default(),
             m.mapping(),
             emu.describe()
         );

@@ -324,6 +324,7 @@ fn corpus_modules_lower_without_64_bit_features() {
                 lanes,
                 straight: true,
                 probe: false,
+                table: None,
             };
             let m = visa_emu::translate::translate(&p, &target).unwrap();
             for int64 in [false, true] {

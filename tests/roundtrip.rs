@@ -58,6 +58,7 @@ fn sampler_reads_round_trip_and_translate() {
         lanes: false,
         straight: false,
         probe: false,
+        table: None,
     };
     let m = visa_emu::translate::translate(&prepared, &target).unwrap();
     assert!(m.wgsl.contains("img_sample(bt, 0u,"));

@@ -16,24 +16,31 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     let mut failures = Vec::new();
     for dir in &vs {
         let p = common::prepared(dir);
-        // The thread mapping, the lane mapping where the kernel allows it, and the
-        // probe modules of `validate`'s localization.
-        for (lanes, probe) in [(false, false), (true, false), (false, true)] {
+        // The thread mapping (plain and in the table form), the lane mapping where the
+        // kernel allows it, and the probe modules of `validate`'s localization.
+        for (lanes, probe, table) in [
+            (false, false, false),
+            (false, false, true),
+            (true, false, false),
+            (false, true, false),
+        ] {
             let target = Target {
                 threads_per_group: if lanes { 1 } else { 2 },
                 slm_bytes: 4096,
                 lanes,
                 straight: true,
                 probe,
+                table: Some(table),
             };
             match translate(&p, &target) {
                 Ok(m) => {
                     if lanes && visa_emu::translate::lanes::ineligible(&p, 1, 4096).is_none() {
                         assert!(m.lanes, "{}: lane mode not taken", dir.display());
                     }
+                    assert_eq!(m.shapes.is_some(), table, "{}", dir.display());
                     if let Err(e) = validate_wgsl(&m.wgsl) {
                         failures.push(format!(
-                            "{} (lanes: {lanes}, probe: {probe}): {}",
+                            "{} (lanes: {lanes}, probe: {probe}, table: {table}): {}",
                             dir.display(),
                             e.lines().next().unwrap_or("")
                         ));
@@ -62,6 +69,7 @@ fn straight_form_where_no_channel_meets_another() {
             lanes: true,
             straight: true,
             probe: false,
+            table: None,
         };
         translate(&p, &target).unwrap()
     };
@@ -212,6 +220,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 lanes,
                 straight: true,
                 probe: false,
+                table: None,
             };
             let m = translate(&p, &target).unwrap();
             match visa_emu::translate::native_atomic64(&m.wgsl) {

@@ -135,6 +135,8 @@ fn build_with(
         lanes: false,
         straight,
         probe,
+        // `VISA_GPU_TABLE=1` (or `0`) forces the thread mapping's table form on (off).
+        table: std::env::var("VISA_GPU_TABLE").ok().map(|v| v == "1"),
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.
@@ -219,6 +221,11 @@ fn build_with(
     table[cfg::NALLOC] = allocs.len() as u32;
     image_table(&mut table, &lp.memory.images());
     sampler_table(&mut table, lp.memory.samplers());
+    if !module.table.is_empty() {
+        // The table form's shapes and numbers (translate/table_form.rs).
+        table[cfg::TABLE] = table.len() as u32;
+        table.extend_from_slice(&module.table);
+    }
     let heap_len = heap.len().max(8) as u64;
     let job = ComputeJob {
         key: hash(&module.wgsl),
@@ -698,6 +705,11 @@ fn run_sliced(
     let step_limit = launch.step_limit;
     let lanes = launch.module.lanes;
     let mut job = launch.job.clone();
+    if launch.module.grf_in_state {
+        // The thread's GRF is its record in `state` (translate::grf_in_state).
+        let st = &mut job.buffers[translate::binding::STATE as usize];
+        st.size = st.size.max(launch.state_bytes());
+    }
     // A straight module's block records must fit one binding; beyond that the run goes
     // on without counts (the bytes are what matter; `run` says so).
     let uncounted = launch.module.straight.is_some()

@@ -133,6 +133,9 @@ pub(super) fn translate(
         state_grf_offset: super::state_layout(p).0,
         straight: None,
         why_not_straight: None,
+        table: Vec::new(),
+        shapes: None,
+        grf_in_state: false,
     })
 }
 

@@ -26,6 +26,7 @@ pub mod lower64;
 mod message;
 mod operand;
 pub mod simt;
+pub mod table_form;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
 use crate::ir::PredCombine;
@@ -67,6 +68,86 @@ pub fn native_atomic64(wgsl: &str) -> Option<String> {
 /// The runtime a kernel's code needs: the soft-double library first (functions may
 /// only call functions defined before them) when it calls `dfma`.
 pub(crate) fn runtime_for(kernel: &str) -> String {
+    let s = runtime_pieces(kernel);
+    if kernel.contains(GRF_IN_STATE_MARK) {
+        grf_in_state(&s)
+    } else {
+        s
+    }
+}
+
+/// The line that marks a thread-mapping module whose GRF lives in `state` (see
+/// [`grf_in_state`]).
+const GRF_IN_STATE_MARK: &str = "const K_GRF_IN_STATE: bool = true;";
+
+/// `wgsl` (the runtime, or a whole module) with the thread's GRF image, predicates
+/// and address registers in the `state` buffer, in the thread's own record (`g0`,
+/// `p0`, `a0`: set by `main`), instead of invocation-private arrays. llvmpipe
+/// compiles large private arrays slowly (`private_array_dynamic`, 3,720 GRF words:
+/// 67 s of compiling for the runtime alone, 9 s with the GRF in memory), and what
+/// lives in `state` needs no copy when a sliced run saves the thread.
+pub(crate) fn grf_in_state(wgsl: &str) -> String {
+    let mut s = wgsl.to_string();
+    for (decl, base) in [
+        ("var<private> g: array<u32, K_GRF_QUADS * 4u>;", "g0"),
+        ("var<private> ar: array<u32, K_NADDR>;", "a0"),
+        ("var<private> pr: array<u32, K_NPRED>;", "p0"),
+    ] {
+        s = s.replacen(decl, &format!("var<private> {base}: u32;"), 1);
+    }
+    for f in ["save_grf", "restore_grf", "save_flags", "restore_flags"] {
+        let head = format!("\nfn {f}(o: u32) {{");
+        // (Already emptied when `wgsl` holds a runtime this made.)
+        let full = s
+            .find(&head)
+            .filter(|&k| !s[k + head.len()..].starts_with('}'));
+        if let Some(start) = full {
+            if let Some(len) = s[start..].find("\n}\n") {
+                s.replace_range(start..start + len + 3, &format!("{head}}}\n"));
+            }
+        }
+    }
+    for (array, base) in [("g", "g0"), ("ar", "a0"), ("pr", "p0")] {
+        s = index_into_state(&s, array, base);
+    }
+    s
+}
+
+/// Every `name[i]` of `text` (not part of a longer name) as `state[base + (i)]`.
+fn index_into_state(text: &str, name: &str, base: &str) -> String {
+    let open = format!("{name}[");
+    let mut out = String::with_capacity(text.len() + 4096);
+    let mut rest = text;
+    while let Some(k) = rest.find(&open) {
+        let before = rest[..k].chars().next_back();
+        out.push_str(&rest[..k]);
+        rest = &rest[k + open.len()..];
+        let index_end = rest
+            .char_indices()
+            .scan(1i32, |depth, (j, c)| {
+                *depth += match c {
+                    '[' => 1,
+                    ']' => -1,
+                    _ => 0,
+                };
+                Some((j, *depth))
+            })
+            .find(|&(_, d)| d == 0)
+            .map(|(j, _)| j);
+        match index_end {
+            Some(j) if !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                out.push_str(&format!("state[{base} + ({})]", &rest[..j]));
+                rest = &rest[j + 1..];
+            }
+            _ => out.push_str(&open),
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The runtime pieces `kernel` calls.
+fn runtime_pieces(kernel: &str) -> String {
     let mut s = if kernel.contains("dfma(") {
         format!("{SOFT_F64}\n{RUNTIME}")
     } else {
@@ -139,7 +220,9 @@ pub mod cfg {
     /// Where the sampler table starts (a count, then a code per sampler).
     pub const SAMPLERS: usize = 15;
     pub const BTI: usize = 16;
-    pub const ALLOC: usize = 272;
+    /// Where the table form's table starts (`table_form.rs`).
+    pub const TABLE: usize = 272;
+    pub const ALLOC: usize = 276;
 }
 
 /// Runtime error codes the shader reports in `stat[0]` (`ERR_*` of runtime.wgsl).
@@ -182,6 +265,9 @@ pub struct Target {
     /// `cfg[CFG_STOP_STEPS]` executed ones, with their state saved
     /// (`visa-emu validate` localizes the first differing instruction with it).
     pub probe: bool,
+    /// Thread mapping: the table form (`table_form.rs`: each instruction shape
+    /// compiled once, the numbers in `cfg`); `None` lets the kernel's size decide.
+    pub table: Option<bool>,
 }
 
 /// A translated kernel.
@@ -216,6 +302,14 @@ pub struct Module {
     pub straight: Option<simt::Straight>,
     /// Lane mode: why the straight form did not apply.
     pub why_not_straight: Option<String>,
+    /// The table form's words (`table_form::Tables::words`), which the host appends to
+    /// `cfg` at `cfg[CFG_TABLE]`; empty for every other form.
+    pub table: Vec<u32>,
+    /// The table form: how many instruction shapes it compiled.
+    pub shapes: Option<usize>,
+    /// Thread mapping: the GRF images live in the `state` buffer, which every run
+    /// then needs (`state_words` per thread), sliced or not.
+    pub grf_in_state: bool,
 }
 
 impl Module {
@@ -505,6 +599,14 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     } else {
         None
     };
+    // Large kernels: the table form (`table_form.rs`), with the GRF in `state`.
+    let large = !target.probe
+        && target
+            .table
+            .unwrap_or(p.insts.len() >= table_form::AUTO_MIN_INSTRUCTIONS);
+    if large {
+        em.line(GRF_IN_STATE_MARK);
+    }
     em.line("");
     emit_init(&mut em, p, None);
     // The runtime's functions and `init` (the blocks come next).
@@ -522,39 +624,56 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         &cfg_blocks,
         cfg_blocks.ranges[simt::prefix_blocks(p, &cfg_blocks) - 1].end,
     );
-    let (max_block_cost, all_blocks_cost) = emit_block_loop(
-        &mut em,
-        p,
-        &cfg_blocks,
-        &costs,
-        save_cost,
-        &mut |em, range, next| {
-            let mut ended = false;
-            let len = range.len();
-            let first = range.start;
-            for (j, inst) in p.insts[range].iter().enumerate() {
-                em.cr0_value = cr0_at[first + j];
-                if target.probe {
-                    // Probes: stop before the instruction that would be one too many
-                    // (`steps` already counts the whole block).
-                    em.line(&format!(
+    let tables = if large {
+        let mut inst_text = |k: usize, next: &str| {
+            let mut e = Emit::new(p.pre.cr0);
+            e.cr0_value = cr0_at[k];
+            let ended = emit_inst(&mut e, p, &p.insts[k], &cfg_blocks, next)?;
+            Ok((e.out, ended))
+        };
+        table_form::Tables::build(p, &cfg_blocks, &costs, &mut inst_text)?
+    } else {
+        None
+    };
+    let (max_block_cost, all_blocks_cost) = match &tables {
+        Some(t) => t.emit_run_thread(&mut em, p, save_cost)?,
+        None => emit_block_loop(
+            &mut em,
+            p,
+            &cfg_blocks,
+            &costs,
+            save_cost,
+            &mut |em, range, next| {
+                let mut ended = false;
+                let len = range.len();
+                let first = range.start;
+                for (j, inst) in p.insts[range].iter().enumerate() {
+                    em.cr0_value = cr0_at[first + j];
+                    if target.probe {
+                        // Probes: stop before the instruction that would be one too many
+                        // (`steps` already counts the whole block).
+                        em.line(&format!(
                         "if (cfg[CFG_STOP_STEPS] != 0u && steps - {}u >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}",
                         len - j
                     ));
+                    }
+                    em.open("");
+                    em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
+                    ended = emit_inst(em, p, inst, &cfg_blocks, next)?;
+                    em.cr0_value = None;
+                    em.close();
                 }
-                em.open("");
-                em.line(&format!("// [{}] {}", inst.index, inst.op.spec_name()));
-                ended = emit_inst(em, p, inst, &cfg_blocks, next)?;
-                em.cr0_value = None;
-                em.close();
-            }
-            Ok(ended)
-        },
-    )?;
-    emit_main(&mut em, tpg, start_cost);
+                Ok(ended)
+            },
+        )?,
+    };
+    emit_main(&mut em, tpg, start_cost, large);
     let mut wgsl = runtime_for(&em.out);
     wgsl.push_str("\n// ---- kernel ----\n");
     wgsl.push_str(&em.out);
+    if large {
+        wgsl = grf_in_state(&wgsl);
+    }
     Ok(Module {
         wgsl,
         entry_point: "main",
@@ -572,6 +691,9 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         state_grf_offset: state_layout(p).0,
         straight: None,
         why_not_straight: why_not_straight_here,
+        grf_in_state: large,
+        shapes: tables.as_ref().map(|t| t.shape_count()),
+        table: tables.map(|t| t.words).unwrap_or_default(),
         block_starts: cfg_blocks
             .ranges
             .iter()
@@ -600,22 +722,8 @@ fn emit_block_loop(
 ) -> Result<(u64, u64), TranslateError> {
     em.open("fn run_thread() -> u32");
     em.open("loop");
-    em.line("var pc = IDLE;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
-    em.open("if (pc == IDLE)");
-    em.open("if (depth > 0u)");
-    em.line("depth = depth - 1u;");
-    em.line("pcs = frames[depth];");
-    em.line("edges = edges + 1u;");
-    em.line("continue;");
-    em.close();
-    em.line("return 0u;");
-    em.close();
-    em.line("var em = 0u;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
-    // What every block pays besides its own code: this loop's back-edge, the two scans
-    // above, the probe.
-    let head_cost = 1 + 2 * p.simd as u64 + 2;
+    emit_pick_block(em);
+    let head_cost = block_head_cost(p);
     let (mut max_block_cost, mut all_blocks_cost) = (0u64, 0u64);
     em.open("switch pc");
     for (b, range) in cfg_blocks.ranges.iter().enumerate() {
@@ -627,13 +735,7 @@ fn emit_block_loop(
             "// instructions {at}..{}",
             p.insts[range.end - 1].index
         ));
-        em.line(&format!("steps = steps + {len}u;"));
-        em.line(&format!(
-            "let cc = {len}u * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
-        ));
-        em.line(&format!(
-            "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {at}u); return 0u; }}"
-        ));
+        emit_block_accounting(em, &format!("{len}u"), &format!("{at}u"));
         let next_block = cfg_blocks.block_expr(range.end as u32);
         if !body(em, range.clone(), &next_block)? {
             em.line(&format!(
@@ -649,18 +751,10 @@ fn emit_block_loop(
         max_block_cost = max_block_cost.max(cost);
         all_blocks_cost += cost;
         let pad = "    ".repeat(em.depth);
-        let check = format!(
-            "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}u); return 0u; }}\n\
-             {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
-             {pad}    if ({cost}u + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
-             {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}u); return 0u; }}\n\
-             {pad}        return 2u;\n\
-             {pad}    }}\n\
-             {pad}    edges = edges + {cost}u;\n\
-             {pad}}}\n\
-             {pad}ran = ran + 1u;\n"
+        em.out.insert_str(
+            body_at,
+            &pass_check(&pad, &format!("{cost}u"), save_cost, &format!("{at}u")),
         );
-        em.out.insert_str(body_at, &check);
         em.close();
     }
     em.line("default: { return 0u; }");
@@ -669,6 +763,57 @@ fn emit_block_loop(
     em.line("return 0u;");
     em.close();
     Ok((max_block_cost, all_blocks_cost))
+}
+
+/// The head of `run_thread`'s loop: the smallest channel PC (a block), its channels
+/// as `em`, and the return from a subroutine frame or the thread when none is left.
+fn emit_pick_block(em: &mut Emit) {
+    em.line("var pc = IDLE;");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
+    em.open("if (pc == IDLE)");
+    em.open("if (depth > 0u)");
+    em.line("depth = depth - 1u;");
+    em.line("pcs = frames[depth];");
+    em.line("edges = edges + 1u;");
+    em.line("continue;");
+    em.close();
+    em.line("return 0u;");
+    em.close();
+    em.line("var em = 0u;");
+    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+}
+
+/// What every block pays besides its own code: the loop's back-edge, the two scans of
+/// [`emit_pick_block`], the probe.
+fn block_head_cost(p: &Prepared) -> u64 {
+    1 + 2 * p.simd as u64 + 2
+}
+
+/// A block's instruction and channel-operation counts and the step-limit watchdog.
+fn emit_block_accounting(em: &mut Emit, len: &str, at: &str) {
+    em.line(&format!("steps = steps + {len};"));
+    em.line(&format!(
+        "let cc = {len} * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
+    ));
+    em.line(&format!(
+        "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {at}); return 0u; }}"
+    ));
+}
+
+/// Sliced runs: end the pass before a block that might not fit in its budget (every
+/// lane of the lane mapping computes the same: they stop together).
+fn pass_check(pad: &str, cost: &str, save_cost: u64, at: &str) -> String {
+    format!(
+        "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}); return 0u; }}\n\
+         {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
+         {pad}    if ({cost} + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
+         {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}); return 0u; }}\n\
+         {pad}        return 2u;\n\
+         {pad}    }}\n\
+         {pad}    edges = edges + {cost};\n\
+         {pad}}}\n\
+         {pad}ran = ran + 1u;\n"
+    )
 }
 
 /// Call-frame depth of the thread state: 8 where the kernel calls subroutines.
@@ -943,8 +1088,13 @@ fn emit_init(em: &mut Emit, p: &Prepared, reads: Option<&[bool]>) {
 /// closed by workgroup barriers in uniform control flow. In a sliced run a thread may
 /// also stop before a block (its pass's loop budget is spent): its group then saves
 /// every thread and its SLM, and the host's next pass restores and resumes them.
-fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
+fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64, grf_in_state: bool) {
     let mut s = String::new();
+    let grf = if grf_in_state {
+        "\n    g0 = tid * K_STATE_WORDS + K_STATE_GRF;\n    p0 = tid * K_STATE_WORDS + K_STATE_PRED;\n    a0 = p0 + K_NPRED;"
+    } else {
+        ""
+    };
     let _ = write!(
         s,
         r#"
@@ -953,7 +1103,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     keep_bindings();
     let grp = wid + chunk.xyz;
     let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
-    let tid = group * cfg[CFG_THREADS] + t;
+    let tid = group * cfg[CFG_THREADS] + t;{grf}
     let sliced = cfg[CFG_SLICED] != 0u;
     // Restoring (or initializing) costs loop iterations too.
     edges = {start_cost}u;

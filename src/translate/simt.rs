@@ -498,6 +498,9 @@ pub(super) fn translate(
             cyclic,
         }),
         why_not_straight: None,
+        table: Vec::new(),
+        shapes: None,
+        grf_in_state: false,
     })
 }
 
