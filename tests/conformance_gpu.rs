@@ -26,7 +26,6 @@ const CI_SET: &[&str] = &[
     // Integer wrap-around, mulh, shifts of every width.
     "int_arith_wrap/tgllp-simd16",
     // DF mad as one rounding (the soft fma; lavapipe splits WGSL's fma(f64)).
-    "double_arith/pvc-simd32",
 ];
 
 /// `error` is the mismatch `tests/known_disagreements.txt` records for `variant`.
@@ -40,18 +39,8 @@ fn disagreement(list: &str, variant: &str, error: &str) -> bool {
 /// Kernels whose executed-instruction counts depend on the thread schedule.
 const CONTENDED: &[&str] = &["atomic_cmpxchg_mul/"];
 
-/// Cases lavapipe cannot compile within CI's time: minutes to tens of minutes and
-/// gigabytes each (see docs/design.md, "Compile time on lavapipe").
-const TOO_SLOW_FOR_CI: &[&str] = &[
-    "long_arith",
-    "math_exp_log_pow",
-    "private_array_dynamic",
-    "private_array_large",
-    "vector_float4_geom",
-];
-
 /// Every corpus case on the GPU path against its expected outputs: the first variant
-/// of each case (all but `TOO_SLOW_FOR_CI`) plus `CI_SET`, on two devices in parallel
+/// of each case plus `CI_SET`, on two devices in parallel
 /// so that lavapipe compiles two pipelines at once. `VISA_GPU_ONLY=<substring>`
 /// selects variants instead (`/` for every variant of every case).
 #[test]
@@ -75,17 +64,11 @@ fn corpus_on_the_gpu_path() {
         .map(|d| (name_of(d), d.clone()))
         .filter(|(name, d)| match &only {
             Some(o) => name.contains(o.as_str()),
-            None => {
-                CI_SET.contains(&name.as_str())
-                    || (firsts.contains(d)
-                        && !TOO_SLOW_FOR_CI
-                            .iter()
-                            .any(|c| name.starts_with(&format!("{c}/"))))
-            }
+            None => CI_SET.contains(&name.as_str()) || firsts.contains(d),
         })
         .collect();
     assert!(
-        only.is_some() || selected.len() >= 40,
+        only.is_some() || selected.len() >= 44 + CI_SET.len(),
         "{} variants",
         selected.len()
     );
@@ -197,6 +180,49 @@ fn gpu_and_cpu_agree_byte_for_byte() {
                 "{name}: channel-op counts"
             );
         }
+    }
+}
+
+/// Variants CI runs in the table form of the thread mapping (`translate::table_form`),
+/// which large kernels get: divergence, subroutine calls, SLM and barriers, loops
+/// resumed in passes. (The large corpus kernels themselves run
+/// in it in `corpus_on_the_gpu_path`.)
+const TABLE_SET: &[&str] = &[
+    "divergent_if_else/tgllp-simd16",
+    "noinline_calls/tgllp-simd16",
+    "slm_reduce/acm-g10-simd16",
+    "mandelbrot/tgllp-simd16",
+    "double_arith/pvc-simd32",
+];
+
+/// The table form gives every byte, and the instruction and channel-op counts, of the
+/// interpreter, with the GRF in the state buffer and in passes on lavapipe.
+#[test]
+fn table_form_agrees_with_the_interpreter() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let root = visa_emu::corpus::paths::default_corpus_dir();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    for name in TABLE_SET {
+        let dir = root.join(name);
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let mut launch =
+            gpu::build_table(&dir, &case, gpu::DEFAULT_STEP_LIMIT, Some(true)).unwrap();
+        assert!(
+            launch.module.shapes.is_some(),
+            "{name}: not in the table form"
+        );
+        assert!(launch.module.grf_in_state, "{name}");
+        launch.mapping = Mapping::Threads;
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.mapping, "threads", "{name}");
+        assert_same_run(name, &cpu, &g);
+        eprintln!(
+            "{name}: the table form agrees ({} shapes, {}, {} passes)",
+            launch.module.shapes.unwrap_or(0),
+            g.instructions_text(),
+            g.passes
+        );
     }
 }
 

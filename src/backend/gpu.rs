@@ -96,19 +96,35 @@ pub fn run_case(
 
 /// Translate the variant's kernel and lay out its launch (no device needed).
 pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
-    build_with(dir, case, step_limit, false, true)
+    build_with(dir, case, step_limit, false, true, table_from_env())
+}
+
+/// `VISA_GPU_TABLE=1` (or `0`) forces the thread mapping's table form on (off).
+fn table_from_env() -> Option<bool> {
+    std::env::var("VISA_GPU_TABLE").ok().map(|v| v == "1")
+}
+
+/// [`build`] with the thread mapping's table form forced on or off
+/// (`translate::table_form`; `None`: the kernel's size decides).
+pub fn build_table(
+    dir: &Path,
+    case: &Case,
+    step_limit: u32,
+    table: Option<bool>,
+) -> Result<GpuLaunch, String> {
+    build_with(dir, case, step_limit, false, true, table)
 }
 
 /// [`build`] for probes: the thread mapping with a stop check before every
 /// instruction, whose threads [`probe`] stops after an exact instruction count.
 pub fn build_probe(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
-    build_with(dir, case, DEFAULT_STEP_LIMIT, true, true)
+    build_with(dir, case, DEFAULT_STEP_LIMIT, true, true, None)
 }
 
 /// [`build`] whose lane mapping, where there is one, keeps the block scheduler even
 /// where the kernel could run straight (for tests of the scheduled form).
 pub fn build_scheduled(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
-    build_with(dir, case, step_limit, false, false)
+    build_with(dir, case, step_limit, false, false, table_from_env())
 }
 
 fn build_with(
@@ -117,6 +133,7 @@ fn build_with(
     step_limit: u32,
     probe: bool,
     straight: bool,
+    table: Option<bool>,
 ) -> Result<GpuLaunch, String> {
     let device = dir
         .file_name()
@@ -135,8 +152,7 @@ fn build_with(
         lanes: false,
         straight,
         probe,
-        // `VISA_GPU_TABLE=1` (or `0`) forces the thread mapping's table form on (off).
-        table: std::env::var("VISA_GPU_TABLE").ok().map(|v| v == "1"),
+        table,
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.

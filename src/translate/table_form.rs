@@ -14,7 +14,7 @@
 //!
 //! What stays literal: loop headers (the pass budget reads their bounds), `case`
 //! selectors, array sizes, constant declarations, a known %cr0 value (float code
-//! folds its rounding mode), and the few literals [`keep`]
+//! folds its rounding mode), an atomic's operation, and the few literals [`keep`]
 //! names (element sizes, bit widths, channel offsets: the code keeps its constant
 //! folding). Costs are those of the instructions'
 //! own text, so the pass budget is unchanged but for the instruction loop.
@@ -55,6 +55,9 @@ fn keeps_literals(line: &str) -> bool {
         // The control register's value where the translator knows it: float code folds
         // its rounding and denormal modes.
         || t.starts_with("let cr = ")
+        // An atomic's operation: each folds to its own code (as parameters, every
+        // operation's code, the 64-bit compare-and-swap loops too, is compiled).
+        || t.contains("atomic")
         || t.contains("array<")
 }
 
