@@ -97,16 +97,19 @@ pub(crate) fn grf_in_state(wgsl: &str) -> String {
     }
     for f in ["save_grf", "restore_grf", "save_flags", "restore_flags"] {
         let head = format!("\nfn {f}(o: u32) {{");
-        // (Already emptied when `wgsl` holds a runtime this made.)
-        let full = s
-            .find(&head)
-            .filter(|&k| !s[k + head.len()..].starts_with('}'));
-        if let Some(start) = full {
+        if let Some(start) = s.find(&head) {
             if let Some(len) = s[start..].find("\n}\n") {
                 s.replace_range(start..start + len + 3, &format!("{head}}}\n"));
             }
         }
     }
+    state_indices(&s)
+}
+
+/// The register arrays' accesses of `text` (a runtime or a kernel's code) as `state`
+/// accesses (see [`grf_in_state`]).
+fn state_indices(text: &str) -> String {
+    let mut s = text.to_string();
     for (array, base) in [("g", "g0"), ("ar", "a0"), ("pr", "p0")] {
         s = index_into_state(&s, array, base);
     }
@@ -668,12 +671,15 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         )?,
     };
     emit_main(&mut em, tpg, start_cost, large);
+    // `runtime_for` moved the runtime's registers into `state` (the marker); the
+    // kernel's own code follows.
     let mut wgsl = runtime_for(&em.out);
     wgsl.push_str("\n// ---- kernel ----\n");
-    wgsl.push_str(&em.out);
-    if large {
-        wgsl = grf_in_state(&wgsl);
-    }
+    wgsl.push_str(&if large {
+        state_indices(&em.out)
+    } else {
+        em.out
+    });
     Ok(Module {
         wgsl,
         entry_point: "main",
