@@ -1,5 +1,5 @@
 // Images for typed messages (3D_LOAD ld/ld_lz, 3D_SAMPLE sample_lz/sample_l with nearest
-// filtering, GATHER4_TYPED, SCATTER4_TYPED, MEDIA_LD/MEDIA_ST): the
+// or linear filtering, GATHER4_TYPED, SCATTER4_TYPED, MEDIA_LD/MEDIA_ST): the
 // WGSL twin of `abi::image` and `Memory::texel_read/texel_write`. An image is a packed
 // texel array in its binding-table surface; `cfg[CFG_IMAGES]` points at 512 words of
 // conversion tables (x / 255 and max(x / 127, -1) as f32 bits, computed exactly on the
@@ -12,6 +12,7 @@ const CFG_NIMAGES: u32 = 14u;
 const ERR_NOT_IMAGE: u32 = 7u;    // a typed message on a surface that holds no image
 const CFG_SAMPLERS: u32 = 15u;    // word offset of the sampler table: count, then a code each
 const ERR_SAMPLER: u32 = 8u;      // a sample through a sampler the emulator cannot reproduce
+const ERR_LINEAR_INT: u32 = 9u;   // linear filtering of an integer image
 
 // Channel types (`ChannelType` in src/abi/image.rs, in declaration order).
 const CT_SNORM8: u32 = 0u;
@@ -139,6 +140,7 @@ fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32>
         return vec4<u32>(0u);
     }
     let code = cfg[st + 1u + sidx];
+    if ((code & 0x2000000u) != 0u) { return img_sample_linear(bti, e, code, u, v, r, at); }
     let dims = cfg[e + 1u] & 0xffu;
     let array = (cfg[e + 1u] & 0x100u) != 0u;
     let x = img_axis(code, 0u, u, cfg[e + 2u]);
@@ -153,6 +155,100 @@ fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32>
         return vec4<u32>(0u, 0u, 0u, select(img_one(f & 0xffu), 0u, alpha));
     }
     return img_read(bti, x, y, z, 0u, at);
+}
+
+// A sample position x (texels) as OpenCL's i0 = floor(x - 0.5) and the fraction of
+// x - 0.5 in 1/256, rounded to nearest even (`abi::image::snap_position`; every step
+// is exact in f32): vec2(i0, frac) with i0 as i32 bits.
+fn img_snap(x0: f32) -> vec2<u32> {
+    var x = x0;
+    if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { x = 0.0; }
+    x = clamp(x, -2147483520.0, 2147483392.0);
+    let fl = floor(x);
+    let q = i32(round((x - fl) * 256.0)) - 128;
+    let i0 = i32(fl) + select(0, -1, q < 0);
+    return vec2<u32>(u32(i0), u32(q + select(0, 256, q < 0)));
+}
+
+// Integer texel index i along `axis` (n texels) through the address mode of `code`;
+// NO_WORD for the border (`SamplerState::address_index`).
+fn img_wrap(code: u32, axis: u32, i: i32, n: u32) -> u32 {
+    let mode = (code >> (8u * axis)) & 0xffu;
+    let ni = i32(n);
+    switch mode {
+        case 0u: { return u32(((i % ni) + ni) % ni); }
+        case 1u: {
+            let m = ((i % (2 * ni)) + 2 * ni) % (2 * ni);
+            return u32(select(m, 2 * ni - 1 - m, m >= ni));
+        }
+        case 2u: { return u32(clamp(i, 0, ni - 1)); }
+        default: { return select(NO_WORD, u32(i), i >= 0 && i < ni); }
+    }
+}
+
+// A linear sample (`SamplerState::linear_taps` and `LinearTaps::blend`): the 2, 4 or 8
+// taps around the snapped position, each through the address mode (the border color
+// outside), weighted by integers summing to 256^axes; f32 channels times weights are
+// exact in f64, summed in tap order, scaled by a power of two and rounded once to f32.
+fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32> {
+    let f = cfg[e + 5u];
+    let ty = f & 0xffu;
+    if (!(ty <= CT_UNORM8 || ty >= CT_HALF)) { fail(ERR_LINEAR_INT, at); return vec4<u32>(0u); }
+    let dims = cfg[e + 1u] & 0xffu;
+    let array = (cfg[e + 1u] & 0x100u) != 0u;
+    let axes = dims - select(0u, 1u, array);
+    let c = vec3<u32>(u, v, r);
+    let size = vec3<u32>(cfg[e + 2u], cfg[e + 3u], cfg[e + 4u]);
+    var i0 = vec3<u32>(0u);
+    var i1 = vec3<u32>(0u);
+    var fr = vec3<u32>(0u);
+    // loop-bound: 3
+    for (var a = 0u; a < dims; a++) {
+        if (a >= axes) {
+            i0[a] = img_layer(c[a], size[a]);
+            i1[a] = i0[a];
+            continue;
+        }
+        let x = select(bitcast<f32>(c[a]), bitcast<f32>(c[a]) * f32(size[a]), (code & 0x1000000u) != 0u);
+        let s = img_snap(x);
+        i0[a] = img_wrap(code, a, i32(s.x), size[a]);
+        i1[a] = img_wrap(code, a, i32(s.x) + 1, size[a]);
+        fr[a] = s.y;
+    }
+    let alpha = ((f >> 8u) & 0xffu) >= 2u;
+    let border = vec4<u32>(0u, 0u, 0u, select(img_one(ty), 0u, alpha));
+    // Scalar f64 sums (the 64-bit lowering rewrites scalars, not f64 vectors).
+    var a0 = 0.0lf;
+    var a1 = 0.0lf;
+    var a2 = 0.0lf;
+    var a3 = 0.0lf;
+    // loop-bound: 8
+    for (var k = 0u; k < (1u << axes); k++) {
+        var t = vec3<u32>(0u);
+        var w = 1u;
+        var inside = true;
+        for (var a = 0u; a < 3u; a++) {
+            let second = ((k >> a) & 1u) == 1u;
+            t[a] = select(i0[a], i1[a], second);
+            if (a < axes) {
+                w = w * select(256u - fr[a], fr[a], second);
+                inside = inside && t[a] != NO_WORD;
+            }
+        }
+        var texel = border;
+        if (inside) { texel = img_read(bti, t.x, t.y, t.z, 0u, at); }
+        let fw = f64(w);
+        a0 = a0 + fw * f64(bitcast<f32>(texel.x));
+        a1 = a1 + fw * f64(bitcast<f32>(texel.y));
+        a2 = a2 + fw * f64(bitcast<f32>(texel.z));
+        a3 = a3 + fw * f64(bitcast<f32>(texel.w));
+    }
+    let scale = select(select(1.0lf / 16777216.0lf, 1.0lf / 65536.0lf, axes == 2u), 1.0lf / 256.0lf, axes == 1u);
+    return vec4<u32>(img_f32(a0 * scale), img_f32(a1 * scale), img_f32(a2 * scale), img_f32(a3 * scale));
+}
+
+fn img_f32(x: f64) -> u32 {
+    return bitcast<u32>(f32(x));
 }
 
 // Texel (u, v, r) of the image at `bti` in register form (RGBA; missing channels 0,

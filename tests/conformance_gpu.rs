@@ -542,7 +542,8 @@ fn hex(b: &[u8]) -> String {
 /// Images (own cases `image_rw`, `image_sample`): sampler-less reads (3D_LOAD ld_lz) of
 /// RGBA float, R float and RGBA uint8 images, writes (SCATTER4_TYPED) to RGBA float,
 /// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
-/// sample_lz / sample_l) through inline samplers with every address mode, and sub-group
+/// sample_lz / sample_l) through inline samplers with every address mode, linear
+/// (bilinear, trilinear) samples of float and unorm8 images (`image_linear`), sub-group
 /// block reads and writes (MEDIA_LD / MEDIA_ST, own case `image_block`), 1D and 3D
 /// images (`image_dims`), image arrays (`image_array`) and sampler kernel arguments
 /// (`image_sampler_arg`) run through
@@ -564,6 +565,7 @@ fn images_agree_with_the_interpreter() {
         "image_dims/tgllp-simd8",
         "image_array/acm-g10-simd8",
         "image_sampler_arg/tgllp-simd8",
+        "image_linear/tgllp-simd8",
     ] {
         let dir = own.join(v);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
@@ -576,7 +578,7 @@ fn images_agree_with_the_interpreter() {
         assert_eq!((g.oob_reads, g.oob_writes), (0, 0), "{v}");
         // Typed messages run in the lane mapping; a kernel of samples and writes at
         // the lane's own coordinates, with no whole-thread store, runs straight.
-        if v.starts_with("image_sample") || v.starts_with("image_sampler_arg") {
+        if v.starts_with("image_sample") || v.starts_with("image_linear") {
             assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
         }
     }

@@ -754,3 +754,78 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         );
     }
 }
+
+/// shaders/image.wgsl's linear-sample position (`img_snap`: i0 and the 1/256 fraction)
+/// and tap addressing (`img_wrap`) agree with the interpreter's `snap_position` and
+/// `SamplerState::linear_taps` over positions on and off the 1/256 grid, ties, far
+/// outside, infinite and NaN, in every address mode.
+#[test]
+fn linear_sample_positions_match_the_interpreter() {
+    use visa_emu::abi::image::{snap_position, SamplerState};
+    let wgsl = image_module(
+        &["img_snap", "img_wrap"],
+        r#"
+const NO_WORD: u32 = 0xffffffffu;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (6u * i >= arrayLength(&io) || cfg[0] != 0u) { return; }
+    let s = img_snap(bitcast<f32>(io[6u * i + 1u]));
+    io[6u * i + 3u] = s.x;
+    io[6u * i + 4u] = s.y;
+    io[6u * i + 5u] = img_wrap(io[6u * i], 0u, i32(s.x) + 1, io[6u * i + 2u]);
+}
+"#,
+    );
+    let mut coords: Vec<f32> = (-300..=300).map(|k| k as f32 / 37.0).collect();
+    coords.extend((-64..=64).map(|k| k as f32 / 512.0 + 0.5)); // ties between grid steps
+    coords.extend([
+        1e9,
+        -1e9,
+        3e38,
+        -3e38,
+        2147483520.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+    ]);
+    coords.extend([f32::NAN, -0.0, 1e-30, 0.99999994, 16.0 - 1.0 / 1024.0]);
+    let mut cases = Vec::new();
+    let mut samplers = Vec::new();
+    for mode in [0u32, 1, 2, 4] {
+        let s = SamplerState::from_words([0, mode << 6 | 1 << 10]);
+        for n in [1u32, 7, 16] {
+            for c in &coords {
+                cases.push([s.code(), c.to_bits(), n, 0, 0, 0]);
+                samplers.push(s);
+            }
+        }
+    }
+    let data: Vec<u8> = cases
+        .iter()
+        .flatten()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    let out = words(&run_io_cfg(0x5a3e, wgsl, data, &[0], cases.len() as u32));
+    for (k, (c, s)) in cases.iter().zip(&samplers).enumerate() {
+        let x = f32::from_bits(c[1]);
+        let (i0, frac) = snap_position(x);
+        assert_eq!(
+            (out[6 * k + 3] as i32 as i64, out[6 * k + 4]),
+            (i0, frac),
+            "position {x}"
+        );
+        // The second tap's index along a 1D image of n texels.
+        let d = visa_emu::abi::image::ImageDesc {
+            dims: 1,
+            array: false,
+            width: c[2],
+            height: 1,
+            depth: 1,
+            order: visa_emu::abi::image::ChannelOrder::R,
+            ty: visa_emu::abi::image::ChannelType::Float,
+        };
+        let taps = s.linear_taps(&d, [c[1], 0, 0]);
+        let want = taps.taps[1].0.map_or(u32::MAX, |t| t[0]);
+        assert_eq!(out[6 * k + 5], want, "{s:?} position {x} size {}", c[2]);
+    }
+}

@@ -246,8 +246,8 @@ pub enum AddressMode {
     Other(u32),
 }
 
-/// The parts of a SAMPLER_STATE (Gen9+ layout) that decide which texel a nearest
-/// sample reads: DW0 bits 19:17 mag and 16:14 min filter (0 = nearest), DW3 bit 10
+/// The parts of a SAMPLER_STATE (Gen9+ layout) that decide which texels a sample
+/// reads: DW0 bits 19:17 mag and 16:14 min filter (0 = nearest), DW3 bit 10
 /// non-normalized coordinates, bits 8:6 / 5:3 / 2:0 the X / Y / Z address modes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SamplerState {
@@ -302,7 +302,7 @@ impl SamplerState {
     }
 
     /// The code the GPU runtime reads (shaders/image.wgsl): address modes in bytes 0-2,
-    /// bit 24 normalized.
+    /// bit 24 normalized, bit 25 linear filtering.
     pub fn code(&self) -> u32 {
         let m = |a: AddressMode| match a {
             AddressMode::Wrap => 0,
@@ -315,6 +315,7 @@ impl SamplerState {
             | m(self.address[1]) << 8
             | m(self.address[2]) << 16
             | (self.normalized as u32) << 24
+            | (self.linear as u32) << 25
     }
 
     /// Texel indices of a nearest sample at coordinates `c` (f32 bits) in `d`, or
@@ -332,27 +333,64 @@ impl SamplerState {
         Some(out)
     }
 
-    /// Why a nearest sample through this sampler cannot be emulated exactly.
-    pub fn unsupported(&self) -> Option<String> {
-        if self.linear {
-            return Some("linear filtering (the hardware's fixed-point weights)".into());
+    /// The texels a linear (bi-/trilinear) sample at coordinates `c` (f32 bits) of `d`
+    /// blends, with integer weights that sum to `1 << (8 * axes)`: OpenCL's
+    /// formula (i0 = floor(u - 0.5), i1 = i0 + 1, a = frac(u - 0.5)) with the position
+    /// snapped to 1/256 of a texel, the 8 sub-texel bits that Intel's drivers report
+    /// (Vulkan `subTexelPrecisionBits`; D3D12 requires 8). Each tap's index then goes
+    /// through the axis' address mode like a nearest sample's (`None`: the border).
+    /// An array's layer is not filtered. See `LinearTaps`.
+    pub fn linear_taps(&self, d: &ImageDesc, c: [u32; 3]) -> LinearTaps {
+        let sizes = [d.width, d.height, d.depth];
+        let axes = d.dims as usize - d.array as usize;
+        // Per filtered axis: the two indices and the weight of the second (0..256).
+        let mut ax = [(Some(0u32), Some(0u32), 0u32); 3];
+        let mut fixed = [0u32; 3];
+        for axis in 0..d.dims as usize {
+            if axis >= axes {
+                fixed[axis] = layer_index(c[axis], sizes[axis]);
+                continue;
+            }
+            let f = f32::from_bits(c[axis]);
+            let x = if self.normalized {
+                f * sizes[axis] as f32
+            } else {
+                f
+            };
+            let (i0, frac) = snap_position(x);
+            let n = sizes[axis] as i64;
+            ax[axis] = (
+                self.address_index(axis, i0, n),
+                self.address_index(axis, i0 + 1, n),
+                frac,
+            );
         }
-        self.address.iter().find_map(|a| match a {
-            AddressMode::Other(c) => Some(format!("address mode {c} (cube or mirror-once)")),
-            _ => None,
-        })
+        let mut taps = LinearTaps {
+            len: 1 << axes,
+            shift: 8 * axes as u32,
+            taps: [(None, 0); 8],
+        };
+        for (k, tap) in taps.taps.iter_mut().take(1 << axes).enumerate() {
+            let mut at = fixed;
+            let mut weight = 1u32;
+            let mut inside = true;
+            for (axis, &(i0, i1, frac)) in ax.iter().enumerate().take(axes) {
+                let second = k >> axis & 1 == 1;
+                let (i, w) = if second { (i1, frac) } else { (i0, 256 - frac) };
+                weight *= w;
+                match i {
+                    Some(i) => at[axis] = i,
+                    None => inside = false,
+                }
+            }
+            *tap = (inside.then_some(at), weight);
+        }
+        taps
     }
 
-    /// The texel index a nearest sample reads along an axis of `size` texels at
-    /// coordinate `c` (f32 bits), or `None` for the border: floor of the coordinate
-    /// (times the size when normalized, an f32 multiply; NaN as 0), then the address mode.
-    pub fn texel_index(&self, axis: usize, c: u32, size: u32) -> Option<u32> {
-        let f = f32::from_bits(c);
-        let x = if self.normalized { f * size as f32 } else { f };
-        // NaN as 0; clamped into i32 first (so the GPU's i32 arithmetic is the same).
-        let x = if x.is_nan() { 0.0 } else { x.floor() };
-        let i = x.clamp(-2147483648.0, 2147483520.0) as i32 as i64;
-        let n = size as i64;
+    /// Integer texel index `i` along `axis` (`n` texels) through the axis' address mode;
+    /// `None` for the border.
+    fn address_index(&self, axis: usize, i: i64, n: i64) -> Option<u32> {
         Some(match self.address[axis] {
             AddressMode::Wrap => i.rem_euclid(n),
             AddressMode::Mirror => {
@@ -371,6 +409,68 @@ impl SamplerState {
                 i
             }
         } as u32)
+    }
+
+    /// Why a sample through this sampler cannot be emulated exactly.
+    pub fn unsupported(&self) -> Option<String> {
+        self.address.iter().find_map(|a| match a {
+            AddressMode::Other(c) => Some(format!("address mode {c} (cube or mirror-once)")),
+            _ => None,
+        })
+    }
+
+    /// The texel index a nearest sample reads along an axis of `size` texels at
+    /// coordinate `c` (f32 bits), or `None` for the border: floor of the coordinate
+    /// (times the size when normalized, an f32 multiply; NaN as 0), then the address mode.
+    pub fn texel_index(&self, axis: usize, c: u32, size: u32) -> Option<u32> {
+        let f = f32::from_bits(c);
+        let x = if self.normalized { f * size as f32 } else { f };
+        // NaN as 0; clamped into i32 first (so the GPU's i32 arithmetic is the same).
+        let x = if x.is_nan() { 0.0 } else { x.floor() };
+        let i = x.clamp(-2147483648.0, 2147483520.0) as i32 as i64;
+        self.address_index(axis, i, size as i64)
+    }
+}
+
+/// A sample position `x` (texels, f32) as OpenCL's i0 = floor(x - 0.5) and the
+/// fraction of x - 0.5 in 1/256 (rounded to nearest even), each step exact in f32 so
+/// the GPU (shaders/image.wgsl `img_snap`) computes the same: NaN as 0, x clamped so
+/// i0 and i0 + 1 fit in i32.
+pub fn snap_position(x: f32) -> (i64, u32) {
+    let x = if x.is_nan() { 0.0 } else { x };
+    let x = x.clamp(-2147483520.0, 2147483392.0);
+    let fl = x.floor();
+    // fr * 256 is exact; round(fr * 256 - 128) = round(fr * 256) - 128 (128 is even).
+    let q = ((x - fl) * 256.0).round_ties_even() as i64 - 128;
+    let i0 = fl as i64 + if q < 0 { -1 } else { 0 };
+    (i0, q.rem_euclid(256) as u32)
+}
+
+/// The taps of a linear sample (`SamplerState::linear_taps`): `len` texels (2, 4 or 8)
+/// with integer weights summing to `1 << shift`; `None` reads the border color.
+/// Blending (`blend`) multiplies each f32 channel by its weight and sums in f64 in tap
+/// order: the products are exact there (24 + 25 bits), so a fused multiply-add gives
+/// the same sum on every device, and the one rounding to f32 comes last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinearTaps {
+    pub len: usize,
+    pub shift: u32,
+    pub taps: [(Option<[u32; 3]>, u32); 8],
+}
+
+impl LinearTaps {
+    /// The filtered value from each tap's register-form texel (f32 bits per channel).
+    pub fn blend(&self, texels: &[[u32; 4]]) -> [u32; 4] {
+        let mut out = [0u32; 4];
+        for (c, slot) in out.iter_mut().enumerate() {
+            let mut acc = 0.0f64;
+            for (t, &(_, w)) in texels.iter().zip(&self.taps[..self.len]) {
+                acc += w as f64 * f32::from_bits(t[c]) as f64;
+            }
+            let scaled = acc / (1u64 << self.shift) as f64;
+            *slot = (scaled as f32).to_bits();
+        }
+        out
     }
 }
 
@@ -394,6 +494,58 @@ mod tests {
         assert_eq!(HalfFloat.store(1.0f32.to_bits()), 0x3c00);
         assert_eq!(Float.one(), 1.0f32.to_bits());
         assert_eq!(UnsignedInt8.one(), 1);
+    }
+
+    #[test]
+    fn linear_taps_follow_the_opencl_formula_on_the_subtexel_grid() {
+        let d = ImageDesc {
+            dims: 2,
+            array: false,
+            width: 4,
+            height: 2,
+            depth: 1,
+            order: ChannelOrder::R,
+            ty: ChannelType::Float,
+        };
+        // Unnormalized, clamp to edge: u = 1.75 -> i0 = 1, a = 0.25; v = 0.25 ->
+        // i0 = -1 (clamped to 0), b = 0.75.
+        let edge = SamplerState::from_words([0, 2 << 6 | 2 << 3 | 1 << 10]);
+        let t = edge.linear_taps(&d, [1.75f32.to_bits(), 0.25f32.to_bits(), 0]);
+        assert_eq!((t.len, t.shift), (4, 16));
+        let w: Vec<_> = t.taps[..4]
+            .iter()
+            .map(|&(at, w)| (at.unwrap(), w))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                ([1, 0, 0], 192 * 64),
+                ([2, 0, 0], 64 * 64),
+                ([1, 0, 0], 192 * 192),
+                ([2, 0, 0], 64 * 192)
+            ]
+        );
+        let texels = [
+            [1.0f32.to_bits(); 4],
+            [2.0f32.to_bits(); 4],
+            [1.0f32.to_bits(); 4],
+            [2.0f32.to_bits(); 4],
+        ];
+        assert_eq!(f32::from_bits(t.blend(&texels)[0]), 1.25);
+        // Border: the taps left of the image read the border color.
+        let border = SamplerState::from_words([0, 4 << 6 | 4 << 3 | 1 << 10]);
+        let t = border.linear_taps(&d, [0.25f32.to_bits(), 1.0f32.to_bits(), 0]);
+        // u = 0.25 -> i0 = -1 (border), a = 0.75; v = 1.0 -> i0 = 0, b = 0.5.
+        assert_eq!(t.taps[0], (None, 64 * 128));
+        assert_eq!(t.taps[1], (Some([0, 0, 0]), 192 * 128));
+        assert_eq!(t.taps[2], (None, 64 * 128));
+        assert_eq!(t.taps[3], (Some([0, 1, 0]), 192 * 128));
+        // Off the grid, the position snaps to the nearest 1/256 (ties to even).
+        assert_eq!(snap_position(0.5 + 1.0 / 512.0), (0, 0));
+        assert_eq!(snap_position(0.5 + 3.0 / 512.0), (0, 2));
+        assert_eq!(snap_position(0.5 - 1.0 / 1024.0), (0, 0));
+        assert_eq!(snap_position(-0.25), (-1, 64));
+        assert_eq!(snap_position(f32::NAN), (-1, 128));
     }
 
     #[test]
@@ -427,10 +579,9 @@ mod tests {
             AddressMode::Clamp
         );
         assert!(SamplerState::from_clk(0x14).unwrap().address[1] == AddressMode::Border);
-        assert!(SamplerState::from_clk(0x22)
-            .unwrap()
-            .unsupported()
-            .is_some());
+        let linear = SamplerState::from_clk(0x22).unwrap();
+        assert!(linear.linear && linear.unsupported().is_none());
+        assert_eq!(linear.code() >> 25, 1);
         assert!(SamplerState::from_clk(0x0a).is_err() && SamplerState::from_clk(0x11).is_ok());
         assert!(SamplerState::from_clk(0x1e).is_err());
         // Array layers: rint (ties to even), clamped, NaN 0.
@@ -440,7 +591,9 @@ mod tests {
             .collect();
         assert_eq!(layers, [0, 0, 2, 2, 2, 0]);
         let linear = SamplerState::from_words([1 << 14, 0]);
-        assert!(linear.unsupported().unwrap().contains("linear"));
+        assert!(linear.linear && linear.unsupported().is_none());
+        let cube = SamplerState::from_words([0, 3 << 6]);
+        assert!(cube.unsupported().unwrap().contains("cube"));
     }
 
     #[test]

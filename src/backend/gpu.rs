@@ -817,7 +817,7 @@ fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDes
     }
 }
 
-/// Append the sampler codes (`SamplerState::code`, all ones where a nearest sample
+/// Append the sampler codes (`SamplerState::code`, all ones where the emulator
 /// cannot reproduce the sampler) after a count; `cfg[15]` points at the count.
 fn sampler_table(table: &mut Vec<u32>, samplers: &[crate::abi::image::SamplerState]) {
     if samplers.is_empty() {
@@ -844,8 +844,11 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         runtime_error::CALL_DEPTH => format!("instruction {at}: call depth over 8"),
         runtime_error::SAMPLER => format!(
             "instruction {at}: a sample through a sampler the emulator cannot reproduce \
-             (linear filtering, cube or mirror-once addressing, or no such sampler); \
-             --backend cpu names which"
+             (cube or mirror-once addressing, or no such sampler); --backend cpu names which"
+        ),
+        runtime_error::LINEAR_INT => format!(
+            "instruction {at}: linear filtering of an image with integer channels (OpenCL \
+             filters only float and normalized images)"
         ),
         runtime_error::NOT_IMAGE => format!(
             "instruction {at}: a typed message on a surface that holds no image argument"

@@ -122,10 +122,22 @@ impl Memory {
         Some(out)
     }
 
-    /// A nearest sample through `s` at coordinates `c` (f32 bits) of the image at
-    /// `bti`: the addressed texel, or the border color.
+    /// A sample through `s` at coordinates `c` (f32 bits) of the image at `bti`:
+    /// nearest, the addressed texel or the border color; linear, the blend of the taps
+    /// (`SamplerState::linear_taps`; the caller refuses integer images).
     pub fn texel_sample(&mut self, bti: u32, s: &SamplerState, c: [u32; 3]) -> Option<[u32; 4]> {
         let d = self.image(bti)?;
+        if s.linear {
+            let taps = s.linear_taps(&d, c);
+            let mut texels = [[0u32; 4]; 8];
+            for (t, &(at, _)) in texels.iter_mut().zip(&taps.taps[..taps.len]) {
+                *t = match at {
+                    Some([u, v, r]) => self.texel_read(bti, u, v, r)?,
+                    None => d.border(),
+                };
+            }
+            return Some(taps.blend(&texels[..taps.len]));
+        }
         match s.texel(&d, c) {
             Some([u, v, r]) => self.texel_read(bti, u, v, r),
             None => Some(d.border()),

@@ -582,7 +582,7 @@ impl Thread {
             }
             D3Sample4 | SampleUnorm => Err(unsupported(
                 "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz \
-                 with a nearest sampler, sampler-less image reads and typed messages run",
+                 and sample_l, sampler-less image reads and typed messages run",
             )),
             Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite
             | RawSend | RawSends | Dpas | Dpasw => {
@@ -1052,7 +1052,8 @@ pub(crate) fn media_pitch(width: u32) -> u32 {
 /// Where each lane of a 3D_LOAD or 3D_SAMPLE the emulator runs finds its u, v, r and
 /// LOD: the row field holding each (`None`: not among the NumParams given, so 0), or
 /// why the operation is not emulated. Loads run `ld` and `ld_lz`; samples run
-/// `sample_lz` and `sample_l` (nearest filtering, one mip level: the LOD clamps to it),
+/// `sample_lz` and `sample_l` (nearest or linear filtering, one mip level: the LOD
+/// clamps to it),
 /// whose text-order parameters sit in the row's U, V, R, Ai slots.
 pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], String> {
     use crate::isa::text_form::{LOAD_3D_OPS, PIXEL_NULL_MASK, SAMPLE_3D_PARAMS};
@@ -1139,8 +1140,8 @@ impl Thread {
         Ok(())
     }
 
-    /// The sampler state a sample reads (its index resolved by `prepare`), refused where a
-    /// nearest sample cannot reproduce it exactly.
+    /// The sampler state a sample reads (its index resolved by `prepare`), refused where
+    /// the emulator cannot reproduce it (cube and mirror-once address modes).
     fn sampler_of(&self, inst: &PInst, cx: &mut Ctx) -> Result<SamplerState, ExecError> {
         let fail = |what: String| ExecError::Unsupported {
             index: inst.index,
@@ -1201,6 +1202,15 @@ impl Thread {
                     D3Sample => Some(self.sampler_of(inst, cx)?),
                     _ => None,
                 };
+                if let (Some(s), Some(d)) = (&sampler, lock(cx.mem).image(bti)) {
+                    if s.linear && !d.ty.is_float() {
+                        return Err(unsupported(format!(
+                            "linear filtering of an image of {:?} channels (OpenCL filters \
+                             only float and normalized images)",
+                            d.ty
+                        )));
+                    }
+                }
                 let dst = fraw(inst, "Dst");
                 let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {

@@ -240,6 +240,7 @@ pub mod runtime_error {
     pub const STRAIGHT_STOPPED: u32 = 6;
     pub const NOT_IMAGE: u32 = 7;
     pub const SAMPLER: u32 = 8;
+    pub const LINEAR_INT: u32 = 9;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -982,8 +983,8 @@ fn emit_inst(
             "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
         )),
         D3Sample4 | SampleUnorm => Err(unsupported(
-            "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz with \
-             a nearest sampler, sampler-less image reads and typed messages run",
+            "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz and \
+             sample_l, sampler-less image reads and typed messages run",
         )),
         Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite | RawSend
         | RawSends | Dpas | Dpasw => {
