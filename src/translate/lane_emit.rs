@@ -65,7 +65,7 @@ pub(super) fn translate(
         em.close();
     }
     em.line("");
-    super::emit_init(&mut em, p, Some(&plan.image_reads(p.simd)));
+    super::emit_init(&mut em, p, Some(&plan.image_reads(p.simd)), true);
     let costs = budget::Costs::of_functions(
         &format!(
             "{}\n{LANES_RUNTIME}\n{}",

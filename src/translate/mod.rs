@@ -612,7 +612,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         em.line(GRF_IN_STATE_MARK);
     }
     em.line("");
-    emit_init(&mut em, p, None);
+    emit_init(&mut em, p, None, true);
     // The runtime's functions and `init` (the blocks come next).
     let costs =
         budget::Costs::of_functions(&format!("{}\n{}", cost_runtime(&em.out), em.out), &consts)
@@ -1033,8 +1033,10 @@ fn pl_byte(o: u32) -> u32 {
 /// `reads` (lane modules, from `lanes::Plan::image_reads`): the GRF words the kernel
 /// reads from the image; payload words nobody reads are not copied (the straight
 /// form's invocations each fill their thread's image, so this is most of a short
-/// kernel's memory traffic).
-fn emit_init(em: &mut Emit, p: &Prepared, reads: Option<&[bool]>) {
+/// kernel's memory traffic). `channel_pcs`: the module schedules blocks by per-channel
+/// PCs (`pcs`); the straight form has none, and its 32-word initialization tripled
+/// llvmpipe's pipeline creation of saxpy (63 -> 190 ms).
+fn emit_init(em: &mut Emit, p: &Prepared, reads: Option<&[bool]>, channel_pcs: bool) {
     em.out.push_str(PAYLOAD_RUNTIME);
     em.open("fn init(tid: u32, t: u32, grp: vec3<u32>)");
     em.line("pl_t = t;");
@@ -1055,9 +1057,17 @@ fn emit_init(em: &mut Emit, p: &Prepared, reads: Option<&[bool]>) {
             }
             let run = (k..words).take_while(|&j| read(j)).count() as u32;
             let (g0, p0) = (goff + 4 * k, poff + 4 * k);
-            em.line(&format!(
-                "for (var k = 0u; k < {run}u; k++) {{ gs32({g0}u + 4u * k, pl_word({p0}u + 4u * k)); }}"
-            ));
+            if run <= 4 {
+                // Short runs as plain statements: llvmpipe compiles each loop, however
+                // short (saxpy's pipeline creation 65 -> 46 ms).
+                for j in 0..run {
+                    em.line(&format!("gs32({}u, pl_word({}u));", g0 + 4 * j, p0 + 4 * j));
+                }
+            } else {
+                em.line(&format!(
+                    "for (var k = 0u; k < {run}u; k++) {{ gs32({g0}u + 4u * k, pl_word({p0}u + 4u * k)); }}"
+                ));
+            }
             k += run;
         }
         let done = 4 * words;
@@ -1083,10 +1093,15 @@ fn emit_init(em: &mut Emit, p: &Prepared, reads: Option<&[bool]>) {
     em.line("let slot = (wb3 & 0x3fu) | ((wb3 & ~0x3fu) << 1u);");
     em.line(&format!("gs32({}u, slot);", p.pre.sr0));
     em.line(&format!("gs32({}u, tid);", p.pre.hw_id));
-    em.line(
-        "for (var c = 0u; c < 32u; c++) { pcs[c] = select(IDLE, 0u, c < min(lanes, K_SIMD)); }",
-    );
-    em.line("for (var s = 0u; s < K_NSURF; s++) { sv[s] = 0xffffffffu; }");
+    if channel_pcs {
+        em.line(
+            "for (var c = 0u; c < 32u; c++) { pcs[c] = select(IDLE, 0u, c < min(lanes, K_SIMD)); }",
+        );
+    }
+    // Unset surface variables; one constructor, not a loop (llvmpipe's pipeline
+    // creation of saxpy 86 -> 64 ms).
+    let unset = vec!["0xffffffffu"; surface_slots(p) as usize].join(", ");
+    em.line(&format!("sv = array<u32, K_NSURF>({unset});"));
     em.line("scratch_base = tid * cfg[CFG_SCRATCH_WORDS];");
     em.close();
 }
