@@ -325,6 +325,7 @@ fn corpus_modules_lower_without_64_bit_features() {
                 straight: true,
                 probe: false,
                 table: None,
+                shared_payload_from: None,
             };
             let m = visa_emu::translate::translate(&p, &target).unwrap();
             for int64 in [false, true] {

@@ -31,6 +31,7 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                 straight: true,
                 probe,
                 table: Some(table),
+                shared_payload_from: None,
             };
             match translate(&p, &target) {
                 Ok(m) => {
@@ -70,6 +71,7 @@ fn straight_form_where_no_channel_meets_another() {
             straight: true,
             probe: false,
             table: None,
+            shared_payload_from: None,
         };
         translate(&p, &target).unwrap()
     };
@@ -221,6 +223,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 straight: true,
                 probe: false,
                 table: None,
+                shared_payload_from: None,
             };
             let m = translate(&p, &target).unwrap();
             match visa_emu::translate::native_atomic64(&m.wgsl) {

@@ -153,6 +153,7 @@ fn build_with(
         straight,
         probe,
         table,
+        shared_payload_from: shared_payload_from(&abi, &lp),
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.
@@ -815,6 +816,18 @@ fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDes
             d.ty as u32 | (d.order as u32) << 8 | d.ty.bytes() << 16,
         ]);
     }
+}
+
+/// The payload offset from which every thread's payload is the same: the ABI's
+/// cross-thread data, where the launch's thread records indeed agree from there on
+/// (checked, so that a layout this reading misses costs speed, not results).
+fn shared_payload_from(abi: &KernelAbi, lp: &launch::Prepared) -> Option<u32> {
+    let from = abi.cross_thread_data.as_ref()?.payload_offset as usize;
+    let first = lp.payload([0, 0, 0], 0);
+    let tail = first.bytes.get(from..)?;
+    (1..lp.launch.threads_per_group)
+        .all(|t| lp.payload([0, 0, 0], t).bytes.get(from..) == Some(tail))
+        .then_some(from as u32)
 }
 
 /// Append the sampler codes (`SamplerState::code`, all ones where the emulator

@@ -20,6 +20,7 @@ pub(super) fn translate(
     header: Emit,
     consts: HashMap<String, u64>,
     plan: &Plan,
+    shared_from: Option<u32>,
 ) -> Result<Module, TranslateError> {
     let cfg_blocks = blocks::split(&p.insts);
     let mut em = header;
@@ -65,7 +66,13 @@ pub(super) fn translate(
         em.close();
     }
     em.line("");
-    super::emit_init(&mut em, p, Some(&plan.image_reads(p.simd)), true);
+    super::emit_init(
+        &mut em,
+        p,
+        shared_from,
+        Some(&plan.image_reads(p.simd)),
+        true,
+    );
     let costs = budget::Costs::of_functions(
         &format!(
             "{}\n{LANES_RUNTIME}\n{}",

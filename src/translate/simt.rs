@@ -372,6 +372,7 @@ pub(super) fn translate(
     consts: HashMap<String, u64>,
     plan: &Plan,
     launch: Conditions,
+    shared_from: Option<u32>,
 ) -> Result<Module, TranslateError> {
     let cfg_blocks = blocks::split(&p.insts);
     let prefix = prefix_blocks(p, &cfg_blocks);
@@ -400,7 +401,13 @@ pub(super) fn translate(
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
     em.line("");
-    super::emit_init(&mut em, p, Some(&plan.image_reads(p.simd)), false);
+    super::emit_init(
+        &mut em,
+        p,
+        shared_from,
+        Some(&plan.image_reads(p.simd)),
+        false,
+    );
     // Promoted inputs: each invocation loads its channel's element of the payload.
     em.open("fn load_lane_inputs()");
     for &(base, e, poff) in &plan.promoted_inputs {
