@@ -57,6 +57,7 @@ const ERR_CALL_DEPTH: u32 = 3u;
 const ERR_DRIVER_LOOPS: u32 = 4u;   // the driver's loop limiter ran out mid-block
 const ERR_NO_PROGRESS: u32 = 5u;    // one block needs more than a whole pass's budget
 const ERR_STRAIGHT_STOPPED: u32 = 6u; // a straight lane ran past its loop budget or step limit
+const ERR_STRAIGHT_ALIAS: u32 = 10u;  // a straight lane's unplaced atomic reached another instruction's allocation
 
 const IDLE: u32 = 0xffffffffu;
 
@@ -572,6 +573,16 @@ var<workgroup> wg_stop: u32;
 
 // Byte offset of an access of `n` bytes inside its space's word array, or NO_WORD when
 // it hits no allocation (or straddles the end of one).
+// Whether `n` bytes at flat address `addr` lie in the allocation bound at binding-table
+// index `bti` (straight modules check their unplaced atomics with it).
+fn flat_hits_bti(addr: u64, n: u32, bti: u32) -> bool {
+    let o = locate(0u, 0u, addr, n);
+    let a = cfg[CFG_BTI + min(bti, 255u)];
+    if (o == NO_WORD || bti >= 256u || a == 0u) { return false; }
+    let k = CFG_ALLOC + 4u * (a - 1u);
+    return o >= cfg[k + 3u] && o - cfg[k + 3u] < cfg[k + 2u];
+}
+
 fn locate(space: u32, bti: u32, addr: u64, n: u32) -> u32 {
     switch space {
         case 0u: {

@@ -705,9 +705,7 @@ impl From<String> for SliceError {
 impl From<SliceError> for String {
     fn from(e: SliceError) -> Self {
         match e {
-            SliceError::LanesDoNotFit(why) => format!(
-                "lane mode: a thread needs more loop iterations than one dispatch allows{why}"
-            ),
+            SliceError::LanesDoNotFit(why) => format!("lane mode: {why}"),
             SliceError::Failed(e) => e,
         }
     }
@@ -748,7 +746,7 @@ fn run_sliced(
         if let Some(b) = budget {
             if !whole_thread_fits {
                 return Err(SliceError::LanesDoNotFit(format!(
-                    ": one pass of the straight form may need {} loop iterations, a dispatch allows {b}",
+                    "a thread needs more loop iterations than one dispatch allows: one pass of the straight form may need {} loop iterations, a dispatch allows {b}",
                     launch.module.unsliced_cost.unwrap_or(u64::MAX)
                 )));
             }
@@ -768,7 +766,7 @@ fn run_sliced(
         if bytes > gpu.capabilities().max_storage_buffer_binding_size {
             if lanes {
                 return Err(SliceError::LanesDoNotFit(format!(
-                    " and its saved state ({bytes} bytes) would not fit a buffer"
+                    "a thread needs more loop iterations than one dispatch allows and its saved state ({bytes} bytes) would not fit a buffer"
                 )));
             }
             // The state buffer would not fit: run in one pass and let the probe report
@@ -780,7 +778,7 @@ fn run_sliced(
         if u64::from(budget) < need {
             if lanes {
                 return Err(SliceError::LanesDoNotFit(format!(
-                    ": one block may need {need} loop iterations, a pass allows {budget}"
+                    "a thread needs more loop iterations than one dispatch allows: one block may need {need} loop iterations, a pass allows {budget}"
                 )));
             }
             return Err(SliceError::Failed(format!(
@@ -903,14 +901,22 @@ fn finish(
     let straight = launch.module.straight.is_some();
     if straight && stat[0] == runtime_error::DRIVER_LOOPS {
         return Err(SliceError::LanesDoNotFit(format!(
-            ": the driver's loop limiter stopped the straight form before the block at instruction {}",
+            "a thread needs more loop iterations than one dispatch allows: the driver's loop limiter stopped the straight form before the block at instruction {}",
+            stat[1]
+        )));
+    }
+    if stat[0] == runtime_error::STRAIGHT_ALIAS {
+        // Nothing of this run is kept: the fallback starts again from the inputs.
+        return Err(SliceError::LanesDoNotFit(format!(
+            "the atomic at instruction {} reached an allocation other instructions of \
+             the kernel address, which the straight form does not order against it",
             stat[1]
         )));
     }
     if stat[0] == runtime_error::STRAIGHT_STOPPED {
         // Nothing of this run is kept: the fallback starts again from the inputs.
         return Err(SliceError::LanesDoNotFit(format!(
-            ": a channel of the straight form ran past its loop budget or the step limit in the block at instruction {}",
+            "a thread needs more loop iterations than one dispatch allows: a channel of the straight form ran past its loop budget or the step limit in the block at instruction {}",
             stat[1]
         )));
     }

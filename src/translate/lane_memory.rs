@@ -37,6 +37,12 @@ pub struct Conditions {
     /// each must admit one dispatched channel of a thread at most, whose invocation
     /// then makes the thread's access.
     pub single: Vec<Guard>,
+    /// Atomics on flat addresses the translator cannot place, with no result used and
+    /// an operation whose updates commute (`free_atomic`): `(instruction position,
+    /// binding-table index)` where the atomic must not touch the allocation bound at
+    /// that index (another instruction's). The shader checks each address; a hit stops
+    /// the straight run and the host runs the thread mapping instead.
+    pub flat_atomics: Vec<(usize, u32)>,
 }
 
 /// A channel's address offset as a linear function of the launch's payload vectors:
@@ -441,6 +447,28 @@ pub fn conditions(
             }
             let (sx, sy) = (space(p, x), space(p, y));
             let at = |k: usize| p.insts[k].index;
+            // Unplaced commuting atomics: with each other the order of their updates
+            // does not matter; against a placed instruction the shader checks that the
+            // address stays out of that instruction's allocation.
+            let (fx, fy) = (free_atomic(p, x), free_atomic(p, y));
+            match ((sx, fx), (sy, fy)) {
+                ((None, Some(a)), (None, Some(b))) if a == b => continue,
+                ((None, Some(_)), (Some(Space::Slm), _))
+                | ((Some(Space::Slm), _), (None, Some(_))) => continue,
+                ((None, Some(_)), (Some(Space::Bti(b)), _)) => {
+                    if !out.flat_atomics.contains(&(x, b)) {
+                        out.flat_atomics.push((x, b));
+                    }
+                    continue;
+                }
+                ((Some(Space::Bti(b)), _), (None, Some(_))) => {
+                    if !out.flat_atomics.contains(&(y, b)) {
+                        out.flat_atomics.push((y, b));
+                    }
+                    continue;
+                }
+                _ => {}
+            }
             let (Some(sx), Some(sy)) = (sx, sy) else {
                 let k = if sx.is_none() { x } else { y };
                 return Err(format!(
@@ -475,6 +503,52 @@ pub fn conditions(
         }
     }
     Ok(out)
+}
+
+/// An atomic on a flat (SVM / LSC stateless) address whose result nobody reads and
+/// whose updates commute with those of the same class: integer add/sub/inc/dec (one
+/// class), and, or, xor, min, max (each its own). Returns (class, bytes).
+fn free_atomic(p: &Prepared, k: usize) -> Option<(u8, u32)> {
+    use crate::interp::memory::AtomicOp::{self, *};
+    let inst = &p.insts[k];
+    let (op, dst, bytes) = match inst.op {
+        Opcode::SvmAtomic => (
+            AtomicOp::from_legacy(int(inst, "Op"))?,
+            field(inst, "Dst"),
+            super::message::atomic_width(inst) / 8,
+        ),
+        Opcode::LscUntyped
+            if is_atomic(inst) && int(inst, "LscSFID") != 3 && int(inst, "AddrType") != 4 =>
+        {
+            let bytes = match int(inst, "DataSize") {
+                1 | 5 => 1,
+                2 | 6 | 7 => 2,
+                4 => 8,
+                _ => 4,
+            };
+            (
+                AtomicOp::from_lsc(int(inst, "LscSubOp"))?,
+                field(inst, "DstData"),
+                bytes,
+            )
+        }
+        _ => return None,
+    };
+    if !matches!(dst, Some(PField::Raw(None))) {
+        return None;
+    }
+    let class = match op {
+        Add | Sub | Inc | Dec | PreDec => 0,
+        And => 1,
+        Or => 2,
+        Xor => 3,
+        UMin => 4,
+        UMax => 5,
+        IMin => 6,
+        IMax => 7,
+        _ => return None,
+    };
+    Some((class, bytes))
 }
 
 fn is_atomic(inst: &PInst) -> bool {

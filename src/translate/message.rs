@@ -126,6 +126,25 @@ fn st(known: Known, addr: &str, n: u32, v: &str) -> String {
     }
 }
 
+/// Straight modules: stop the run (the host then runs the thread mapping) when this
+/// flat atomic's address falls in an allocation another instruction of the kernel
+/// addresses through the binding table (`Emit::atomic_avoid`).
+fn avoid_check(em: &mut Emit, inst: &PInst, addr: &str, bytes: u32) {
+    if em.atomic_avoid.is_empty() {
+        return;
+    }
+    let hits: Vec<String> = em
+        .atomic_avoid
+        .iter()
+        .map(|b| format!("flat_hits_bti({addr}, {bytes}u, {b}u)"))
+        .collect();
+    em.line(&format!(
+        "if ({}) {{ fail(ERR_STRAIGHT_ALIAS, {}u); }}",
+        hits.join(" || "),
+        inst.index
+    ));
+}
+
 pub fn atomic_code(op: AtomicOp) -> u32 {
     use AtomicOp::*;
     match op {
@@ -416,6 +435,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             if bytes == 8 {
                 em.line(super::ATOMIC64_MARK);
             }
+            avoid_check(em, inst, "a", bytes);
             em.line(&format!(
                 "let old = mem_atomic(sp, bt, a, {bytes}u, {}u, {x}, {y});",
                 atomic_code(op)
@@ -544,6 +564,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             if mem_bytes == 8 {
                 em.line(super::ATOMIC64_MARK);
             }
+            avoid_check(em, inst, "addr", mem_bytes);
             em.line(&format!(
                 "let old = mem_atomic(sp, bt, addr, {mem_bytes}u, {}u, a1, a2);",
                 atomic_code(op)

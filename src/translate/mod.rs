@@ -241,6 +241,10 @@ pub mod runtime_error {
     pub const NOT_IMAGE: u32 = 7;
     pub const SAMPLER: u32 = 8;
     pub const LINEAR_INT: u32 = 9;
+    /// A straight module's unplaced atomic reached an allocation another instruction
+    /// addresses (`lane_memory::Conditions::flat_atomics`): the host runs the thread
+    /// mapping instead.
+    pub const STRAIGHT_ALIAS: u32 = 10;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -366,6 +370,9 @@ pub struct Emit {
     /// The binding-table index the current message's surface operand names, where the
     /// translator knows it (straight modules: `lane_memory`'s resolution).
     pub surface_bti: Option<u32>,
+    /// Straight modules: binding-table indices whose allocations the current atomic
+    /// must not touch (`lane_memory::Conditions::flat_atomics`).
+    pub atomic_avoid: Vec<u32>,
 }
 
 impl Emit {
@@ -379,6 +386,7 @@ impl Emit {
             moff: 0,
             promoted: Vec::new(),
             surface_bti: None,
+            atomic_avoid: Vec::new(),
         }
     }
 

@@ -432,6 +432,7 @@ pub(super) fn translate(
         cfg: &cfg_blocks,
         prefix,
         cr0_at: &cr0_at,
+        flat_atomics: &launch.flat_atomics,
         cyclic,
         passes: Vec::new(),
     };
@@ -883,6 +884,8 @@ struct Rows<'a> {
     cfg: &'a blocks::Blocks,
     prefix: usize,
     cr0_at: &'a [Option<u32>],
+    /// `Conditions::flat_atomics`: allocations each unplaced atomic must stay out of.
+    flat_atomics: &'a [(usize, u32)],
     cyclic: bool,
     /// Each loop's head block and the text of its rows (for its pass cost).
     passes: Vec<(usize, String)>,
@@ -950,6 +953,10 @@ impl Rows<'_> {
         let mut ended = false;
         for k in range {
             em.cr0_value = self.cr0_at[k];
+            em.atomic_avoid = (self.flat_atomics.iter())
+                .filter(|f| f.0 == k)
+                .map(|f| f.1)
+                .collect();
             ended = emit_straight_inst(
                 em,
                 self.p,
@@ -961,6 +968,7 @@ impl Rows<'_> {
             )?;
         }
         em.cr0_value = None;
+        em.atomic_avoid.clear();
         if !ended {
             em.line(&format!("pc = {next_block};"));
         }
