@@ -640,6 +640,50 @@ fn wcas(space: u32, w: u32, old: u32, nv: u32) -> bool {
     }
 }
 
+// A native 32-bit read-modify-write of word `w` (ops as `atomic_apply`: 0 add, 1 sub,
+// 2 inc, 3/13 dec, 4 umin, 5 umax, 6 xchg, 8 and, 9 or, 10 xor); the old word.
+fn wrmw(space: u32, w: u32, op: u32, v: u32) -> u32 {
+    let x = select(v, 1u, op == 2u || op == 3u || op == 13u);
+    switch space {
+        case 2u: {
+            switch op {
+                case 0u, 2u: { return atomicAdd(&slm[w], x); }
+                case 1u, 3u, 13u: { return atomicSub(&slm[w], x); }
+                case 4u: { return atomicMin(&slm[w], x); }
+                case 5u: { return atomicMax(&slm[w], x); }
+                case 6u: { return atomicExchange(&slm[w], x); }
+                case 8u: { return atomicAnd(&slm[w], x); }
+                case 9u: { return atomicOr(&slm[w], x); }
+                default: { return atomicXor(&slm[w], x); }
+            }
+        }
+        case 3u: {
+            switch op {
+                case 0u, 2u: { return atomicAdd(&scratch[w], x); }
+                case 1u, 3u, 13u: { return atomicSub(&scratch[w], x); }
+                case 4u: { return atomicMin(&scratch[w], x); }
+                case 5u: { return atomicMax(&scratch[w], x); }
+                case 6u: { return atomicExchange(&scratch[w], x); }
+                case 8u: { return atomicAnd(&scratch[w], x); }
+                case 9u: { return atomicOr(&scratch[w], x); }
+                default: { return atomicXor(&scratch[w], x); }
+            }
+        }
+        default: {
+            switch op {
+                case 0u, 2u: { return atomicAdd(&heap[w], x); }
+                case 1u, 3u, 13u: { return atomicSub(&heap[w], x); }
+                case 4u: { return atomicMin(&heap[w], x); }
+                case 5u: { return atomicMax(&heap[w], x); }
+                case 6u: { return atomicExchange(&heap[w], x); }
+                case 8u: { return atomicAnd(&heap[w], x); }
+                case 9u: { return atomicOr(&heap[w], x); }
+                default: { return atomicXor(&heap[w], x); }
+            }
+        }
+    }
+}
+
 fn wstore(space: u32, w: u32, v: u32) {
     switch space {
         case 2u: { atomicStore(&slm[w], v); }
@@ -926,6 +970,12 @@ fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64
     }
     let w = o >> 2u;
     if (n == 8u) { return atomic64(space, w, op, s0, s1); }
+    // 32-bit add, sub, inc, dec, umin, umax, xchg, and, or, xor: WGSL's own atomics
+    // (the old value and the new word the CAS loop gives, without its retries under
+    // contention).
+    if (n == 4u && (op <= 6u || (op >= 8u && op <= 10u) || op == 13u)) {
+        return u64(wrmw(space, w, op, u32(s0 & 0xfffffffflu)));
+    }
     let sh = (o & 3u) * 8u;
     var m = 0xffffffffu;
     if (n == 2u) { m = 0xffffu << sh; }
