@@ -25,6 +25,8 @@ const CT_UINT16: u32 = 6u;
 const CT_UINT32: u32 = 7u;
 const CT_HALF: u32 = 8u;
 const CT_FLOAT: u32 = 9u;
+const CT_UNORM16: u32 = 10u;
+const CT_SNORM16: u32 = 11u;
 
 // The image entry (word index) of binding-table index `bti`, or NO_WORD.
 fn img_find(bti: u32) -> u32 {
@@ -70,12 +72,24 @@ fn img_load(ty: u32, raw: u32) -> u32 {
         case CT_UNORM8: { return cfg[t + (raw & 0xffu)]; }
         case CT_SNORM8: { return cfg[t + 256u + (raw & 0xffu)]; }
         case CT_HALF: { return bitcast<u32>(hf2f(raw & 0xffffu)); }
+        case CT_UNORM16: { return img_norm16(i32(raw & 0xffffu), false); }
+        case CT_SNORM16: { return img_norm16(i32(raw << 16u) >> 16u, true); }
         case CT_SINT8: { return u32((i32(raw << 24u)) >> 24u); }
         case CT_SINT16: { return u32((i32(raw << 16u)) >> 16u); }
         case CT_UINT8: { return raw & 0xffu; }
         case CT_UINT16: { return raw & 0xffffu; }
         default: { return raw; }
     }
+}
+
+// x / 65535 (signed: max(x / 32767, -1)) correctly rounded to f32, without a division
+// (`abi::image::norm16_division_free`): y = x * 65537 (x * 32769) over 2^32 - 1
+// (2^30 - 1) is y·2^-32 + y·2^-64 + ..., whose first two terms are exact in f64.
+fn img_norm16(x: i32, signed: bool) -> u32 {
+    let y = f64(x) * select(65537.0lf, 32769.0lf, signed);
+    let v = y * select(2.3283064365386963e-10lf, 9.313225746154785e-10lf, signed)
+        + y * select(5.421010862427522e-20lf, 8.673617379884035e-19lf, signed);
+    return bitcast<u32>(f32(select(v, max(v, -1.0lf), signed)));
 }
 
 // A register value as the stored channel (SCATTER4_TYPED's conversion table).
@@ -88,6 +102,10 @@ fn img_store(ty: u32, v: u32) -> u32 {
             return select(u32(i32(round(clamp(f, -1.0, 1.0) * 127.0))) & 0xffu, 0u, nan);
         }
         case CT_HALF: { return f2hf(f); }
+        case CT_UNORM16: { return select(u32(round(clamp(f, 0.0, 1.0) * 65535.0)), 0u, nan); }
+        case CT_SNORM16: {
+            return select(u32(i32(round(clamp(f, -1.0, 1.0) * 32767.0))) & 0xffffu, 0u, nan);
+        }
         case CT_SINT8: { return u32(clamp(i32(v), -128, 127)) & 0xffu; }
         case CT_SINT16: { return u32(clamp(i32(v), -32768, 32767)) & 0xffffu; }
         case CT_UINT8: { return min(v, 0xffu); }

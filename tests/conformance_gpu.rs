@@ -551,7 +551,8 @@ fn hex(b: &[u8]) -> String {
 /// RGBA float, R float and RGBA uint8 images, writes (SCATTER4_TYPED) to RGBA float,
 /// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
 /// sample_lz / sample_l) through inline samplers with every address mode, linear
-/// (bilinear, trilinear) samples of float and unorm8 images (`image_linear`), sub-group
+/// (bilinear, trilinear) samples of float and unorm8 images (`image_linear`), 16-bit
+/// normalized reads, writes and samples (`image_norm16`), sub-group
 /// block reads and writes (MEDIA_LD / MEDIA_ST, own case `image_block`), 1D and 3D
 /// images (`image_dims`), image arrays (`image_array`) and sampler kernel arguments
 /// (`image_sampler_arg`) run through
@@ -574,6 +575,7 @@ fn images_agree_with_the_interpreter() {
         "image_array/acm-g10-simd8",
         "image_sampler_arg/tgllp-simd8",
         "image_linear/tgllp-simd8",
+        "image_norm16/acm-g10-simd8",
     ] {
         let dir = own.join(v);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();

@@ -618,7 +618,7 @@ fn main() {
 fn image_channel_conversions_match_the_interpreter() {
     use visa_emu::abi::image::ChannelType;
     let wgsl = image_module(
-        &["hf2f", "f2hf", "img_load", "img_store"],
+        &["hf2f", "f2hf", "img_norm16", "img_load", "img_store"],
         r#"
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -642,6 +642,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         "UNSIGNED_INT32",
         "HALF_FLOAT",
         "FLOAT",
+        "UNORM_INT16",
+        "SNORM_INT16",
     ];
     let types: Vec<ChannelType> = names
         .iter()

@@ -71,6 +71,8 @@ pub enum ChannelType {
     UnsignedInt32,
     HalfFloat,
     Float,
+    UnormInt16,
+    SnormInt16,
 }
 
 impl ChannelType {
@@ -87,6 +89,8 @@ impl ChannelType {
             "UNSIGNED_INT32" => UnsignedInt32,
             "HALF_FLOAT" => HalfFloat,
             "FLOAT" => Float,
+            "UNORM_INT16" => UnormInt16,
+            "SNORM_INT16" => SnormInt16,
             _ => return None,
         })
     }
@@ -104,6 +108,8 @@ impl ChannelType {
             UnsignedInt32 => 0x10DC,
             HalfFloat => 0x10DD,
             Float => 0x10DE,
+            SnormInt16 => 0x10D1,
+            UnormInt16 => 0x10D3,
         }
     }
 
@@ -112,7 +118,7 @@ impl ChannelType {
         use ChannelType::*;
         match self {
             SnormInt8 | UnormInt8 | SignedInt8 | UnsignedInt8 => 1,
-            SignedInt16 | UnsignedInt16 | HalfFloat => 2,
+            SignedInt16 | UnsignedInt16 | HalfFloat | UnormInt16 | SnormInt16 => 2,
             SignedInt32 | UnsignedInt32 | Float => 4,
         }
     }
@@ -120,7 +126,10 @@ impl ChannelType {
     /// Registers hold f32 bits (float and normalized types), else integers.
     pub fn is_float(self) -> bool {
         use ChannelType::*;
-        matches!(self, SnormInt8 | UnormInt8 | HalfFloat | Float)
+        matches!(
+            self,
+            SnormInt8 | UnormInt8 | HalfFloat | Float | UnormInt16 | SnormInt16
+        )
     }
 
     /// The register value of a missing alpha channel.
@@ -140,6 +149,11 @@ impl ChannelType {
             // of small integers rounded once to f32 is the correctly rounded quotient.
             UnormInt8 => ((raw & 0xff) as f64 / 255.0) as f32,
             SnormInt8 => ((raw as u8 as i8) as f64 / 127.0).max(-1.0) as f32,
+            // x / 65535 and x / 32767 likewise (their binary expansions repeat every
+            // 32 and 30 bits, so no f64 quotient sits on an f32 rounding midpoint);
+            // `unorm16_parts` is the division-free form the GPU computes.
+            UnormInt16 => ((raw & 0xffff) as f64 / 65535.0) as f32,
+            SnormInt16 => ((raw as u16 as i16) as f64 / 32767.0).max(-1.0) as f32,
             HalfFloat => half::f16::from_bits(raw as u16).to_f32(),
             Float => f32::from_bits(raw),
             SignedInt8 => return raw as u8 as i8 as i32 as u32,
@@ -167,6 +181,8 @@ impl ChannelType {
         match self {
             UnormInt8 => norm(0.0, 255.0) & 0xff,
             SnormInt8 => norm(-1.0, 127.0) & 0xff,
+            UnormInt16 => norm(0.0, 65535.0) & 0xffff,
+            SnormInt16 => norm(-1.0, 32767.0) & 0xffff,
             HalfFloat => half::f16::from_f32(f).to_bits() as u32,
             Float | SignedInt32 | UnsignedInt32 => v,
             SignedInt8 => (v as i32).clamp(-128, 127) as u32 & 0xff,
@@ -174,6 +190,23 @@ impl ChannelType {
             UnsignedInt8 => v.min(0xff),
             UnsignedInt16 => v.min(0xffff),
         }
+    }
+}
+
+/// x / 65535 (`signed`: x / 32767) as the GPU computes it without a division
+/// (shaders/image.wgsl `img_norm16`): with y = x * 65537 (x * 32769), the quotient is
+/// y / (2^32 - 1) (y / (2^30 - 1)) = y·2^-32 + y·2^-64 + ..., whose first two terms are
+/// exact f64 products; their f64 sum rounded to f32 is the correctly rounded quotient
+/// (checked for every x by a test).
+pub fn norm16_division_free(x: i32, signed: bool) -> f32 {
+    let (mul, sh) = if signed { (32769.0, 30) } else { (65537.0, 32) };
+    let y = x as f64 * mul;
+    let lo = -sh as f64;
+    let v = y * lo.exp2() + y * (2.0 * lo).exp2();
+    if signed {
+        v.max(-1.0) as f32
+    } else {
+        v as f32
     }
 }
 
@@ -546,6 +579,57 @@ mod tests {
         assert_eq!(snap_position(0.5 - 1.0 / 1024.0), (0, 0));
         assert_eq!(snap_position(-0.25), (-1, 64));
         assert_eq!(snap_position(f32::NAN), (-1, 128));
+    }
+
+    #[test]
+    fn norm16_loads_are_correctly_rounded_with_or_without_a_division() {
+        // The exact quotient rounded by integers, q = round_even(x * 2^k / d) with 24
+        // significant bits, against both f64 forms.
+        let exact = |x: i64, d: i64| -> f32 {
+            if x == 0 {
+                return 0.0;
+            }
+            let (neg, x) = (x < 0, x.abs());
+            // Scale so the quotient's integer part has 24 bits, then round by hand.
+            let mut k = 0;
+            while (x << k) / d < (1 << 23) {
+                k += 1;
+            }
+            let n = (x as i128) << k;
+            let (q, r) = (n / d as i128, n % d as i128);
+            let q = if 2 * r > d as i128 || (2 * r == d as i128 && q & 1 == 1) {
+                q + 1
+            } else {
+                q
+            };
+            let v = q as f64 / (1u64 << k) as f64;
+            (if neg { -v } else { v }) as f32
+        };
+        for x in 0..=0xffffu32 {
+            let want = exact(x as i64, 65535);
+            assert_eq!(
+                ChannelType::UnormInt16.load(x),
+                want.to_bits(),
+                "unorm16 {x}"
+            );
+            assert_eq!(
+                norm16_division_free(x as i32, false).to_bits(),
+                want.to_bits()
+            );
+            let sx = x as u16 as i16 as i64;
+            let want = exact(sx, 32767).max(-1.0);
+            assert_eq!(
+                ChannelType::SnormInt16.load(x),
+                want.to_bits(),
+                "snorm16 {sx}"
+            );
+            assert_eq!(
+                norm16_division_free(sx as i32, true).to_bits(),
+                want.to_bits()
+            );
+        }
+        assert_eq!(ChannelType::UnormInt16.store(0.5f32.to_bits()), 32768); // 32767.5 -> even
+        assert_eq!(ChannelType::SnormInt16.store((-2.0f32).to_bits()), 0x8001);
     }
 
     #[test]
