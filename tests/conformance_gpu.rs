@@ -185,7 +185,9 @@ fn gpu_and_cpu_agree_byte_for_byte() {
 
 /// Variants CI runs in the table form of the thread mapping (`translate::table_form`),
 /// which large kernels get: divergence, subroutine calls, SLM and barriers, loops
-/// resumed in passes. (The large corpus kernels themselves run
+/// resumed in passes, doubles, byte and short accesses, SVM atomics (forced by hand on
+/// lavapipe too: atomic_global_counters, atomic_cmpxchg_mul, atomic_64bit pass; they
+/// take 30-75 s each there). (The large corpus kernels themselves run
 /// in it in `corpus_on_the_gpu_path`.)
 const TABLE_SET: &[&str] = &[
     "divergent_if_else/tgllp-simd16",
@@ -193,6 +195,8 @@ const TABLE_SET: &[&str] = &[
     "slm_reduce/acm-g10-simd16",
     "mandelbrot/tgllp-simd16",
     "double_arith/pvc-simd32",
+    "byte_short_access/tgllp-simd32",
+    "atomic_histogram/tgllp-simd32",
 ];
 
 /// The table form gives every byte, and the instruction and channel-op counts, of the
