@@ -123,21 +123,10 @@ fn img_one(ty: u32) -> u32 {
 // `c` (`SamplerState::texel_index`): floor of the coordinate (times n when normalized;
 // NaN as 0), clamped into i32, then the axis' address mode; NO_WORD for the border.
 fn img_axis(code: u32, axis: u32, c: u32, n: u32) -> u32 {
-    let mode = (code >> (8u * axis)) & 0xffu;
     let f = bitcast<f32>(c);
     var x = select(f, f * f32(n), (code & 0x1000000u) != 0u);
     if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { x = 0.0; }
-    let i = i32(clamp(floor(x), -2147483648.0, 2147483520.0));
-    let ni = i32(n);
-    switch mode {
-        case 0u: { return u32(((i % ni) + ni) % ni); }
-        case 1u: {
-            let m = ((i % (2 * ni)) + 2 * ni) % (2 * ni);
-            return u32(select(m, 2 * ni - 1 - m, m >= ni));
-        }
-        case 2u: { return u32(clamp(i, 0, ni - 1)); }
-        default: { return select(NO_WORD, u32(i), i >= 0 && i < ni); }
-    }
+    return img_wrap(code, axis, i32(clamp(floor(x), -2147483648.0, 2147483520.0)), n);
 }
 
 // The layer of an image array a sample reads: round to nearest even, NaN as 0, clamped.

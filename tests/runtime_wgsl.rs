@@ -704,7 +704,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn sampler_texel_indices_match_the_interpreter() {
     use visa_emu::abi::image::SamplerState;
     let wgsl = image_module(
-        &["img_axis"],
+        &["img_axis", "img_wrap"],
         r#"
 const NO_WORD: u32 = 0xffffffffu;
 @compute @workgroup_size(64)

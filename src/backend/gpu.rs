@@ -146,6 +146,19 @@ fn build_with(
     let p = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
     let lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
     let l = &lp.launch;
+    // Payload: a record per thread of work-group 0, its last word the lane count; the
+    // other groups' threads differ only in the group id words, which the shader puts
+    // in (`PAYLOAD_RUNTIME` in translate/mod.rs).
+    let sample = lp.payload([0, 0, 0], 0);
+    let pw = sample.bytes.len().div_ceil(4) + 1;
+    let mut payload = Vec::with_capacity(l.threads_per_group as usize * pw);
+    for t in 0..l.threads_per_group {
+        let pl = lp.payload([0, 0, 0], t);
+        let mut w = words_of(&pl.bytes);
+        w.resize(pw - 1, 0);
+        w.push(pl.lanes);
+        payload.extend(w);
+    }
     let target = Target {
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
@@ -153,7 +166,7 @@ fn build_with(
         straight,
         probe,
         table,
-        shared_payload_from: shared_payload_from(&abi, &lp),
+        shared_payload_from: shared_payload_from(&abi, &payload, pw),
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.
@@ -216,19 +229,6 @@ fn build_with(
     let groups = l.groups;
     let total_groups = groups[0] as u64 * groups[1] as u64 * groups[2] as u64;
     let threads = total_groups * l.threads_per_group as u64;
-    // Payload: a record per thread of work-group 0, its last word the lane count; the
-    // other groups' threads differ only in the group id words, which the shader puts
-    // in (`PAYLOAD_RUNTIME` in translate/mod.rs).
-    let sample = lp.payload([0, 0, 0], 0);
-    let pw = sample.bytes.len().div_ceil(4) + 1;
-    let mut payload = Vec::with_capacity(l.threads_per_group as usize * pw);
-    for t in 0..l.threads_per_group {
-        let pl = lp.payload([0, 0, 0], t);
-        let mut w = words_of(&pl.bytes);
-        w.resize(pw - 1, 0);
-        w.push(pl.lanes);
-        payload.extend(w);
-    }
     let scratch_words = l.scratch_bytes.div_ceil(4);
     table[cfg::THREADS] = l.threads_per_group;
     table[cfg::GROUPS..cfg::GROUPS + 3].copy_from_slice(&groups);
@@ -817,15 +817,15 @@ fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDes
 }
 
 /// The payload offset from which every thread's payload is the same: the ABI's
-/// cross-thread data, where the launch's thread records indeed agree from there on
-/// (checked, so that a layout this reading misses costs speed, not results).
-fn shared_payload_from(abi: &KernelAbi, lp: &launch::Prepared) -> Option<u32> {
-    let from = abi.cross_thread_data.as_ref()?.payload_offset as usize;
-    let first = lp.payload([0, 0, 0], 0);
-    let tail = first.bytes.get(from..)?;
-    (1..lp.launch.threads_per_group)
-        .all(|t| lp.payload([0, 0, 0], t).bytes.get(from..) == Some(tail))
-        .then_some(from as u32)
+/// cross-thread data, where the launch's thread records (`payload`, `pw` words each,
+/// the last the lane count) indeed agree from there on (checked, so that a layout
+/// this reading misses costs speed, not results).
+fn shared_payload_from(abi: &KernelAbi, payload: &[u32], pw: usize) -> Option<u32> {
+    let from = abi.cross_thread_data.as_ref()?.payload_offset;
+    let first = payload.get(from as usize / 4..pw - 1)?;
+    (payload.chunks_exact(pw))
+        .all(|rec| rec.get(from as usize / 4..pw - 1) == Some(first))
+        .then_some(from)
 }
 
 /// Append the sampler codes (`SamplerState::code`, all ones where the emulator

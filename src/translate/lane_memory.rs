@@ -520,12 +520,9 @@ fn free_atomic(p: &Prepared, k: usize) -> Option<(u8, u32)> {
         Opcode::LscUntyped
             if is_atomic(inst) && int(inst, "LscSFID") != 3 && int(inst, "AddrType") != 4 =>
         {
-            let bytes = match int(inst, "DataSize") {
-                1 | 5 => 1,
-                2 | 6 | 7 => 2,
-                4 => 8,
-                _ => 4,
-            };
+            // The bytes each address touches: the message code's own reading.
+            let bytes =
+                super::message::lsc_shape(inst, inst.exec.size as u32, p.grf_bytes).mem_bytes;
             (
                 AtomicOp::from_lsc(int(inst, "LscSubOp"))?,
                 field(inst, "DstData"),
