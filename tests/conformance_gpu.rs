@@ -305,9 +305,11 @@ fn straight_lane_mapping_agrees_with_the_interpreter() {
         launch.mapping = Mapping::Lanes;
         let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
         // atomic_flat_alias: its atomics reach the bytes it reads, so the shader hands
-        // the launch to the thread mapping (unplaced_atomics_run_straight_unless...).
-        let handed_over =
-            (g.note.as_deref()).is_some_and(|n| n.contains("the atomic at instruction"));
+        // the launch to the thread mapping (unplaced_atomics_run_straight_unless...);
+        // word_unaligned_oob reads unaligned words (unaligned_words_leave_...).
+        let handed_over = (g.note.as_deref()).is_some_and(|n| {
+            n.contains("the atomic at instruction") || n.contains("is not word-aligned")
+        });
         assert!(
             g.mapping == "straight" || handed_over,
             "{name}: {:?}",
@@ -636,6 +638,65 @@ fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
             assert_eq!(g.mapping, "threads", "{v}");
             let note = g.note.clone().unwrap_or_default();
             assert!(note.contains("the atomic at instruction"), "{v}: {note}");
+        }
+    }
+}
+
+/// Straight modules read and write binding-table words without a branch
+/// (`bti_ld4`/`bti_st4`): out of bounds stays exact there (reads 0, writes dropped,
+/// both counted), while an unaligned word hands the launch to the thread mapping. The
+/// own case `word_unaligned_oob` reads words at byte offset 1 and past both buffers'
+/// ends; saxpy's aligned words stay straight.
+#[test]
+fn unaligned_words_leave_the_straight_form_to_the_thread_mapping() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    // saxpy with n = 4096 over its 4000-element buffers: 96 work-items read and write
+    // past the ends (aligned words: straight, counted); the buffers do not change.
+    for (dir, straight, n) in [
+        (corpus.join("saxpy/tgllp-simd16"), true, Some(4096)),
+        (corpus.join("saxpy/acm-g10-simd16"), true, Some(4096)),
+        (own.join("word_unaligned_oob/tgllp-simd16"), false, None),
+        (own.join("word_unaligned_oob/acm-g10-simd16"), false, None),
+    ] {
+        let v = dir.display().to_string();
+        let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        if let Some(n) = n {
+            let arg = case.args.iter_mut().find(|a| a.name == "n").unwrap();
+            arg.value = Some(serde_json::json!(n));
+            arg.bytes_hex = Some(hex(&(n as u32).to_le_bytes()));
+        }
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let module = &launch.lanes.as_ref().expect("a straight module").module;
+        assert!(
+            module.straight.is_some(),
+            "{v}: {:?}",
+            module.why_not_straight
+        );
+        assert!(module.wgsl.contains("bti_ld4(bt,"), "{v}");
+        assert!(
+            !launch.module.wgsl.contains("bti_ld4(bt,"),
+            "{v}: thread mapping"
+        );
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_same_run(&v, &cpu, &g);
+        assert!(cpu.stats.oob_reads > 0 && cpu.stats.oob_writes > 0, "{v}");
+        assert_eq!(
+            (cpu.stats.oob_reads, cpu.stats.oob_writes),
+            (g.oob_reads as u64, g.oob_writes as u64),
+            "{v}: out-of-bounds counts"
+        );
+        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        if straight {
+            assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
+        } else {
+            assert_eq!(g.mapping, "threads", "{v}");
+            let note = g.note.clone().unwrap_or_default();
+            assert!(note.contains("is not word-aligned"), "{v}: {note}");
         }
     }
 }

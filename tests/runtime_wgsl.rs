@@ -831,3 +831,138 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         assert_eq!(out[6 * k + 5], want, "{s:?} position {x} size {}", c[2]);
     }
 }
+
+/// The straight modules' branch-free word accesses (`bti_ld4`/`bti_st4`) give what
+/// `bti_ld`/`bti_st` give wherever they take the access: aligned words, out of bounds
+/// (zero; the store lands in the trash word; both counted), unbound entries, addresses
+/// past 4 GiB. An unaligned word inside the buffer is theirs to refuse: it records the
+/// instruction in `slow_at` (the host then runs the thread mapping) and stores nothing.
+#[test]
+fn branch_free_words_match_the_short_forms_or_refuse() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_TRASH: u32 = 12u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
+        "const NO_WORD: u32 = 0xffffffffu;\n",
+        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
+        "var<private> slow_at: u32;\n",
+    ));
+    for f in [
+        "bti_at",
+        "bti_ld",
+        "bti_st",
+        "bti_fast",
+        "bti_ld4",
+        "bti_st4",
+        "flush_oob",
+    ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl += r#"
+@compute @workgroup_size(1)
+fn main() {
+    var k = 0u;
+    for (var a = 0u; a < 40u; a++) {
+        slow_at = 0u;
+        io[k] = u32(bti_ld(3u, u64(a), 4u));
+        io[k + 1u] = bti_ld4(3u, u64(a), 7u);
+        io[k + 2u] = slow_at;
+        k = k + 3u;
+    }
+    slow_at = 0u;
+    io[k] = bti_ld4(5u, 0lu, 1u);
+    io[k + 1u] = bti_ld4(3u, 0x100000000lu, 1u);
+    io[k + 2u] = slow_at;
+    flush_oob();
+    io[k + 3u] = atomicLoad(&stat[STAT_OOB_READS]);
+    var s = 0u;
+    for (var a = 0u; a <= 40u; a = a + 4u) {
+        s = s + 1u;
+        let v = 0x9e3779b9u * s;
+        bti_st(3u, u64(a), 4u, u64(v));
+        bti_st4(4u, u64(a), v, 9u);
+    }
+    bti_st4(5u, 0lu, 1u, 9u);
+    slow_at = 0u;
+    bti_st4(4u, 2lu, 0x5555u, 9u);
+    io[k + 4u] = slow_at;
+    flush_oob();
+    io[k + 5u] = atomicLoad(&stat[STAT_OOB_WRITES]);
+}
+"#;
+    // Allocation 1 (BTI 3) at heap byte 0, allocation 2 (BTI 4) at 40, 36 bytes each
+    // with guard bytes after them; the trash word is heap word 20.
+    let init: Vec<u8> = (0..36u32).map(|i| (i * 7 + 1) as u8).collect();
+    let mut heap = vec![0xeeu8; 84];
+    heap[..36].copy_from_slice(&init);
+    heap[40..76].copy_from_slice(&init);
+    let mut cfg = vec![0u32; 272 + 8];
+    cfg[7] = 2;
+    cfg[12] = 20;
+    cfg[16 + 3] = 1;
+    cfg[16 + 4] = 2;
+    cfg[272..280].copy_from_slice(&[0, 0x10, 36, 0, 0, 0x11, 36, 40]);
+    let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let buf = |data: Vec<u8>, readback: bool| JobBuffer {
+        size: data.len() as u64,
+        data,
+        usage: BufferUse::ReadWrite,
+        readback,
+    };
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let r = gpu
+        .run(&ComputeJob {
+            key: 0xb74,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                JobBuffer {
+                    usage: BufferUse::ReadOnly,
+                    ..buf(bytes(&cfg), false)
+                },
+                buf(heap, true),
+                buf(vec![0; 64], true),
+                buf(vec![0; 4 * 160], true),
+            ],
+            workgroups: [1, 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        })
+        .unwrap();
+    let io: Vec<u32> = r.outputs[3]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    for a in 0..40usize {
+        let (short, fast, slow) = (io[3 * a], io[3 * a + 1], io[3 * a + 2]);
+        if a % 4 != 0 && a + 4 <= 36 {
+            assert_eq!((fast, slow), (0, 8), "unaligned word at {a} refused");
+        } else {
+            assert_eq!((fast, slow), (short, 0), "word at {a}");
+        }
+    }
+    let k = 3 * 40;
+    assert_eq!(
+        &io[k..k + 3],
+        &[0, 0, 0],
+        "unbound, past 4 GiB: zero, not refused"
+    );
+    // Reads past the end (a = 33..39) by each form, the unbound entry, 4 GiB.
+    assert_eq!(io[k + 3], 7 + 7 + 2);
+    assert_eq!(io[k + 4], 10, "the unaligned store is refused");
+    // Stores at 36 and 40 by each form, the unbound entry (the refused one is not
+    // out of bounds).
+    assert_eq!(io[k + 5], 2 + 2 + 1);
+    let h = &r.outputs[1];
+    assert_eq!(&h[..36], &h[40..76], "short vs branch-free stores");
+    assert!(
+        h[36..40].iter().chain(&h[76..80]).all(|&b| b == 0xee),
+        "{:?}",
+        &h[36..]
+    );
+}

@@ -226,6 +226,9 @@ fn build_with(
             }
         }
     }
+    // A word no allocation holds: straight modules' stores out of bounds land there.
+    table[cfg::TRASH] = u32::try_from(heap.len() / 4).map_err(|_| "heap over 16 GiB")?;
+    heap.resize(heap.len() + 8, 0);
     let groups = l.groups;
     let total_groups = groups[0] as u64 * groups[1] as u64 * groups[2] as u64;
     let threads = total_groups * l.threads_per_group as u64;
@@ -910,6 +913,14 @@ fn finish(
         return Err(SliceError::LanesDoNotFit(format!(
             "the atomic at instruction {} reached an allocation other instructions of \
              the kernel address, which the straight form does not order against it",
+            stat[1]
+        )));
+    }
+    if stat[0] == runtime_error::STRAIGHT_SLOW {
+        // Nothing of this run is kept: the fallback starts again from the inputs.
+        return Err(SliceError::LanesDoNotFit(format!(
+            "the access at instruction {} is not word-aligned, which the straight \
+             form's branch-free accesses leave to the thread mapping",
             stat[1]
         )));
     }

@@ -67,7 +67,30 @@ fn scalar(inst: &PInst, name: &str) -> String {
 enum Known {
     Any,
     Bti,
+    /// A binding-table surface in a straight module, whose word accesses may leave an
+    /// unaligned one to the thread mapping (`bti_ld4`/`bti_st4`).
+    BtiFast,
     Slm,
+    /// SLM in a straight module (`slm_ld4`/`slm_st4`).
+    SlmFast,
+}
+
+/// [`Known::Bti`], or its branch-free form where the module can fall back.
+fn known_bti(em: &Emit) -> Known {
+    if em.straight {
+        Known::BtiFast
+    } else {
+        Known::Bti
+    }
+}
+
+/// [`Known::Slm`], or its branch-free form where the module can fall back.
+fn known_slm(em: &Emit) -> Known {
+    if em.straight {
+        Known::SlmFast
+    } else {
+        Known::Slm
+    }
 }
 
 /// `let sp = ...; let bt = ...;` for the surface field `name`, and whether the space is
@@ -80,7 +103,7 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
         // module on lavapipe: 6.2-7.6 -> 3.4 GPU ms, pipeline creation 1000 -> 465 ms).
         (Some(PField::Surface(0)), _) => {
             em.line("let sp = SP_SLM; let bt = 0u;");
-            Known::Slm
+            known_slm(em)
         }
         (Some(PField::Surface(1..=4)), _) => {
             em.line("let sp = SP_FLAT; let bt = 0u;");
@@ -92,7 +115,7 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
         }
         (Some(PField::Surface(_)), Some(b)) => {
             em.line(&format!("let sp = SP_BTI; let bt = {b}u;"));
-            Known::Bti
+            known_bti(em)
         }
         (Some(PField::Surface(id)), None) => {
             em.line(&format!(
@@ -109,19 +132,27 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
 
 /// A load of `n` bytes at `addr` from the space `sp`/`bt` (a short form where the space
 /// is known).
-fn ld(known: Known, addr: &str, n: u32) -> String {
+fn ld(known: Known, addr: &str, n: u32, at: usize) -> String {
     match known {
-        Known::Bti if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
-        Known::Slm if n <= 4 => format!("slm_ld({addr}, {n}u)"),
+        Known::BtiFast if n == 4 => format!("u64(bti_ld4(bt, {addr}, {at}u))"),
+        Known::Bti | Known::BtiFast if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
+        Known::SlmFast if n == 4 => format!("u64(slm_ld4({addr}, {at}u))"),
+        Known::Slm | Known::SlmFast if n <= 4 => format!("slm_ld({addr}, {n}u)"),
         _ => format!("mem_ld(sp, bt, {addr}, {n}u)"),
     }
 }
 
 /// The store matching [`ld`].
-fn st(known: Known, addr: &str, n: u32, v: &str) -> String {
+fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
     match known {
-        Known::Bti if n <= 4 => format!("bti_st(bt, {addr}, {n}u, {v});"),
-        Known::Slm if n <= 4 => format!("slm_st({addr}, {n}u, {v});"),
+        Known::BtiFast if n == 4 => {
+            format!("bti_st4(bt, {addr}, u32(({v}) & 0xfffffffflu), {at}u);")
+        }
+        Known::Bti | Known::BtiFast if n <= 4 => format!("bti_st(bt, {addr}, {n}u, {v});"),
+        Known::SlmFast if n == 4 => {
+            format!("slm_st4({addr}, u32(({v}) & 0xfffffffflu), {at}u);")
+        }
+        Known::Slm | Known::SlmFast if n <= 4 => format!("slm_st({addr}, {n}u, {v});"),
         _ => format!("mem_st(sp, bt, {addr}, {n}u, {v});"),
     }
 }
@@ -267,9 +298,9 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 em.line(&format!("let a = base + {eoff} + {}lu;", 4 * ch));
                 let k = 4 * pos * slots;
                 if load {
-                    em.line(&wrv(em, data, k, 4, 4, &ld(bti, "a", 4)));
+                    em.line(&wrv(em, data, k, 4, 4, &ld(bti, "a", 4, inst.index)));
                 } else {
-                    em.line(&st(bti, "a", 4, &rdv(em, data, k, 4, 4)));
+                    em.line(&st(bti, "a", 4, &rdv(em, data, k, 4, 4), inst.index));
                 }
                 em.close();
                 pos += 1;
@@ -338,7 +369,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                         k,
                         stride,
                         bsize,
-                        &ld(Known::Any, &at, bsize),
+                        &ld(Known::Any, &at, bsize, inst.index),
                     ));
                 } else {
                     em.line(&st(
@@ -346,6 +377,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                         &at,
                         bsize,
                         &rdv(em, data, k, stride, bsize),
+                        inst.index,
                     ));
                 }
             }
@@ -365,9 +397,15 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             em.open_enabled_elems(n, "ce");
             em.line(&format!("let a = base + {};", rdv(em, offs, 0, 4, 4)));
             if load {
-                em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes)));
+                em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes, inst.index)));
             } else {
-                em.line(&st(bti, "a", bytes, &rdv(em, data, 0, 4, bytes)));
+                em.line(&st(
+                    bti,
+                    "a",
+                    bytes,
+                    &rdv(em, data, 0, 4, bytes),
+                    inst.index,
+                ));
             }
             em.close();
         }
@@ -392,9 +430,9 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             };
             em.open(&format!("for (var b = 0u; b < {}u; b += 4u)", owords * 16));
             if store {
-                em.line(&st(bti, "base + u64(b)", 4, &rd(data, "b", 4)));
+                em.line(&st(bti, "base + u64(b)", 4, &rd(data, "b", 4), inst.index));
             } else {
-                em.line(&wr(data, "b", 4, &ld(bti, "base + u64(b)", 4)));
+                em.line(&wr(data, "b", 4, &ld(bti, "base + u64(b)", 4, inst.index)));
             }
             em.close();
         }
@@ -475,13 +513,13 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
     let bti = match (sfid, ty) {
-        (3, _) => Known::Slm,
-        (_, 4) => Known::Bti,
+        (3, _) => known_slm(em),
+        (_, 4) => known_bti(em),
         _ => Known::Any,
     };
     if sfid == 3 {
         em.line("let sp = SP_SLM; let bt = 0u;");
-    } else if bti == Known::Bti {
+    } else if matches!(bti, Known::Bti | Known::BtiFast) {
         em.line("let sp = SP_BTI; let bt = u32(surf & 0xfffffffflu);");
     } else {
         em.line("let sp = SP_FLAT; let bt = 0u;");
@@ -516,7 +554,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         dst,
                         &format!("v * {slot}u"),
                         slot,
-                        &ld(bti, "a", mem_bytes),
+                        &ld(bti, "a", mem_bytes, inst.index),
                     ));
                 } else {
                     em.line(&st(
@@ -524,6 +562,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         "a",
                         mem_bytes,
                         &rd(src1, &format!("v * {slot}u"), mem_bytes),
+                        inst.index,
                     ));
                 }
                 em.close();
@@ -534,10 +573,17 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             if vec == 1 {
                 // One element per address: addressed like any per-lane operand.
                 if load {
-                    em.line(&wrv(em, dst, 0, slot, slot, &ld(bti, "addr", mem_bytes)));
+                    em.line(&wrv(
+                        em,
+                        dst,
+                        0,
+                        slot,
+                        slot,
+                        &ld(bti, "addr", mem_bytes, inst.index),
+                    ));
                 } else {
                     let v = format!("{}{keep}", rdv(em, src1, 0, slot, slot));
-                    em.line(&st(bti, "addr", mem_bytes, &v));
+                    em.line(&st(bti, "addr", mem_bytes, &v, inst.index));
                 }
                 em.close();
                 return Ok(());
@@ -546,10 +592,10 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
             let r = format!("v * {pitch}u + i * {slot}u");
             if load {
-                em.line(&wr(dst, &r, slot, &ld(bti, "a", mem_bytes)));
+                em.line(&wr(dst, &r, slot, &ld(bti, "a", mem_bytes, inst.index)));
             } else {
                 let v = format!("{}{keep}", rd(src1, &r, slot));
-                em.line(&st(bti, "a", mem_bytes, &v));
+                em.line(&st(bti, "a", mem_bytes, &v, inst.index));
             }
             em.close();
             em.close();

@@ -225,6 +225,9 @@ pub mod cfg {
     pub const BTI: usize = 16;
     /// Where the table form's table starts (`table_form.rs`).
     pub const TABLE: usize = 272;
+    /// Straight modules: the heap word index of a word no allocation holds, where
+    /// `bti_st4` sends stores out of bounds.
+    pub const TRASH: usize = 273;
     pub const ALLOC: usize = 276;
 }
 
@@ -245,6 +248,9 @@ pub mod runtime_error {
     /// addresses (`lane_memory::Conditions::flat_atomics`): the host runs the thread
     /// mapping instead.
     pub const STRAIGHT_ALIAS: u32 = 10;
+    /// A straight module's branch-free access met a case it leaves out (an unaligned
+    /// word): the host runs the thread mapping instead.
+    pub const STRAIGHT_SLOW: u32 = 11;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -373,6 +379,10 @@ pub struct Emit {
     /// Straight modules: binding-table indices whose allocations the current atomic
     /// must not touch (`lane_memory::Conditions::flat_atomics`).
     pub atomic_avoid: Vec<u32>,
+    /// A straight module: a run it cannot finish exactly hands the launch to the
+    /// thread mapping, so its accesses may take branch-free forms that leave rare
+    /// cases (`bti_ld4`) to that fallback.
+    pub straight: bool,
 }
 
 impl Emit {
@@ -387,6 +397,7 @@ impl Emit {
             promoted: Vec::new(),
             surface_bti: None,
             atomic_avoid: Vec::new(),
+            straight: false,
         }
     }
 
