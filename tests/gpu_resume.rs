@@ -51,3 +51,37 @@ fn a_budget_smaller_than_one_block_is_a_clear_error() {
         .expect("a budget below one block must be refused");
     assert!(e.contains(&need.to_string()), "{e}");
 }
+
+/// With the driver's own budget a thread-mapping launch first runs in one pass with
+/// the thread-saving code compiled out (`translate::unsliced`); where the driver's
+/// loop limiter cuts a thread short there (the probe sees it), the launch runs again
+/// in passes. mandelbrot with 40,000 iterations in the set: far more loop iterations
+/// per thread than lavapipe's limiter allows one invocation.
+#[test]
+fn a_one_pass_try_the_driver_cuts_short_runs_again_in_passes() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let (dir, mut case) = variant("mandelbrot/tgllp-simd16");
+    let maxit = case.args.iter_mut().find(|a| a.name == "maxit").unwrap();
+    maxit.bytes_hex = Some(
+        40_000u32
+            .to_le_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    );
+    // One group, around the origin (inside the set).
+    case.ndrange.global_size = vec![16, 4];
+    for (name, v) in [("x0", -0.1f32), ("y0", -0.1)] {
+        let a = case.args.iter_mut().find(|a| a.name == name).unwrap();
+        a.bytes_hex = Some(v.to_le_bytes().iter().map(|b| format!("{b:02x}")).collect());
+    }
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let mut launch = gpu::build(&dir, &case, 500_000_000).unwrap();
+    launch.mapping = gpu::Mapping::Threads;
+    assert!(visa_emu::translate::unsliced(&launch.module.wgsl).is_some());
+    let g = gpu::execute(&mut ctx, &launch).unwrap();
+    if gpu::pass_budget(&ctx).is_some() {
+        assert!(g.passes > 1, "only {} pass(es)", g.passes);
+    }
+    assert_same_run("mandelbrot, 40,000 iterations", &cpu, &g);
+}

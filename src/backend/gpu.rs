@@ -664,21 +664,34 @@ fn set_cfg(job: &mut ComputeJob, words: &[(usize, u32)]) {
 }
 
 /// Dispatch a built launch and read its buffers back (sliced as [`pass_budget`] says).
+/// The budget is the driver's own, so a thread-mapping launch first tries one pass
+/// (the probe tells whether the driver's loop limiter cut it short).
 pub fn execute(gpu: &mut GpuContext, launch: &GpuLaunch) -> Result<GpuRun, String> {
     let budget = pass_budget(gpu);
-    execute_with_budget(gpu, launch, budget)
+    let try_one_pass = std::env::var_os("VISA_GPU_PASS_BUDGET").is_none();
+    run_launch(gpu, launch, budget, try_one_pass)
 }
 
-/// Dispatch with an explicit per-pass loop budget (`None`: one unbounded pass).
+/// Dispatch with an explicit per-pass loop budget (`None`: one unbounded pass): a
+/// launch that may need more than one pass of it runs in passes.
 pub fn execute_with_budget(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
     budget: Option<u32>,
 ) -> Result<GpuRun, String> {
+    run_launch(gpu, launch, budget, false)
+}
+
+fn run_launch(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    budget: Option<u32>,
+    try_one_pass: bool,
+) -> Result<GpuRun, String> {
     if let (Some(lanes), Mapping::Lanes) = (&launch.lanes, launch.mapping) {
-        return match run_sliced(gpu, lanes, budget) {
+        return match run_sliced(gpu, lanes, budget, try_one_pass) {
             Err(e @ SliceError::LanesDoNotFit(_)) => {
-                let mut r = run_sliced(gpu, &without_lanes(launch), budget)?;
+                let mut r = run_sliced(gpu, &without_lanes(launch), budget, try_one_pass)?;
                 r.note = Some(format!(
                     "{}; ran the thread mapping instead",
                     String::from(e)
@@ -688,7 +701,7 @@ pub fn execute_with_budget(
             r => Ok(r?),
         };
     }
-    Ok(run_sliced(gpu, launch, budget)?)
+    Ok(run_sliced(gpu, launch, budget, try_one_pass)?)
 }
 
 /// Why a sliced run did not happen.
@@ -697,6 +710,9 @@ enum SliceError {
     /// can run the kernel instead.
     LanesDoNotFit(String),
     Failed(String),
+    /// A one-pass try of a thread-mapping launch ran into the driver's loop limiter
+    /// (`try_one_pass`): run it in passes.
+    NeedsPasses,
 }
 
 impl From<String> for SliceError {
@@ -710,6 +726,7 @@ impl From<SliceError> for String {
         match e {
             SliceError::LanesDoNotFit(why) => format!("lane mode: {why}"),
             SliceError::Failed(e) => e,
+            SliceError::NeedsPasses => "the driver's loop limiter stopped a one-pass run".into(),
         }
     }
 }
@@ -719,6 +736,7 @@ fn run_sliced(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
     budget: Option<u32>,
+    try_one_pass: bool,
 ) -> Result<GpuRun, SliceError> {
     let step_limit = launch.step_limit;
     let lanes = launch.module.lanes;
@@ -755,7 +773,7 @@ fn run_sliced(
             }
             set_cfg(&mut job, &[(cfg::EDGE_BUDGET, b), (cfg::PROBE, 2)]);
         }
-        let mut run = finish(gpu, launch, job, step_limit, None)?;
+        let mut run = finish(gpu, launch, job, step_limit, None, false)?;
         if uncounted {
             run.note = Some(
                 "instructions not counted: the straight form's block records would not fit a buffer"
@@ -765,6 +783,20 @@ fn run_sliced(
         return Ok(run);
     }
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
+        // Most threads end well within one pass: try that first, with the code that
+        // saves threads compiled out (llvmpipe spends seconds compiling it), and run
+        // in passes only where the probe saw the driver's limiter stop a loop. (With
+        // the GRF in `state` there is little to save: no try.)
+        let cheap_saves = launch.module.grf_in_state;
+        if try_one_pass && !lanes && !cheap_saves && translate::unsliced(&job.wgsl).is_some() {
+            let mut one = job.clone();
+            set_cfg(&mut one, &[(cfg::PROBE, 2)]);
+            one_pass(&mut one);
+            match finish(gpu, launch, one, step_limit, None, true) {
+                Err(SliceError::NeedsPasses) => {}
+                r => return r,
+            }
+        }
         let bytes = launch.state_bytes();
         if bytes > gpu.capabilities().max_storage_buffer_binding_size {
             if lanes {
@@ -775,7 +807,8 @@ fn run_sliced(
             // The state buffer would not fit: run in one pass and let the probe report
             // a driver-stopped loop rather than return wrong data.
             set_cfg(&mut job, &[(cfg::PROBE, 2)]);
-            return finish(gpu, launch, job, step_limit, Some(bytes));
+            one_pass(&mut job);
+            return finish(gpu, launch, job, step_limit, Some(bytes), false);
         }
         let need = launch.module.max_block_cost;
         if u64::from(budget) < need {
@@ -791,8 +824,19 @@ fn run_sliced(
             )));
         }
         enable_passes(&mut job, budget, bytes);
+    } else {
+        one_pass(&mut job);
     }
-    finish(gpu, launch, job, step_limit, None)
+    finish(gpu, launch, job, step_limit, None, false)
+}
+
+/// A job that runs in one pass: the module's thread saving compiled out
+/// (`translate::unsliced`) where it has the switch.
+fn one_pass(job: &mut ComputeJob) {
+    if let Some(w) = translate::unsliced(&job.wgsl) {
+        job.key = hash(&w);
+        job.wgsl = w;
+    }
 }
 
 /// Append the images' conversion tables and descriptors to the cfg words (layout in
@@ -888,17 +932,22 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
 }
 
 /// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
-/// have needed when it was too large (for the error message).
+/// have needed when it was too large (for the error message); `one_pass_try`: a
+/// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
 fn finish(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
     mut job: ComputeJob,
     step_limit: u32,
     unsliced_state: Option<u64>,
+    one_pass_try: bool,
 ) -> Result<GpuRun, SliceError> {
     let lower_ms = for_adapter(gpu, &mut job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+    if one_pass_try && stat[0] == runtime_error::DRIVER_LOOPS {
+        return Err(SliceError::NeedsPasses);
+    }
     // A straight run has no saved state: where it stopped (or the driver's loop
     // limiter stopped it), the thread mapping runs the launch instead.
     let straight = launch.module.straight.is_some();

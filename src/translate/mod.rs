@@ -65,6 +65,20 @@ pub fn native_atomic64(wgsl: &str) -> Option<String> {
     Some(wgsl.replacen(ATOMIC64_SPLIT, ATOMIC64_NATIVE, 1))
 }
 
+/// The line of a thread-mapping module that keeps the code saving and restoring
+/// threads for sliced runs (see [`unsliced`]).
+const SLICED_SWITCH: &str = "const K_SLICED: bool = true; // translate::unsliced\n";
+
+/// `wgsl` (a thread-mapping module) for a run in one pass: the code that saves and
+/// restores threads (sliced runs, never taken otherwise) compiled out. llvmpipe spends
+/// ~1.5 s of a first dispatch compiling it (slm_reduce: pipeline + first dispatch
+/// 7.0 -> 5.4 s). `None`: the module has no such switch (straight and lane modules,
+/// probes).
+pub fn unsliced(wgsl: &str) -> Option<String> {
+    wgsl.contains(SLICED_SWITCH)
+        .then(|| wgsl.replacen(SLICED_SWITCH, "const K_SLICED: bool = false;\n", 1))
+}
+
 /// The runtime a kernel's code needs: the soft-double library first (functions may
 /// only call functions defined before them) when it calls `dfma`.
 pub(crate) fn runtime_for(kernel: &str) -> String {
@@ -702,7 +716,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             },
         )?,
     };
-    emit_main(&mut em, tpg, start_cost, large);
+    emit_main(&mut em, tpg, start_cost, large, !target.probe);
     // `runtime_for` moved the runtime's registers into `state` (the marker); the
     // kernel's own code follows.
     let mut wgsl = runtime_for(&em.out);
@@ -1106,17 +1120,20 @@ fn emit_init(
             }
             let run = (k..words).take_while(|&j| read(j)).count() as u32;
             let (g0, p0) = (goff + 4 * k, poff + 4 * k);
+            // Aligned words need no byte path (`gsw`: llvmpipe compiles the general
+            // `gs32` in a loop slowly).
+            let put = if g0.is_multiple_of(4) { "gsw" } else { "gs32" };
             if run <= 4 {
                 // Short runs as plain statements: llvmpipe compiles each loop, however
                 // short (saxpy's pipeline creation 65 -> 46 ms).
                 for j in 0..run {
                     let f = word_fn(p0 + 4 * j);
-                    em.line(&format!("gs32({}u, {f}({}u));", g0 + 4 * j, p0 + 4 * j));
+                    em.line(&format!("{put}({}u, {f}({}u));", g0 + 4 * j, p0 + 4 * j));
                 }
             } else {
                 let f = word_fn(p0);
                 em.line(&format!(
-                    "for (var k = 0u; k < {run}u; k++) {{ gs32({g0}u + 4u * k, {f}({p0}u + 4u * k)); }}"
+                    "for (var k = 0u; k < {run}u; k++) {{ {put}({g0}u + 4u * k, {f}({p0}u + 4u * k)); }}"
                 ));
             }
             k += run;
@@ -1161,8 +1178,15 @@ fn emit_init(
 /// closed by workgroup barriers in uniform control flow. In a sliced run a thread may
 /// also stop before a block (its pass's loop budget is spent): its group then saves
 /// every thread and its SLM, and the host's next pass restores and resumes them.
-fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64, grf_in_state: bool) {
+fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64, grf_in_state: bool, switchable: bool) {
     let mut s = String::new();
+    // Probe modules stop threads and save them whatever the run; the others may have
+    // the saving compiled out ([`unsliced`]).
+    s.push_str(if switchable {
+        SLICED_SWITCH
+    } else {
+        "const K_SLICED: bool = true;\n"
+    });
     let grf = if grf_in_state {
         "\n    g0 = tid * K_STATE_WORDS + K_STATE_GRF;\n    p0 = tid * K_STATE_WORDS + K_STATE_PRED;\n    a0 = p0 + K_NPRED;"
     } else {
@@ -1181,7 +1205,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // Restoring (or initializing) costs loop iterations too.
     edges = {start_cost}u;
     var status = ST_FRESH;
-    if (sliced) {{
+    if (K_SLICED && sliced) {{
         status = restore_state(tid);
         // Every thread restores its share: the group's SLM lives on while any runs.
         restore_slm(group, t);
@@ -1207,7 +1231,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }} else if (r == 3u) {{
                 // A probe's stop: the state at exactly cfg[CFG_STOP_STEPS] instructions.
                 status = ST_STOPPED;
-                save_state(tid, ST_STOPPED);
+                if (K_SLICED) {{ save_state(tid, ST_STOPPED); }}
             }} else {{
                 atomicAdd(&wg_yield, 1u);
             }}
@@ -1223,8 +1247,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }}
         let stop = workgroupUniformLoad(&wg_stop);
         if (stop != 0u) {{
-            save_state(tid, status);
-            save_slm(group, t);
+            if (K_SLICED) {{
+                save_state(tid, status);
+                save_slm(group, t);
+            }}
             if (t == 0u) {{ atomicAdd(&stat[STAT_YIELDED], 1u); }}
             break;
         }}
@@ -1236,6 +1262,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         }}
         if (status == ST_BARRIER) {{ status = ST_RUNNING; }}
     }}
+    // The limiter's cut is sticky: once spent, every loop (this one too) stops after
+    // one iteration. A cut anywhere above (the block loop of `run_thread`, this
+    // function's rounds) ends here, so a one-pass run cannot return cut-short results.
+    if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, 0u); }}
     flush_oob();
 }}
 "#
