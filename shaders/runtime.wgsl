@@ -282,47 +282,6 @@ fn gs32(o: u32, v: u32) {
     gsb(o, v); gsb(o + 1u, v >> 8u); gsb(o + 2u, v >> 16u); gsb(o + 3u, v >> 24u);
 }
 
-// Accesses the translator knows are aligned to min(n, 4) bytes (direct operands whose
-// offset is): one word each (two for 8 bytes), selected rather than branched to. The
-// general forms' byte paths are what llvmpipe compiles slowly: one `g32` at a dynamic
-// offset took ~2 s at the first dispatch, these 0.1 s (slm_reduce's thread mapping:
-// pipeline + first dispatch 7.0 -> 2.4 s).
-fn gw(o: u32) -> u32 {
-    return select(0u, g[min(o >> 2u, K_GRF_WORDS - 1u)], o < K_GRF_WORDS * 4u);
-}
-
-fn gsw(o: u32, v: u32) {
-    let w = min(o >> 2u, K_GRF_WORDS - 1u);
-    g[w] = select(g[w], v, o < K_GRF_WORDS * 4u);
-}
-
-fn glda(o: u32, n: u32) -> u64 {
-    switch n {
-        case 1u: { return u64((gw(o & ~3u) >> ((o & 3u) * 8u)) & 0xffu); }
-        case 2u: { return u64((gw(o & ~3u) >> ((o & 2u) * 8u)) & 0xffffu); }
-        case 4u: { return u64(gw(o)); }
-        default: { return u64(gw(o)) | (u64(gw(o + 4u)) << 32u); }
-    }
-}
-
-fn gsta(o: u32, n: u32, v: u64) {
-    let lo = u32(v & 0xfffffffflu);
-    switch n {
-        case 1u: {
-            let w = o & ~3u;
-            let s = (o & 3u) * 8u;
-            gsw(w, (gw(w) & ~(0xffu << s)) | ((lo & 0xffu) << s));
-        }
-        case 2u: {
-            let w = o & ~3u;
-            let s = (o & 2u) * 8u;
-            gsw(w, (gw(w) & ~(0xffffu << s)) | ((lo & 0xffffu) << s));
-        }
-        case 4u: { gsw(o, lo); }
-        default: { gsw(o, lo); gsw(o + 4u, u32(v >> 32u)); }
-    }
-}
-
 fn gst(o: u32, n: u32, v: u64) {
     let lo = u32(v & 0xfffffffflu);
     switch n {

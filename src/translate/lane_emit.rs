@@ -203,7 +203,6 @@ fn emit_lane_inst(
     if plan.mirrors[k] {
         let body = em.out[at..]
             .replace("gst(", "gstm(")
-            .replace("gsta(", "gstm(")
             .replace("pset(", "psetm(");
         em.out.truncate(at);
         em.out.push_str(&body);

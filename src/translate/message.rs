@@ -33,11 +33,6 @@ fn rdv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32) -> String {
     match off {
         Some(o) => match em.lane_reg(o + k, stride, len) {
             Some(r) => format!("u64({r})"),
-            None if stride.is_multiple_of(len.min(4)) => format!(
-                "{}({}u + {stride}u * i, {len}u)",
-                super::operand::grf_load(o + k, len),
-                o + k
-            ),
             None => format!("gld({}u + {stride}u * i, {len}u)", o + k),
         },
         None => "0lu".into(),
@@ -48,11 +43,6 @@ fn wrv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32, v: &str) -> S
     match off {
         Some(o) => match em.lane_reg(o + k, stride, len) {
             Some(r) => super::operand::reg_store(&r, len, v),
-            None if stride.is_multiple_of(len.min(4)) => format!(
-                "{}({}u + {stride}u * i, {len}u, {v});",
-                super::operand::grf_store(o + k, len),
-                o + k
-            ),
             None => format!("gst({}u + {stride}u * i, {len}u, {v});", o + k),
         },
         None => format!("_ = {v};"),

@@ -1120,20 +1120,17 @@ fn emit_init(
             }
             let run = (k..words).take_while(|&j| read(j)).count() as u32;
             let (g0, p0) = (goff + 4 * k, poff + 4 * k);
-            // Aligned words need no byte path (`gsw`: llvmpipe compiles the general
-            // `gs32` in a loop slowly).
-            let put = if g0.is_multiple_of(4) { "gsw" } else { "gs32" };
             if run <= 4 {
                 // Short runs as plain statements: llvmpipe compiles each loop, however
                 // short (saxpy's pipeline creation 65 -> 46 ms).
                 for j in 0..run {
                     let f = word_fn(p0 + 4 * j);
-                    em.line(&format!("{put}({}u, {f}({}u));", g0 + 4 * j, p0 + 4 * j));
+                    em.line(&format!("gs32({}u, {f}({}u));", g0 + 4 * j, p0 + 4 * j));
                 }
             } else {
                 let f = word_fn(p0);
                 em.line(&format!(
-                    "for (var k = 0u; k < {run}u; k++) {{ {put}({g0}u + 4u * k, {f}({p0}u + 4u * k)); }}"
+                    "for (var k = 0u; k < {run}u; k++) {{ gs32({g0}u + 4u * k, {f}({p0}u + 4u * k)); }}"
                 ));
             }
             k += run;

@@ -39,26 +39,6 @@ pub fn linear_stride(vs: u32, w: u32, hs: u32, e: u32, n: u32) -> Option<u32> {
 }
 
 /// `off + ((i / w) * vs + (i % w) * hs) * e`, folded where the region allows.
-/// The GRF accessor for elements of `e` bytes at `off` plus multiples of `e`: the
-/// aligned one (`glda`: one word, no byte path) where `off` is a multiple of
-/// min(e, 4), which keeps each element inside its word(s).
-pub fn grf_load(off: u32, e: u32) -> &'static str {
-    if off.is_multiple_of(e.min(4)) {
-        "glda"
-    } else {
-        "gld"
-    }
-}
-
-/// The store twin of [`grf_load`] (`gsta` / `gst`).
-pub fn grf_store(off: u32, e: u32) -> &'static str {
-    if off.is_multiple_of(e.min(4)) {
-        "gsta"
-    } else {
-        "gst"
-    }
-}
-
 fn region_offset(off: u32, vs: u32, w: u32, hs: u32, e: u32, n: u32) -> String {
     match linear_stride(vs, w, hs, e, n) {
         Some(0) => format!("{off}u"),
@@ -154,11 +134,7 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
         } => {
             let e = ty.size();
             Elem {
-                raw: format!(
-                    "{}({}, {e}u)",
-                    grf_load(*off, e),
-                    region_offset(*off, *vs, *w, *hs, e, n)
-                ),
+                raw: format!("gld({}, {e}u)", region_offset(*off, *vs, *w, *hs, e, n)),
                 ty: *ty,
                 m: *m,
             }
@@ -460,11 +436,7 @@ pub fn store(d: &Dst, lane: &str, v: &str) -> String {
     match d {
         Dst::Direct { off, ty, hs, .. } => {
             let e = ty.size();
-            format!(
-                "{}({off}u + ({lane}) * {}u, {e}u, {v});",
-                grf_store(*off, e),
-                hs * e
-            )
+            format!("gst({off}u + ({lane}) * {}u, {e}u, {v});", hs * e)
         }
         Dst::Indirect {
             addr, imm, ty, hs, ..
