@@ -769,6 +769,8 @@ fn bti_st(bti: u32, addr: u64, n: u32, v: u64) {
 var<private> slow_at: u32;
 // Straight modules: 1 + the instruction where a lane ran past its loop budget.
 var<private> stop_at: u32;
+// Straight modules: 1 + the unplaced atomic that reached another instruction's allocation.
+var<private> alias_at: u32;
 
 fn bti_fast(bti: u32, addr: u64, at: u32) -> vec2<u32> {
     let a = cfg[CFG_BTI + min(bti, 255u)];

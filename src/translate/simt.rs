@@ -1251,7 +1251,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     flush_oob();
     // A lane past its loop budget, an unaligned word (`bti_ld4`): the host runs the
     // launch in the thread mapping.
-{stopped}    if (slow_at != 0u) {{ fail(ERR_STRAIGHT_SLOW, slow_at - 1u); }}
+{stopped}    if (alias_at != 0u) {{ fail(ERR_STRAIGHT_ALIAS, alias_at - 1u); }}
+    if (slow_at != 0u) {{ fail(ERR_STRAIGHT_SLOW, slow_at - 1u); }}
     if (cfg[CFG_COUNT] != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
