@@ -209,9 +209,16 @@ impl GpuContext {
                 mapped_at_creation: false,
             });
             if !b.data.is_empty() {
-                let mut data = b.data.clone();
-                data.resize(padded(data.len() as u64) as usize, 0);
-                self.queue.write_buffer(&buf, 0, &data);
+                // Whole words go as they are (a 1M-item launch's heap is megabytes:
+                // copying it first cost ~1 ms of every dispatch); a ragged tail is
+                // padded.
+                let whole = b.data.len() / 4 * 4;
+                self.queue.write_buffer(&buf, 0, &b.data[..whole]);
+                if whole < b.data.len() {
+                    let mut tail = b.data[whole..].to_vec();
+                    tail.resize(4, 0);
+                    self.queue.write_buffer(&buf, whole as u64, &tail);
+                }
             }
             gpu_buffers.push((buf, size));
         }

@@ -87,3 +87,31 @@ fn disabling_features_hides_them() {
     let c = gpu.capabilities();
     assert!(!c.subgroups && !c.f16 && !c.f64 && !c.int64);
 }
+
+/// A buffer whose bytes end mid-word: the whole words go up as they are and the tail
+/// is padded with zeros (uploads skip copying whole-word data first).
+#[test]
+fn uploads_a_ragged_tail_padded_with_zeros() {
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut j = job(2);
+    // Words 0x03020100 and 0x07060504, then two bytes of a third word.
+    j.buffers[0].data = (0u8..10).collect();
+    j.buffers[0].size = 10;
+    j.workgroups = [1, 1, 1];
+    let r = gpu.run(&j).unwrap();
+    let words: Vec<u32> = r.outputs[0]
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect();
+    let want = |x: u32| x.wrapping_mul(2).wrapping_add(1);
+    assert_eq!(words[0], want(0x0302_0100));
+    assert_eq!(words[1], want(0x0706_0504));
+    // The shader saw 0x00000908 (zero padding) and wrote 0x1211; the readback keeps
+    // the buffer's 10 bytes.
+    assert_eq!(r.outputs[0].len(), 10);
+    assert_eq!(&r.outputs[0][8..10], &want(0x0908).to_le_bytes()[..2]);
+}
