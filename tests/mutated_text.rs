@@ -75,14 +75,37 @@ fn mutated_corpus_text_never_panics() {
             let text = std::fs::read_to_string(d.join("kernel.visaasm")).unwrap();
             let m = mutate(&text, &mut rng);
             runs += 1;
-            if let Err(e) = parse_visaasm(&m, 32) {
-                errors += 1;
-                assert!(e.line <= m.lines().count() + 1, "{e}");
-                assert!(!e.expected.is_empty());
+            match parse_visaasm(&m, 32) {
+                Err(e) => {
+                    errors += 1;
+                    assert!(e.line <= m.lines().count() + 1, "{e}");
+                    assert!(!e.expected.is_empty());
+                }
+                // What parses prints back to text that parses to the same program
+                // (the fuzz target's property; it found `<hs>` printed as `<,hs>`).
+                Ok(p) => {
+                    let printed = visa_emu::print::print_program(&p);
+                    let q = parse_visaasm(&printed, 32)
+                        .unwrap_or_else(|e| panic!("printed text does not parse: {e}"));
+                    assert_eq!(p, q);
+                }
             }
         }
     }
     assert!(runs > 1000, "{runs}");
+    // The fuzzer's find: a source region in the `<hs>` form.
+    let text = std::fs::read_to_string(dirs[0].join("kernel.visaasm")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("<1;1,0>") && !l.trim_start().starts_with("//"))
+        .expect("a source region");
+    let m = text.replacen(line, &line.replacen("<1;1,0>", "<1>", 1), 1);
+    let p = parse_visaasm(&m, 32).expect("`<hs>` source regions parse");
+    let printed = visa_emu::print::print_program(&p);
+    assert_eq!(
+        parse_visaasm(&printed, 32).expect("printed `<hs>` parses"),
+        p
+    );
     assert!(
         errors > runs / 4,
         "most mutations should be rejected ({errors}/{runs})"

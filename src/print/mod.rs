@@ -172,9 +172,11 @@ fn pred_text(k: &Kernel, p: &Predicate) -> String {
 
 fn region_src(r: &Region) -> String {
     let p = |x: Option<u8>| x.map_or(String::new(), |v| v.to_string());
-    match r.vstride {
-        Some(vs) => format!("<{};{},{}>", vs, p(r.width), p(r.hstride)),
-        None => format!("<{},{}>", p(r.width), p(r.hstride)),
+    match (r.vstride, r.width) {
+        (Some(vs), _) => format!("<{};{},{}>", vs, p(r.width), p(r.hstride)),
+        (None, Some(w)) => format!("<{},{}>", w, p(r.hstride)),
+        // `<hs>`, as the parser reads it (fuzzing found `<,hs>` printed before).
+        (None, None) => format!("<{}>", p(r.hstride)),
     }
 }
 
