@@ -106,6 +106,13 @@ fn mutated_corpus_text_never_panics() {
         parse_visaasm(&printed, 32).expect("printed `<hs>` parses"),
         p
     );
+    // And a string attribute with a stray quote, which the printer could not write
+    // back: refused with its line.
+    for bad in ["Target=\"3d", "Target=\"a\"b\"", "Target=a\"b"] {
+        let m = format!("{text}\n.kernel_attr {bad}\n");
+        let e = parse_visaasm(&m, 32).expect_err(bad);
+        assert_eq!(e.line, m.lines().count(), "{bad}: {e}");
+    }
     assert!(
         errors > runs / 4,
         "most mutations should be rejected ({errors}/{runs})"

@@ -139,30 +139,38 @@ fn parse_attrs(v: &str, line: usize) -> Result<Vec<Attribute>, ParseError> {
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|a| Ok(attribute(a)))
+        .map(|a| attribute(a, line))
         .collect()
 }
 
-/// `name[=value]` as an attribute; quoted values are strings, numbers integers.
-pub fn attribute(a: &str) -> Attribute {
+/// `name[=value]` as an attribute; quoted values are strings, numbers integers. A `"`
+/// anywhere but around the whole value is refused: the printer could not write such a
+/// string back (cargo fuzz found `Target="3d` printed as `Target=""3d"`).
+pub fn attribute(a: &str, line: usize) -> Result<Attribute, ParseError> {
     let (name, value) = match a.split_once('=') {
         None => (a.trim(), AttrValue::Flag),
         Some((n, v)) => {
             let v = v.trim();
-            let value = if let Some(s) = v.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-                AttrValue::Str(s.to_string())
+            let quoted = v.strip_prefix('"').map(|s| s.strip_suffix('"'));
+            let value = if let Some(s) = quoted {
+                match s.filter(|s| !s.contains('"')) {
+                    Some(s) => AttrValue::Str(s.to_string()),
+                    None => return Err(err(line, 1, "a string closed by `\"` (none inside)", v)),
+                }
             } else if let Some(i) = super::lex::parse_int(v).and_then(|i| i64::try_from(i).ok()) {
                 AttrValue::Int(i)
+            } else if v.contains('"') {
+                return Err(err(line, 1, "an attribute value without `\"` inside", v));
             } else {
                 AttrValue::Str(v.to_string())
             };
             (n.trim(), value)
         }
     };
-    Attribute {
+    Ok(Attribute {
         name: name.to_string(),
         value,
-    }
+    })
 }
 
 fn number(v: &str, line: usize, what: &str) -> Result<u32, ParseError> {

@@ -225,7 +225,7 @@ fn build_kernel(t: KernelText) -> Result<Kernel, ParseError> {
         decls::input(&mut k, &sym, rest, *line, *prov)?;
     }
     for (line, a) in &t.attrs {
-        let attr = decls::attribute(a.trim());
+        let attr = decls::attribute(a.trim(), *line)?;
         // A function's `.kernel_attr ArgSize=N RetValSize=M` are its FCALL sizes.
         for (name, slot) in [
             ("ArgSize", &mut k.arg_size),
