@@ -108,7 +108,13 @@ fn mutated_corpus_text_never_panics() {
     );
     // And a string attribute with a stray quote, which the printer could not write
     // back: refused with its line.
-    for bad in ["Target=\"3d", "Target=\"a\"b\"", "Target=a\"b"] {
+    for bad in [
+        "Target=\"3d",
+        "Target=\"a\"b\"",
+        "Target=a\"b",
+        "Tar\"get=1",
+        "A\"B",
+    ] {
         let m = format!("{text}\n.kernel_attr {bad}\n");
         let e = parse_visaasm(&m, 32).expect_err(bad);
         assert_eq!(e.line, m.lines().count(), "{bad}: {e}");

@@ -167,6 +167,9 @@ pub fn attribute(a: &str, line: usize) -> Result<Attribute, ParseError> {
             (n.trim(), value)
         }
     };
+    if name.contains('"') {
+        return Err(err(line, 1, "an attribute name without `\"`", name));
+    }
     Ok(Attribute {
         name: name.to_string(),
         value,
