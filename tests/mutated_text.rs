@@ -119,6 +119,16 @@ fn mutated_corpus_text_never_panics() {
         let e = parse_visaasm(&m, 32).expect_err(bad);
         assert_eq!(e.line, m.lines().count(), "{bad}: {e}");
     }
+    // Quoted names with a quote inside, or a subroutine name that is no label.
+    for bad in [
+        ".funcdecl \"a\"b\"",
+        ".function \"f \"g\"",
+        ".function \"f g\"",
+    ] {
+        let m = format!("{text}\n{bad}\n");
+        let e = parse_visaasm(&m, 32).expect_err(bad);
+        assert_eq!(e.line, m.lines().count(), "{bad}: {e}");
+    }
     assert!(
         errors > runs / 4,
         "most mutations should be rejected ({errors}/{runs})"

@@ -71,10 +71,12 @@ fn new_kernel(kind: ObjectKind, name: String, line: usize) -> KernelText<'static
     }
 }
 
+/// `"text"`, with no `"` inside (the printer writes names back between quotes).
 fn quoted(s: &str, line: usize, what: &str) -> Result<String, ParseError> {
     let s = s.trim();
     s.strip_prefix('"')
         .and_then(|x| x.strip_suffix('"'))
+        .filter(|x| !x.contains('"'))
         .map(str::to_string)
         .ok_or_else(|| err(line, 1, what, s))
 }
@@ -150,7 +152,11 @@ pub fn parse_visaasm(text: &str, grf_bytes: u32) -> Result<Program, ParseError> 
                 .funcdecls
                 .push(quoted(rest, line, "a quoted function name")?),
             ".function" => {
+                // The name is also the subroutine's label (`name:`): one word.
                 let name = quoted(rest, line, "a quoted function name")?;
+                if name.is_empty() || name.contains(char::is_whitespace) {
+                    return Err(err(line, 1, "a function name without spaces", &name));
+                }
                 pending_function = Some(name.clone());
                 k.body
                     .push(BodyLine::Label(line, name, LabelKind::Subroutine));
