@@ -119,6 +119,17 @@ fn mutated_corpus_text_never_panics() {
         let e = parse_visaasm(&m, 32).expect_err(bad);
         assert_eq!(e.line, m.lines().count(), "{bad}: {e}");
     }
+    // A destination written with a full region keeps its horizontal stride only, as
+    // the printer writes it (`<8;8,1>` is `<1>`).
+    let dst_line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("mov (") && l.contains(")<1> "))
+        .expect("a mov with a `<1>` destination");
+    let m = text.replacen(dst_line, &dst_line.replacen(")<1> ", ")<8;8,1> ", 1), 1);
+    assert_eq!(
+        parse_visaasm(&m, 32).expect("a full destination region parses"),
+        parse_visaasm(&text, 32).unwrap()
+    );
     // Quoted names with a quote inside, or a subroutine name that is no label.
     for bad in [
         ".funcdecl \"a\"b\"",

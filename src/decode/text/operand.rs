@@ -173,13 +173,23 @@ pub fn vec_operand(tok: &str, dst: bool, sym: &Symbols, at: At) -> Result<VecOpe
     let (name, rest) = ident(s);
     if let Some(&var) = sym.vars.get(name) {
         let ((row, col), rest) = row_col(rest, at)?;
-        let (region, rest) = if rest.is_empty() {
+        let (mut region, rest) = if rest.is_empty() {
             (Region::SCALAR, rest)
         } else {
             region(rest, at)?
         };
         if !rest.is_empty() {
             return Err(at.fail("end of operand", rest));
+        }
+        if dst {
+            // A destination has only a horizontal stride (`<hs>`), as indirect ones
+            // below: what else a region gives is not kept (the printer writes `<hs>`;
+            // cargo fuzz found `<0;1,0>` on a destination that did not round-trip).
+            region = Region {
+                vstride: None,
+                width: None,
+                hstride: region.hstride,
+            };
         }
         return Ok(VecOperand::General {
             var,
