@@ -130,11 +130,13 @@ fn mutated_corpus_text_never_panics() {
         parse_visaasm(&m, 32).expect("a full destination region parses"),
         parse_visaasm(&text, 32).unwrap()
     );
-    // Quoted names with a quote inside, or a subroutine name that is no label.
+    // Quoted names with a quote inside, a subroutine name that is no label, a
+    // declared name no operand can spell.
     for bad in [
         ".funcdecl \"a\"b\"",
         ".function \"f \"g\"",
         ".function \"f g\"",
+        ".decl T[6 v_type=T num_elts=1",
     ] {
         let m = format!("{text}\n{bad}\n");
         let e = parse_visaasm(&m, 32).expect_err(bad);

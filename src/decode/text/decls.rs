@@ -202,6 +202,18 @@ pub fn decl(
     let (name, tail) = rest
         .split_once(char::is_whitespace)
         .ok_or_else(|| err(line, 1, "`.decl NAME v_type=...`", rest))?;
+    // Operands name variables with these characters only (`operand::ident`): a name
+    // beyond them could be declared but never written back (cargo fuzz find).
+    let plain =
+        |(i, c): (usize, char)| c.is_ascii_alphanumeric() || c == '_' || (c == '%' && i == 0);
+    if !name.char_indices().all(plain) {
+        return Err(err(
+            line,
+            1,
+            "a name of letters, digits and `_` (a leading `%` allowed)",
+            name,
+        ));
+    }
     let kv = key_values(tail);
     let get = |key: &str| kv.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
     let vtype = get("v_type").ok_or_else(|| err(line, 1, "v_type=G|A|P|S|T", tail))?;
