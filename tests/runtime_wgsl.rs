@@ -110,6 +110,56 @@ fn words(b: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// A read-write job buffer.
+fn rw(data: Vec<u8>, readback: bool) -> JobBuffer {
+    JobBuffer {
+        size: data.len() as u64,
+        data,
+        usage: BufferUse::ReadWrite,
+        readback,
+    }
+}
+
+/// The binding-table tests' memory: two allocations of the same 36 bytes at heap bytes
+/// 0 (BTI 3) and 40 (BTI 4), each followed by guard bytes (0xee) no store may touch,
+/// in a `heap_len`-byte heap; BTI 5 unbound. Returns the 36 bytes, the heap and `cfg`.
+fn two_allocations(heap_len: usize) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
+    let init: Vec<u8> = (0..36u32).map(|i| (i * 7 + 1) as u8).collect();
+    let mut heap = vec![0xeeu8; heap_len];
+    heap[..36].copy_from_slice(&init);
+    heap[40..76].copy_from_slice(&init);
+    let mut cfg = vec![0u32; 272 + 8];
+    cfg[7] = 2;
+    cfg[16 + 3] = 1;
+    cfg[16 + 4] = 2;
+    cfg[272..280].copy_from_slice(&[0, 0x10, 36, 0, 0, 0x11, 36, 40]);
+    (init, heap, cfg)
+}
+
+/// Run one invocation of `wgsl` with `cfg` (binding 0, read-only) before `rest`; the
+/// buffers read back.
+fn run_with_cfg(key: u64, wgsl: String, cfg: &[u32], rest: Vec<JobBuffer>) -> Vec<Vec<u8>> {
+    let bytes: Vec<u8> = cfg.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut buffers = vec![JobBuffer {
+        usage: BufferUse::ReadOnly,
+        ..rw(bytes, false)
+    }];
+    buffers.extend(rest);
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    gpu.run(&ComputeJob {
+        key,
+        wgsl,
+        entry_point: "main".into(),
+        buffers,
+        workgroups: [1, 1, 1],
+        chunk_base_binding: None,
+        repeat: None,
+        aliases: Vec::new(),
+    })
+    .unwrap()
+    .outputs
+}
+
 /// A deterministic spread of doubles: many exponents, and sums that cancel.
 fn triples() -> Vec<[f64; 3]> {
     let mut s = 0x9e3779b97f4a7c15u64;
@@ -392,50 +442,19 @@ fn main() {
     io[k + 4u] = atomicLoad(&stat[STAT_OOB_WRITES]);
 }
 "#;
-    // Two allocations of 36 bytes at heap bytes 0 and 40 (the bytes between are a
-    // guard that no store may touch).
-    let init: Vec<u8> = (0..36u32).map(|i| (i * 7 + 1) as u8).collect();
-    let mut heap = vec![0xeeu8; 80];
-    heap[..36].copy_from_slice(&init);
-    heap[40..76].copy_from_slice(&init);
-    let mut cfg = vec![0u32; 272 + 8];
-    cfg[7] = 2;
-    cfg[16 + 3] = 1;
-    cfg[16 + 4] = 2;
-    cfg[272..280].copy_from_slice(&[0, 0x10, 36, 0, 0, 0x11, 36, 40]);
-    let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let buf = |data: Vec<u8>, readback: bool| JobBuffer {
-        size: data.len() as u64,
-        data,
-        usage: BufferUse::ReadWrite,
-        readback,
-    };
-    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let r = gpu
-        .run(&ComputeJob {
-            key: 0xb71,
-            wgsl,
-            entry_point: "main".into(),
-            buffers: vec![
-                JobBuffer {
-                    usage: BufferUse::ReadOnly,
-                    ..buf(bytes(&cfg), false)
-                },
-                buf(heap, true),
-                buf(vec![0; 64], true),
-                buf(vec![0; 16], false),
-                buf(vec![0; 4 * 256], true),
-            ],
-            workgroups: [1, 1, 1],
-            chunk_base_binding: None,
-            repeat: None,
-            aliases: Vec::new(),
-        })
-        .unwrap();
-    let io: Vec<u32> = r.outputs[4]
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let (init, heap, cfg) = two_allocations(80);
+    let out = run_with_cfg(
+        0xb71,
+        wgsl,
+        &cfg,
+        vec![
+            rw(heap, true),
+            rw(vec![0; 64], true),
+            rw(vec![0; 16], false),
+            rw(vec![0; 4 * 256], true),
+        ],
+    );
+    let io = words(&out[4]);
     let k = 3 * 40 * 2;
     for (i, pair) in io[..k + 2].chunks(2).enumerate() {
         assert_eq!(
@@ -465,7 +484,7 @@ fn main() {
     let per_form: u32 = [1u32, 2, 4].iter().map(|n| 4 + n - 1).sum();
     assert_eq!(io[k + 3], 2 * per_form + 2 + 1);
     // Stores: both allocations end alike, the guard bytes untouched.
-    let h = &r.outputs[1];
+    let h = &out[1];
     assert_eq!(&h[..36], &h[40..76], "general vs short stores");
     assert!(
         h[36..40].iter().chain(&h[76..80]).all(|&b| b == 0xee),
@@ -549,38 +568,18 @@ fn main() {
     io[k + 9u] = atomicLoad(&stat[STAT_OOB_WRITES]);
 }
 "#;
-    let buf = |data: Vec<u8>, readback: bool| JobBuffer {
-        size: data.len() as u64,
-        data,
-        usage: BufferUse::ReadWrite,
-        readback,
-    };
-    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let r = gpu
-        .run(&ComputeJob {
-            key: 0xb72,
-            wgsl,
-            entry_point: "main".into(),
-            buffers: vec![
-                JobBuffer {
-                    usage: BufferUse::ReadOnly,
-                    ..buf(vec![0; 4 * 280], false)
-                },
-                buf(vec![0; 16], false),
-                buf(vec![0; 64], true),
-                buf(vec![0; 16], false),
-                buf(vec![0; 4 * 256], true),
-            ],
-            workgroups: [1, 1, 1],
-            chunk_base_binding: None,
-            repeat: None,
-            aliases: Vec::new(),
-        })
-        .unwrap();
-    let io: Vec<u32> = r.outputs[4]
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let out = run_with_cfg(
+        0xb72,
+        wgsl,
+        &[0; 280],
+        vec![
+            rw(vec![0; 16], false),
+            rw(vec![0; 64], true),
+            rw(vec![0; 16], false),
+            rw(vec![0; 4 * 256], true),
+        ],
+    );
+    let io = words(&out[4]);
     let k = 3 * 20 * 2;
     let mut i = 0;
     for n in [1usize, 2, 4] {
@@ -894,50 +893,20 @@ fn main() {
     io[k + 5u] = atomicLoad(&stat[STAT_OOB_WRITES]);
 }
 "#;
-    // Allocation 1 (BTI 3) at heap byte 0, allocation 2 (BTI 4) at 40, 36 bytes each
-    // with guard bytes after them; the trash word is heap word 20.
-    let init: Vec<u8> = (0..36u32).map(|i| (i * 7 + 1) as u8).collect();
-    let mut heap = vec![0xeeu8; 84];
-    heap[..36].copy_from_slice(&init);
-    heap[40..76].copy_from_slice(&init);
-    let mut cfg = vec![0u32; 272 + 8];
-    cfg[7] = 2;
+    // `two_allocations`, and the trash word: heap word 20.
+    let (_, heap, mut cfg) = two_allocations(84);
     cfg[12] = 20;
-    cfg[16 + 3] = 1;
-    cfg[16 + 4] = 2;
-    cfg[272..280].copy_from_slice(&[0, 0x10, 36, 0, 0, 0x11, 36, 40]);
-    let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let buf = |data: Vec<u8>, readback: bool| JobBuffer {
-        size: data.len() as u64,
-        data,
-        usage: BufferUse::ReadWrite,
-        readback,
-    };
-    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let r = gpu
-        .run(&ComputeJob {
-            key: 0xb74,
-            wgsl,
-            entry_point: "main".into(),
-            buffers: vec![
-                JobBuffer {
-                    usage: BufferUse::ReadOnly,
-                    ..buf(bytes(&cfg), false)
-                },
-                buf(heap, true),
-                buf(vec![0; 64], true),
-                buf(vec![0; 4 * 160], true),
-            ],
-            workgroups: [1, 1, 1],
-            chunk_base_binding: None,
-            repeat: None,
-            aliases: Vec::new(),
-        })
-        .unwrap();
-    let io: Vec<u32> = r.outputs[3]
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let out = run_with_cfg(
+        0xb74,
+        wgsl,
+        &cfg,
+        vec![
+            rw(heap, true),
+            rw(vec![0; 64], true),
+            rw(vec![0; 4 * 160], true),
+        ],
+    );
+    let io = words(&out[3]);
     for a in 0..40usize {
         let (short, fast, slow) = (io[3 * a], io[3 * a + 1], io[3 * a + 2]);
         if a % 4 != 0 && a + 4 <= 36 {
@@ -958,7 +927,7 @@ fn main() {
     // Stores at 36 and 40 by each form, the unbound entry (the refused one is not
     // out of bounds).
     assert_eq!(io[k + 5], 2 + 2 + 1);
-    let h = &r.outputs[1];
+    let h = &out[1];
     assert_eq!(&h[..36], &h[40..76], "short vs branch-free stores");
     assert!(
         h[36..40].iter().chain(&h[76..80]).all(|&b| b == 0xee),
