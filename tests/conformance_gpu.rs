@@ -600,6 +600,46 @@ fn images_agree_with_the_interpreter() {
     }
 }
 
+/// Build a variant whose straight module must exist and contain `marker`, run it on
+/// the GPU and the interpreter (same bytes and counts, the case's expected outputs),
+/// and check the mapping: straight, or (`handed_over`: a fragment of the note) the
+/// thread mapping the straight run handed the launch to.
+fn straight_or_handed_over(
+    ctx: &mut GpuContext,
+    dir: &std::path::Path,
+    case: &visa_emu::corpus::case::Case,
+    marker: &str,
+    handed_over: Option<&str>,
+) -> (
+    visa_emu::backend::gpu::GpuLaunch,
+    visa_emu::backend::cpu::VariantRun,
+    visa_emu::backend::gpu::GpuRun,
+) {
+    use visa_emu::backend::gpu;
+    let v = dir.display().to_string();
+    let launch = gpu::build(dir, case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let module = &launch.lanes.as_ref().expect("a straight module").module;
+    assert!(
+        module.straight.is_some(),
+        "{v}: {:?}",
+        module.why_not_straight
+    );
+    assert!(module.wgsl.contains(marker), "{v}");
+    let cpu = visa_emu::backend::cpu::run_case(dir, case, &Default::default()).unwrap();
+    let g = gpu::execute(ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+    assert_same_run(&v, &cpu, &g);
+    visa_emu::backend::cpu::check_outputs(case, &g.buffers).unwrap_or_else(|e| panic!("{v}: {e}"));
+    match handed_over {
+        None => assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note),
+        Some(why) => {
+            assert_eq!(g.mapping, "threads", "{v}");
+            let note = g.note.clone().unwrap_or_default();
+            assert!(note.contains(why), "{v}: {note}");
+        }
+    }
+    (launch, cpu, g)
+}
+
 /// Atomics at data-dependent flat addresses (`lane_memory::Conditions::flat_atomics`):
 /// the histogram's increments commute and never reach the bytes the kernel reads, so
 /// it runs straight; in the own case `atomic_flat_alias` they land in the buffer the
@@ -607,7 +647,6 @@ fn images_agree_with_the_interpreter() {
 /// mapping gives vISA's order (every channel's read before every channel's atomic).
 #[test]
 fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
-    use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let corpus = visa_emu::corpus::paths::default_corpus_dir();
     let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
@@ -617,28 +656,9 @@ fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
         (own.join("atomic_flat_alias/tgllp-simd8"), false),
         (own.join("atomic_flat_alias/acm-g10-simd8"), false),
     ] {
-        let v = dir.display().to_string();
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        let module = &launch.lanes.as_ref().expect("a straight module").module;
-        assert!(
-            module.straight.is_some(),
-            "{v}: {:?}",
-            module.why_not_straight
-        );
-        assert!(module.wgsl.contains("flat_hits_bti("), "{v}");
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_same_run(&v, &cpu, &g);
-        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
-            .unwrap_or_else(|e| panic!("{v}: {e}"));
-        if straight {
-            assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
-        } else {
-            assert_eq!(g.mapping, "threads", "{v}");
-            let note = g.note.clone().unwrap_or_default();
-            assert!(note.contains("the atomic at instruction"), "{v}: {note}");
-        }
+        let handed_over = (!straight).then_some("the atomic at instruction");
+        straight_or_handed_over(&mut ctx, &dir, &case, "flat_hits_bti(", handed_over);
     }
 }
 
@@ -649,7 +669,6 @@ fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
 /// ends; saxpy's aligned words stay straight.
 #[test]
 fn unaligned_words_leave_the_straight_form_to_the_thread_mapping() {
-    use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let corpus = visa_emu::corpus::paths::default_corpus_dir();
     let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
@@ -668,35 +687,18 @@ fn unaligned_words_leave_the_straight_form_to_the_thread_mapping() {
             arg.value = Some(serde_json::json!(n));
             arg.bytes_hex = Some(hex(&(n as u32).to_le_bytes()));
         }
-        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        let module = &launch.lanes.as_ref().expect("a straight module").module;
-        assert!(
-            module.straight.is_some(),
-            "{v}: {:?}",
-            module.why_not_straight
-        );
-        assert!(module.wgsl.contains("bti_ld4(bt,"), "{v}");
+        let handed_over = (!straight).then_some("is not word-aligned");
+        let (launch, cpu, g) =
+            straight_or_handed_over(&mut ctx, &dir, &case, "bti_ld4(bt,", handed_over);
         assert!(
             !launch.module.wgsl.contains("bti_ld4(bt,"),
             "{v}: thread mapping"
         );
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_same_run(&v, &cpu, &g);
         assert!(cpu.stats.oob_reads > 0 && cpu.stats.oob_writes > 0, "{v}");
         assert_eq!(
             (cpu.stats.oob_reads, cpu.stats.oob_writes),
             (g.oob_reads as u64, g.oob_writes as u64),
             "{v}: out-of-bounds counts"
         );
-        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
-            .unwrap_or_else(|e| panic!("{v}: {e}"));
-        if straight {
-            assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
-        } else {
-            assert_eq!(g.mapping, "threads", "{v}");
-            let note = g.note.clone().unwrap_or_default();
-            assert!(note.contains("is not word-aligned"), "{v}: {note}");
-        }
     }
 }
