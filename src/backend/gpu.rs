@@ -949,36 +949,29 @@ fn finish(
         return Err(SliceError::NeedsPasses);
     }
     // A straight run has no saved state: where it stopped (or the driver's loop
-    // limiter stopped it), the thread mapping runs the launch instead.
+    // limiter stopped it), nothing of it is kept and the thread mapping runs the launch
+    // from the inputs instead.
     let straight = launch.module.straight.is_some();
-    if straight && stat[0] == runtime_error::DRIVER_LOOPS {
-        return Err(SliceError::LanesDoNotFit(format!(
-            "a thread needs more loop iterations than one dispatch allows: the driver's loop limiter stopped the straight form before the block at instruction {}",
-            stat[1]
-        )));
-    }
-    if stat[0] == runtime_error::STRAIGHT_ALIAS {
-        // Nothing of this run is kept: the fallback starts again from the inputs.
-        return Err(SliceError::LanesDoNotFit(format!(
-            "the atomic at instruction {} reached an allocation other instructions of \
-             the kernel address, which the straight form does not order against it",
-            stat[1]
-        )));
-    }
-    if stat[0] == runtime_error::STRAIGHT_SLOW {
-        // Nothing of this run is kept: the fallback starts again from the inputs.
-        return Err(SliceError::LanesDoNotFit(format!(
-            "the access at instruction {} is not word-aligned, which the straight \
-             form's branch-free accesses leave to the thread mapping",
-            stat[1]
-        )));
-    }
-    if stat[0] == runtime_error::STRAIGHT_STOPPED {
-        // Nothing of this run is kept: the fallback starts again from the inputs.
-        return Err(SliceError::LanesDoNotFit(format!(
-            "a thread needs more loop iterations than one dispatch allows: a channel of the straight form ran past its loop budget or the step limit in the block at instruction {}",
-            stat[1]
-        )));
+    let at = stat[1];
+    let handed_over = match stat[0] {
+        runtime_error::DRIVER_LOOPS if straight => Some(format!(
+            "a thread needs more loop iterations than one dispatch allows: the driver's loop limiter stopped the straight form before the block at instruction {at}"
+        )),
+        runtime_error::STRAIGHT_ALIAS => Some(format!(
+            "the atomic at instruction {at} reached an allocation other instructions of \
+             the kernel address, which the straight form does not order against it"
+        )),
+        runtime_error::STRAIGHT_SLOW => Some(format!(
+            "the access at instruction {at} is not word-aligned, which the straight \
+             form's branch-free accesses leave to the thread mapping"
+        )),
+        runtime_error::STRAIGHT_STOPPED => Some(format!(
+            "a thread needs more loop iterations than one dispatch allows: a channel of the straight form ran past its loop budget or the step limit in the block at instruction {at}"
+        )),
+        _ => None,
+    };
+    if let Some(why) = handed_over {
+        return Err(SliceError::LanesDoNotFit(why));
     }
     if let Some(why) = runtime_failure(&stat, step_limit, unsliced_state) {
         return Err(why.into());
