@@ -767,7 +767,7 @@ fn bti_st(bti: u32, addr: u64, n: u32, v: u64) {
 // one in `slow_at` and the host runs the launch again in the thread mapping, which
 // handles it (nothing of a straight run that failed is kept).
 var<private> slow_at: u32;
-// Straight modules: 1 + the instruction where a lane ran past its loop budget.
+// Straight modules: 1 + the block where a lane ran past its loop budget.
 var<private> stop_at: u32;
 // Straight modules: 1 + the unplaced atomic that reached another instruction's allocation.
 var<private> alias_at: u32;
