@@ -13,6 +13,7 @@ const ERR_NOT_IMAGE: u32 = 7u;    // a typed message on a surface that holds no 
 const CFG_SAMPLERS: u32 = 15u;    // word offset of the sampler table: count, then a code each
 const ERR_SAMPLER: u32 = 8u;      // a sample through a sampler the emulator cannot reproduce
 const ERR_LINEAR_INT: u32 = 9u;   // linear filtering of an integer image
+const ERR_IMAGE_ATOMIC: u32 = 12u; // a typed atomic on an image whose format takes none
 
 // Channel types (`ChannelType` in src/abi/image.rs, in declaration order).
 const CT_SNORM8: u32 = 0u;
@@ -295,6 +296,26 @@ fn img_write(bti: u32, u: u32, v: u32, r: u32, lod: u32, mask: u32, val: vec4<u3
             bti_st(bti, u64(o + p * cb), cb, u64(img_store(ty, val[c])));
         }
     }
+}
+
+// TYPED_ATOMIC `op` (runtime.wgsl's `atomic_apply` codes) of `n` bytes on texel
+// (u, v, r) of the image at `bti` (`Thread::typed`): one raw channel (R of a 16- or
+// 32-bit unnormalized type, `ImageDesc::atomic_refusal`); outside the image zero back
+// and nothing written. The old value.
+fn img_atomic(bti: u32, u: u32, v: u32, r: u32, lod: u32, n: u32, op: u32, s0: u64, s1: u64, at: u32) -> u64 {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return 0lu; }
+    let f = cfg[e + 5u];
+    let ty = f & 0xffu;
+    let raw = ty == CT_SINT16 || ty == CT_SINT32 || ty == CT_UINT16 || ty == CT_UINT32
+        || ty == CT_HALF || ty == CT_FLOAT;
+    if (((f >> 8u) & 0xffu) != 0u || !raw || (f >> 16u) != n) {
+        fail(ERR_IMAGE_ATOMIC, at);
+        return 0lu;
+    }
+    let o = img_texel(e, u, v, r);
+    if (o == NO_WORD || lod != 0u) { oob_reads += 1u; oob_writes += 1u; return 0lu; }
+    return mem_atomic(SP_BTI, bti, u64(o), n, op, s0, s1);
 }
 
 // Byte x of row y of the image at `bti` for a media block read (`Memory::media_byte`):

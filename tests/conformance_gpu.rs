@@ -561,7 +561,8 @@ fn hex(b: &[u8]) -> String {
 /// normalized reads, writes and samples (`image_norm16`), sub-group
 /// block reads and writes (MEDIA_LD / MEDIA_ST, own case `image_block`), 1D and 3D
 /// images (`image_dims`), image arrays (`image_array`) and sampler kernel arguments
-/// (`image_sampler_arg`) run through
+/// (`image_sampler_arg`) and typed atomics (TYPED_ATOMIC inc, cmpxchg, add, imax and
+/// add.16, `image_atomic`: IGC's typed messages rewritten by the case's PATCH) run through
 /// shaders/image.wgsl with the interpreter's bytes and counts and the expected outputs.
 /// SIMD8 variants: IGC's SIMD32 ones take up to minutes to compile on lavapipe (they
 /// pass; `visa-emu conformance tests/cases/image_rw tests/cases/image_sample`).
@@ -582,6 +583,8 @@ fn images_agree_with_the_interpreter() {
         "image_sampler_arg/tgllp-simd8",
         "image_linear/tgllp-simd8",
         "image_norm16/acm-g10-simd8",
+        "image_atomic/tgllp-simd8",
+        "image_atomic/acm-g10-simd8",
     ] {
         let dir = own.join(v);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
@@ -594,10 +597,44 @@ fn images_agree_with_the_interpreter() {
         assert_eq!((g.oob_reads, g.oob_writes), (0, 0), "{v}");
         // Typed messages run in the lane mapping; a kernel of samples and writes at
         // the lane's own coordinates, with no whole-thread store, runs straight.
-        if v.starts_with("image_sample") || v.starts_with("image_linear") {
+        if v.starts_with("image_sample")
+            || v.starts_with("image_linear")
+            || v.starts_with("image_atomic")
+        {
             assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
         }
     }
+}
+
+/// A typed atomic on an image whose format takes none (here RGBA: hardware typed
+/// atomics read and write one raw channel) is refused with the reason on both paths,
+/// never run on the wrong bytes.
+#[test]
+fn typed_atomics_refuse_images_of_other_formats() {
+    use visa_emu::backend::gpu;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/image_atomic");
+    let mut case = visa_emu::corpus::case::Case::load(&dir).unwrap();
+    let arg = case.args.iter_mut().find(|a| a.name == "a_add").unwrap();
+    let img = arg.image.as_mut().unwrap();
+    img.channel_order = "CL_RGBA".into();
+    img.width = 1; // the same bytes: 4x3 R texels are 1x3 RGBA ones
+    let v = dir.join("tgllp-simd8");
+    let cpu = visa_emu::backend::cpu::run_case(&v, &case, &Default::default())
+        .err()
+        .expect("the interpreter must refuse");
+    assert!(
+        cpu.contains("typed atomics of 32 bits on an image of RGBA"),
+        "{cpu}"
+    );
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let e = gpu::execute(&mut ctx, &launch)
+        .err()
+        .expect("the GPU path must refuse");
+    assert!(
+        e.contains("a typed atomic on an image whose format takes none"),
+        "{e}"
+    );
 }
 
 /// Build a variant whose straight module must exist and contain `marker`, run it on

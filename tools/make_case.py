@@ -11,6 +11,11 @@ channel_type} (OpenCL names); its values are the packed texels in dtype. The scr
 with Debian's ocloc for each device in DEVICES, keeps the dumped .visaasm/.isa whose SIMD
 width matches the binary, and writes case.json, inputs/ and expected/. The reference is the
 Python model (no PoCL run), stated in case.json.
+
+An instruction that OpenCL cannot spell (TYPED_ATOMIC) is tested through PATCH in
+model.py: a list of (regex, replacement, count) applied in order to IGC's .visaasm, each
+to the first `count` matches left. A patched variant keeps no kernel.isa (it would be
+the unpatched kernel), and case.json records the patch.
 """
 import glob, json, os, re, shutil, struct, subprocess, sys, tempfile
 
@@ -62,7 +67,16 @@ def function_dumps(dump, asm, width):
     return [have[w] for w in order]
 
 
-def compile_variant(case, device, simd=None, extra_env=None):
+def apply_patch(path, patch):
+    text = open(path).read()
+    for pattern, repl, count in patch:
+        text, done = re.subn(pattern, repl, text, count=count, flags=re.M)
+        if done != count:
+            raise SystemExit("%s: PATCH %r matched %d times, not %d" % (path, pattern, done, count))
+    open(path, "w").write(text)
+
+
+def compile_variant(case, device, simd=None, extra_env=None, patch=None):
     with tempfile.TemporaryDirectory() as tmp:
         dump, out = os.path.join(tmp, "dump"), os.path.join(tmp, "out")
         os.makedirs(dump); os.makedirs(out)
@@ -80,7 +94,10 @@ def compile_variant(case, device, simd=None, extra_env=None):
         vdir = os.path.join(case, "%s-simd%d" % (device, width))
         os.makedirs(vdir, exist_ok=True)
         shutil.copy(asm, os.path.join(vdir, "kernel.visaasm"))
-        shutil.copy(asm[: -len(".visaasm")] + ".isa", os.path.join(vdir, "kernel.isa"))
+        if patch:
+            apply_patch(os.path.join(vdir, "kernel.visaasm"), patch(width))
+        else:
+            shutil.copy(asm[: -len(".visaasm")] + ".isa", os.path.join(vdir, "kernel.isa"))
         shutil.copy(bins[0], os.path.join(vdir, "kernel.bin"))
         for n, f in enumerate(function_dumps(dump, asm, width)):
             shutil.copy(f, os.path.join(vdir, "kernel_f%d.visaasm" % n))
@@ -117,16 +134,18 @@ def main():
         outputs.append({"arg": name, "file": "expected/%s.bin" % name, "dtype": dtype,
                         "count": len(vals), "tolerance": {"type": "exact"}})
     extra_env = getattr(model, "IGC_ENV", None)
-    variants = [compile_variant(case, d, extra_env=extra_env) for d in model.DEVICES]
+    patch = getattr(model, "PATCH", None)
+    variants = [compile_variant(case, d, extra_env=extra_env, patch=patch) for d in model.DEVICES]
     # Widths forced with IGC_ForceOCLSIMDWidth besides the default (model.FORCED_SIMD).
     # (a width equal to IGC's default for the device is not compiled twice).
     have = {(v["device"], v["simd"]) for v in variants}
-    variants += [compile_variant(case, d, simd=w, extra_env=extra_env)
+    variants += [compile_variant(case, d, simd=w, extra_env=extra_env, patch=patch)
                  for w in getattr(model, "FORCED_SIMD", []) for d in model.DEVICES
                  if (d, w) not in have]
     doc = {"name": os.path.basename(case.rstrip("/")), "kernel": model.KERNEL, "args": args,
            "ndrange": model.NDRANGE, "outputs": outputs, "variants": variants,
            **({"igc_env": extra_env} if extra_env else {}),
+           **({"visaasm_patch": getattr(model, "PATCH_NOTE", "model.py PATCH")} if patch else {}),
            "reference": "Python model (tools/make_case.py + model.py); compiled by Debian ocloc "
                         + subprocess.run(["dpkg-query", "-W", "-f=${Version}", "intel-opencl-icd"],
                                          capture_output=True, text=True).stdout}

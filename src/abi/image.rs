@@ -253,6 +253,24 @@ impl ImageDesc {
 
     /// Byte offset of texel (u, v, r), or `None` outside the image. Coordinates are
     /// signed integers; the ones a surface of fewer dimensions lacks are ignored.
+    /// Why typed atomics of `width` bits cannot run on this image, if they cannot: the
+    /// data port's typed atomics read and write one raw channel, so only one-channel
+    /// (R) images of unnormalized 32-bit (16-bit with `.16`) channels take them.
+    pub fn atomic_refusal(&self, width: u32) -> Option<String> {
+        use ChannelType::*;
+        let raw = matches!(
+            self.ty,
+            SignedInt16 | SignedInt32 | UnsignedInt16 | UnsignedInt32 | HalfFloat | Float
+        );
+        (self.order != ChannelOrder::R || !raw || self.ty.bytes() * 8 != width).then(|| {
+            format!(
+                "typed atomics of {width} bits on an image of {:?} {:?} channels (they need \
+                 one unnormalized {width}-bit channel: R32_UINT/SINT/FLOAT, or R16 with .16)",
+                self.order, self.ty
+            )
+        })
+    }
+
     pub fn texel_offset(&self, u: u32, v: u32, r: u32) -> Option<u64> {
         let inside = |c: u32, n: u32| (c as i32) >= 0 && c < n;
         let v = if self.dims >= 2 { v } else { 0 };

@@ -908,6 +908,11 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
             "instruction {at}: linear filtering of an image with integer channels (OpenCL \
              filters only float and normalized images)"
         ),
+        runtime_error::IMAGE_ATOMIC => format!(
+            "instruction {at}: a typed atomic on an image whose format takes none (one \
+             unnormalized 32-bit channel: R32_UINT/SINT/FLOAT, or R16 with .16); --backend \
+             cpu names the format"
+        ),
         runtime_error::NOT_IMAGE => format!(
             "instruction {at}: a typed message on a surface that holds no image argument"
         ),

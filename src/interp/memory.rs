@@ -353,6 +353,16 @@ impl AtomicOp {
         })
     }
 
+    /// What the operation writes back to the destination: the old value, except PREDEC's
+    /// new one (DWORD_ATOMIC's table: "PREDEC: new = old - 1 ... New value").
+    pub fn returned(self, old: u64, bits: u32) -> u64 {
+        match self {
+            AtomicOp::PreDec if bits == 64 => old.wrapping_sub(1),
+            AtomicOp::PreDec => old.wrapping_sub(1) & ((1u64 << bits) - 1),
+            _ => old,
+        }
+    }
+
     /// New memory value from the old one and the sources (`s0` the operand, `s1` the
     /// compare-exchange's new value). `bits` is 16, 32 or 64.
     pub fn apply(self, old: u64, s0: u64, s1: u64, bits: u32) -> Option<u64> {
@@ -418,6 +428,18 @@ impl AtomicOp {
 
 #[cfg(test)]
 mod tests {
+
+    /// PREDEC writes back the new value (DWORD_ATOMIC's table), every other op the old.
+    #[test]
+    fn predec_returns_the_new_value() {
+        use super::AtomicOp::*;
+        assert_eq!(PreDec.apply(5, 0, 0, 32), Some(4));
+        assert_eq!(PreDec.returned(5, 32), 4);
+        assert_eq!(PreDec.returned(0, 16), 0xffff);
+        assert_eq!(PreDec.returned(0, 64), u64::MAX);
+        assert_eq!(Dec.returned(5, 32), 5);
+        assert_eq!(Add.returned(7, 32), 7);
+    }
 
     /// Media blocks: reads outside the image return the nearest edge texel's byte (the
     /// same byte of the texel), writes outside it are dropped and counted.

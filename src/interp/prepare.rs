@@ -276,6 +276,7 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                             | Opcode::D3Sample
                             | Opcode::Gather4Typed
                             | Opcode::Scatter4Typed
+                            | Opcode::TypedAtomic
                     );
                     if typed && r.var.0 != 0 && var_ty(r.var).size() != 4 {
                         return Err(ExecError::Unsupported {

@@ -568,7 +568,7 @@ impl Thread {
                 self.message(p, inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            D3Load | Gather4Typed | Scatter4Typed => {
+            D3Load | Gather4Typed | Scatter4Typed | TypedAtomic => {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
@@ -1196,6 +1196,42 @@ impl Thread {
         let mask = fint(inst, "Channels") as u32 & 0xf;
         let lane = |t: &Thread, name: &str, i: u32| t.raw_read(fraw(inst, name), 4 * i, 4) as u32;
         match inst.op {
+            TypedAtomic => {
+                let (op, width) = typed_atomic_op(inst).map_err(unsupported)?;
+                let desc = lock(cx.mem).image(bti);
+                if let Some(why) = desc.and_then(|d| d.atomic_refusal(width)) {
+                    return Err(unsupported(why));
+                }
+                let bytes = (width / 8) as usize;
+                let dst = fraw(inst, "Dst");
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| lane(self, c, i));
+                    let a0 = self.raw_read(fraw(inst, "Src0"), 4 * i, 4);
+                    let a1 = self.raw_read(fraw(inst, "Src1"), 4 * i, 4);
+                    // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
+                    let (x, y) = match op {
+                        AtomicOp::CmpXchg | AtomicOp::FCmpWr => (a1, a0),
+                        _ => (a0, a1),
+                    };
+                    let at = desc.and_then(|d| d.texel_offset(u, v, r).filter(|_| lod == 0));
+                    let old = match at {
+                        Some(off) => {
+                            matomic(cx, &mut self.scratch, Space::Bti(bti), off, bytes, |old| {
+                                op.apply(old, x, y, width)
+                            })
+                        }
+                        // Outside the image (only mip level 0 exists): zero back, nothing
+                        // written.
+                        None => {
+                            let mut m = lock(cx.mem);
+                            m.oob_reads += 1;
+                            m.oob_writes += 1;
+                            0
+                        }
+                    };
+                    self.raw_write(dst, 4 * i, 4, op.returned(old, width));
+                }
+            }
             D3Load | D3Sample => {
                 let coords = sampler_coords(inst).map_err(unsupported)?;
                 let sampler = match inst.op {
@@ -1454,7 +1490,7 @@ impl Thread {
                     let old = matomic(cx, &mut self.scratch, space, addr, bytes, |old| {
                         op.apply(old, x, y, width)
                     });
-                    self.raw_write(d, slot * i, slot as usize, old);
+                    self.raw_write(d, slot * i, slot as usize, op.returned(old, width));
                 }
             }
             LscUntyped => self.lsc(inst, chen, cx)?,
@@ -1630,6 +1666,14 @@ impl Thread {
         }
         Ok(())
     }
+}
+
+/// TYPED_ATOMIC's operation and width from its `Op` field (bits 4..0 the operation,
+/// bit 5 the 16-bit form).
+pub(crate) fn typed_atomic_op(inst: &PInst) -> Result<(AtomicOp, u32), String> {
+    let code = fint(inst, "Op");
+    let op = AtomicOp::from_legacy(code).ok_or_else(|| format!("typed atomic op code {code}"))?;
+    Ok((op, if code & 0x20 != 0 { 16 } else { 32 }))
 }
 
 pub(crate) fn ffld<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {

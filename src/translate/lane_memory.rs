@@ -550,7 +550,7 @@ fn free_atomic(p: &Prepared, k: usize) -> Option<(u8, u32)> {
 
 fn is_atomic(inst: &PInst) -> bool {
     match inst.op {
-        Opcode::DwordAtomic | Opcode::SvmAtomic => true,
+        Opcode::DwordAtomic | Opcode::SvmAtomic | Opcode::TypedAtomic => true,
         Opcode::LscUntyped => !matches!(int(inst, "LscSubOp"), 0x00 | 0x04),
         _ => false,
     }
@@ -684,7 +684,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             moff,
             n,
         }),
-        Gather4Typed | Scatter4Typed => typed(),
+        Gather4Typed | Scatter4Typed | TypedAtomic => typed(),
         D3Load if crate::interp::thread::sampler_coords(inst).is_ok() => typed(),
         LscUntyped => {
             let s = super::message::lsc_shape(inst, n, p.grf_bytes);

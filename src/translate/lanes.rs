@@ -163,7 +163,7 @@ fn per_lane_message(inst: &PInst) -> bool {
         | ScatterScaled | DwordAtomic | SvmAtomic => true,
         // Typed messages: each channel's coordinates and texel in its own elements (a
         // pixel null mask is a whole-thread word: not per lane).
-        Gather4Typed | Scatter4Typed => true,
+        Gather4Typed | Scatter4Typed | TypedAtomic => true,
         D3Load | D3Sample => int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK == 0,
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
@@ -182,7 +182,7 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
         Scatter4Scaled | SvmScatter4Scaled | ScatterScaled | OwordSt | SvmScatter | SvmBlockSt => {
             (false, true)
         }
-        DwordAtomic | SvmAtomic => (true, true),
+        DwordAtomic | SvmAtomic | TypedAtomic => (true, true),
         D3Load | D3Sample | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
         LscUntyped => match int(inst, "LscSubOp") {
@@ -362,6 +362,15 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         rd("Src", (4 * pos * slots, 4, i), 4, l, f);
                     }
                 }
+            }
+        }
+        TypedAtomic => {
+            for i in 0..n {
+                let l = lane_of(i);
+                for name in ["U", "V", "R", "LOD", "Src0", "Src1"] {
+                    rd(name, (0, 4, i), 4, l, f);
+                }
+                wr("Dst", (0, 4, i), 4, l, f);
             }
         }
         GatherScaled | ScatterScaled => {

@@ -205,6 +205,16 @@ pub fn atomic_code(op: AtomicOp) -> u32 {
     }
 }
 
+/// The WGSL of what an atomic writes back from its `old` value (`AtomicOp::returned`:
+/// PREDEC gives the new value).
+fn returned(op: AtomicOp, width: u32, old: &str) -> String {
+    match (op, width) {
+        (AtomicOp::PreDec, 64) => format!("({old} - 1lu)"),
+        (AtomicOp::PreDec, _) => format!("(({old} - 1lu) & {}lu)", (1u64 << width) - 1),
+        _ => old.to_string(),
+    }
+}
+
 /// Bits of a dword or SVM atomic's operands (the op code's width field).
 pub(super) fn atomic_width(inst: &PInst) -> u32 {
     let code = int(inst, "Op");
@@ -308,7 +318,9 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 pos += 1;
             }
         }
-        D3Load | D3Sample | Gather4Typed | Scatter4Typed => typed(em, inst, n, grf_bytes)?,
+        D3Load | D3Sample | Gather4Typed | Scatter4Typed | TypedAtomic => {
+            typed(em, inst, n, grf_bytes)?
+        }
         MediaLd | MediaSt => {
             // The interpreter's `Thread::media`: bytes of a block, row i at i * pitch.
             if int(inst, "Modifiers") != 0 || int(inst, "Plane") != 0 {
@@ -480,7 +492,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 "let old = mem_atomic(sp, bt, a, {bytes}u, {}u, {x}, {y});",
                 atomic_code(op)
             ));
-            em.line(&wrv(em, d, 0, slot, slot, "old"));
+            em.line(&wrv(em, d, 0, slot, slot, &returned(op, width, "old")));
             em.close();
         }
         LscUntyped => lsc(em, inst, n, grf_bytes)?,
@@ -648,6 +660,37 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
     };
     let enabled: Vec<u32> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
     match inst.op {
+        TypedAtomic => {
+            let (op, width) = crate::interp::thread::typed_atomic_op(inst).map_err(|what| {
+                TranslateError::Unsupported {
+                    index: inst.index,
+                    op: inst.op.spec_name(),
+                    what,
+                }
+            })?;
+            em.open_enabled_elems(n, "ce");
+            let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| coord(em, c, true));
+            let [a0, a1] = ["Src0", "Src1"].map(|s| rdv(em, raw(inst, s), 0, 4, 4));
+            // Legacy CMPXCHG: new = (old == src1) ? src0 : old.
+            let (x, y) = match op {
+                AtomicOp::CmpXchg | AtomicOp::FCmpWr => (a1, a0),
+                _ => (a0, a1),
+            };
+            em.line(&format!(
+                "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, {}u, {}u, {x}, {y}, {at}u);",
+                width / 8,
+                atomic_code(op)
+            ));
+            em.line(&wrv(
+                em,
+                raw(inst, "Dst"),
+                0,
+                4,
+                4,
+                &returned(op, width, "old"),
+            ));
+            em.close();
+        }
         D3Load | D3Sample => {
             let coords = crate::interp::thread::sampler_coords(inst).map_err(|what| {
                 TranslateError::Unsupported {

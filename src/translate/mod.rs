@@ -170,9 +170,15 @@ fn runtime_pieces(kernel: &str) -> String {
     } else {
         RUNTIME.to_string()
     };
-    if ["img_read(", "img_write(", "img_sample(", "img_block_"]
-        .iter()
-        .any(|f| kernel.contains(f))
+    if [
+        "img_read(",
+        "img_write(",
+        "img_sample(",
+        "img_block_",
+        "img_atomic(",
+    ]
+    .iter()
+    .any(|f| kernel.contains(f))
     {
         s.push('\n');
         s.push_str(IMAGE_RUNTIME);
@@ -265,6 +271,8 @@ pub mod runtime_error {
     /// A straight module's branch-free access met a case it leaves out (an unaligned
     /// word): the host runs the thread mapping instead.
     pub const STRAIGHT_SLOW: u32 = 11;
+    /// A typed atomic on an image whose format takes none (`ImageDesc::atomic_refusal`).
+    pub const IMAGE_ATOMIC: u32 = 12;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -543,6 +551,7 @@ fn is_message(op: Opcode) -> bool {
             | D3Sample
             | Gather4Typed
             | Scatter4Typed
+            | TypedAtomic
             | MediaLd
             | MediaSt
     )
