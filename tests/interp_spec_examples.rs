@@ -116,3 +116,37 @@ fn predicate_any_all_and_inverse() {
     );
     assert_eq!(run8(body, [3; 8]), vec![3; 8]);
 }
+
+/// Body prefix: the input stored to the surface at 4 * channel, V0033 = 4 * channel.
+const STORE_INPUT: &str = "\
+    mov (M1, 8) V0033(0,0)<1> 0x76543210:uv\n\
+    shl (M1, 8) V0033(0,0)<1> V0033(0,0)<1;1,0> 0x2:ud\n\
+    lsc_store.ugm (M1, 8) bti(0x0)[V0033]:a32 V0040:d32\n";
+
+/// LSC_UNTYPED's strided load: lane i at the first lane's address plus i pitches (0: a
+/// broadcast; past the surface's 32 bytes: zero).
+#[test]
+fn lsc_strided_loads_step_from_the_first_lane() {
+    let input = [10, 11, 12, 13, 14, 15, 16, 17];
+    let broadcast =
+        format!("{STORE_INPUT}lsc_load_strided.ugm (M1, 8) V0032:d32 bti(0x0)[V0033+0x4, 0x0]:a32");
+    assert_eq!(run8(&broadcast, input), vec![11; 8]);
+    let pitch8 =
+        format!("{STORE_INPUT}lsc_load_strided.ugm (M1, 8) V0032:d32 bti(0x0)[V0033, 0x8]:a32");
+    assert_eq!(run8(&pitch8, input), vec![10, 12, 14, 16, 0, 0, 0, 0]);
+}
+
+/// LSC_UNTYPED's quad load: only the enabled channels (here W) of each lane's
+/// four-element vector, packed from component 0 (own case `lsc_strided_quad` packs
+/// .xzw into three).
+#[test]
+fn lsc_quad_loads_pack_the_enabled_channels() {
+    let input = [10, 11, 12, 13, 14, 15, 16, 17];
+    // Two lanes at bytes 0 and 16: vectors (10..13) and (14..17).
+    let body = format!(
+        "{STORE_INPUT}\
+         shl (M1, 2) V0033(0,0)<1> V0033(0,0)<1;1,0> 0x2:ud\n\
+         lsc_load_quad.ugm (M1, 2) V0032:d32.w bti(0x0)[V0033]:a32"
+    );
+    assert_eq!(&run8(&body, input)[..2], &[13, 17]);
+}

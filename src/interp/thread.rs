@@ -1581,7 +1581,7 @@ impl Thread {
             (a.wrapping_mul(scale) as i64).wrapping_add(imm) as u64 + base
         };
         // Each vector element of a SIMT message starts on a GRF boundary.
-        let pitch = |grfb: u32| (n * slot).div_ceil(grfb) * grfb;
+        let reg_pitch = |grfb: u32| (n * slot).div_ceil(grfb) * grfb;
         let gb = cx.grf_bytes;
         let dst = raw("DstData");
         let src1 = raw("Src1Data");
@@ -1594,8 +1594,32 @@ impl Thread {
             }
         };
         match subop {
-            0x00 | 0x04 => {
-                let load = subop == 0x00;
+            0x00..=0x02 | 0x04..=0x06 => {
+                let load = subop <= 0x02;
+                let strided = matches!(subop, 0x01 | 0x05);
+                // (element in memory, component in the data operand): a quad's enabled
+                // X/Y/Z/W channels packed into successive components.
+                let parts: Vec<(u32, u32)> = if matches!(subop, 0x02 | 0x06) {
+                    let mask = int("ChMask") as u32 & 0xf;
+                    (0..4).filter(|c| mask & (1 << c) != 0).zip(0..).collect()
+                } else {
+                    (0..vec).map(|v| (v, v)).collect()
+                };
+                if transpose && (strided || parts.len() as u32 != vec) {
+                    return Err(ExecError::Unsupported {
+                        index: inst.index,
+                        what:
+                            "a transposed strided or quad LSC message (the page's forms are SIMT)"
+                                .into(),
+                    });
+                }
+                // Strided: lane i at the first lane's address plus i pitches.
+                let pitch = match fld("Src0AddrPitch") {
+                    Some(PField::Src(p)) if strided => {
+                        self.src_elem(p, 0).0.bits as u32 as i32 as i64
+                    }
+                    _ => 0,
+                };
                 if transpose {
                     let addr = addr_of(self, 0);
                     for v in 0..vec {
@@ -1610,14 +1634,19 @@ impl Thread {
                     }
                     return Ok(());
                 }
+                let first = addr_of(self, 0);
                 for i in 0..n {
                     if chen & (1 << i) == 0 {
                         continue;
                     }
-                    let addr = addr_of(self, i);
-                    for v in 0..vec {
-                        let a = addr + (v * mem_bytes) as u64;
-                        let r = v * pitch(gb) + i * slot;
+                    let addr = if strided {
+                        first.wrapping_add((i as i64).wrapping_mul(pitch) as u64)
+                    } else {
+                        addr_of(self, i)
+                    };
+                    for &(e, v) in &parts {
+                        let a = addr.wrapping_add((e * mem_bytes) as u64);
+                        let r = v * reg_pitch(gb) + i * slot;
                         if load {
                             let x = mread(cx, &self.scratch, space, a, mem_bytes as usize);
                             self.raw_write(dst, r, slot as usize, x);

@@ -59,12 +59,25 @@ impl OpInfo {
     }
 }
 
+/// Fields of LSC_UNTYPED's other formats that its main one (the generated row) lacks,
+/// appended to the row so that one field list holds every sub-op: the strided
+/// load/store's pitch (`Src0Addrs` holds its base). The binary decoder reads the main
+/// format and leaves these at their defaults (`decode::binary`).
+pub const LSC_UNTYPED_EXTRA: &[FieldSpec] = &[f("Src0AddrPitch", FieldKind::Src)];
+
 fn all() -> &'static [OpInfo] {
     static TABLE: OnceLock<Vec<OpInfo>> = OnceLock::new();
+    static LSC_UNTYPED: OnceLock<Vec<FieldSpec>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut v: Vec<OpInfo> = super::table_gen::FORMATS
             .iter()
-            .map(|(op, fields)| OpInfo { op: *op, fields })
+            .map(|(op, fields)| match op {
+                Opcode::LscUntyped => OpInfo {
+                    op: *op,
+                    fields: LSC_UNTYPED.get_or_init(|| [*fields, LSC_UNTYPED_EXTRA].concat()),
+                },
+                _ => OpInfo { op: *op, fields },
+            })
             .collect();
         v.sort_by_key(|i| i.op);
         v

@@ -605,7 +605,24 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
         Some(Field::Raw(r)) => raw(k, r),
         _ => "?".into(),
     };
+    let quad = matches!(subop, 0x02 | 0x06);
     let data = |name: &str| {
+        if quad {
+            let mask = int(inst, "ChMask");
+            let letters: String = "xyzw"
+                .chars()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, c)| c)
+                .collect();
+            return format!(
+                "{}:{}.{letters}",
+                raw_name(name),
+                syntax::LSC_DATA_SIZE
+                    .name(int(inst, "DataSize"))
+                    .unwrap_or("?")
+            );
+        }
         let vec = syntax::LSC_VECTOR
             .name(int(inst, "DataElemsPerAddr"))
             .unwrap_or("?");
@@ -654,6 +671,18 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
         } else if off < 0 {
             let _ = write!(inner, "-0x{:x}", -(off as i64));
         }
+        if matches!(subop, 0x01 | 0x05) {
+            // The pitch, always (the parser's default is IGC's, not a missing one).
+            match field(inst, "Src0AddrPitch") {
+                Some(Field::Vec(VecOperand::Immediate { bits, .. })) => {
+                    let _ = write!(inner, ", 0x{:x}", *bits as u32);
+                }
+                Some(Field::Vec(v)) => {
+                    let _ = write!(inner, ", {}", vec_operand(k, v, false, false));
+                }
+                _ => {}
+            }
+        }
         format!(
             "{model}{surf}[{inner}]:{}",
             syntax::LSC_ADDR_SIZE
@@ -661,7 +690,7 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
                 .unwrap_or("?")
         )
     };
-    if subop == 0x04 || subop == 0x1c {
+    if matches!(subop, 0x04 | 0x05 | 0x06 | 0x1c) {
         let _ = write!(s, "  {}  {}", addr, data("Src1Data"));
     } else {
         let _ = write!(s, "  {}  {}", data("DstData"), addr);

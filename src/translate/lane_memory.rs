@@ -551,7 +551,7 @@ fn free_atomic(p: &Prepared, k: usize) -> Option<(u8, u32)> {
 fn is_atomic(inst: &PInst) -> bool {
     match inst.op {
         Opcode::DwordAtomic | Opcode::SvmAtomic | Opcode::TypedAtomic => true,
-        Opcode::LscUntyped => !matches!(int(inst, "LscSubOp"), 0x00 | 0x04),
+        Opcode::LscUntyped => (0x08..=0x1a).contains(&int(inst, "LscSubOp")),
         _ => false,
     }
 }
@@ -688,7 +688,9 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         D3Load if crate::interp::thread::sampler_coords(inst).is_ok() => typed(),
         LscUntyped => {
             let s = super::message::lsc_shape(inst, n, p.grf_bytes);
-            if s.transpose {
+            // Strided and quad messages: not placed (the thread mapping runs them
+            // where another channel's access may meet theirs).
+            if s.transpose || matches!(int(inst, "LscSubOp"), 0x01 | 0x02 | 0x05 | 0x06) {
                 return None;
             }
             Some(Access {

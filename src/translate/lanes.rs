@@ -186,8 +186,8 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
         D3Load | D3Sample | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
         LscUntyped => match int(inst, "LscSubOp") {
-            0x00 => (true, false),
-            0x04 => (false, true),
+            0x00..=0x02 => (true, false),
+            0x04..=0x06 => (false, true),
             _ => (true, true),
         },
         _ => (false, false),
@@ -259,6 +259,27 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
                 Dst::Pred(p) => f.pred_writes.push((p.0 as u32, 1 << (i + moff), l)),
                 _ => {}
+            }
+        }
+    }
+}
+
+/// Every raw operand of `inst` read or written as a whole (32 GRFs from its start).
+fn whole_raw_operands(inst: &PInst, grf: u32, f: &mut Foot) {
+    for (k, fld) in inst.fields.iter().enumerate() {
+        if let PField::Raw(Some(o)) = fld {
+            let name = crate::isa::table::info(inst.op)
+                .fields
+                .get(k)
+                .map(|x| x.name)
+                .unwrap_or("");
+            let len = 32 * grf;
+            if name.starts_with("Dst") {
+                f.writes.push((*o, o + len, None));
+                f.vec_writes.push(None);
+            } else {
+                f.reads.push((*o, o + len, None));
+                f.vec_reads.push(None);
             }
         }
     }
@@ -417,6 +438,11 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 wr("Dst", (0, slot, i), slot, l, f);
             }
         }
+        LscUntyped if matches!(int(inst, "LscSubOp"), 0x01 | 0x02 | 0x05 | 0x06) => {
+            // Strided and quad messages: a whole-thread message (`per_lane_message`),
+            // every raw operand as a whole.
+            whole_raw_operands(inst, grf, f);
+        }
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
             let message::LscShape {
@@ -472,26 +498,8 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
             }
         }
-        _ => {
-            // Anything else: every raw operand as a whole (conservative).
-            for (k, fld) in inst.fields.iter().enumerate() {
-                if let PField::Raw(Some(o)) = fld {
-                    let name = crate::isa::table::info(inst.op)
-                        .fields
-                        .get(k)
-                        .map(|x| x.name)
-                        .unwrap_or("");
-                    let len = 32 * grf;
-                    if name.starts_with("Dst") {
-                        f.writes.push((*o, o + len, None));
-                        f.vec_writes.push(None);
-                    } else {
-                        f.reads.push((*o, o + len, None));
-                        f.vec_reads.push(None);
-                    }
-                }
-            }
-        }
+        // Anything else: every raw operand as a whole (conservative).
+        _ => whole_raw_operands(inst, grf, f),
     }
 }
 

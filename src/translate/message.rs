@@ -557,6 +557,46 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         String::new()
     };
     match subop {
+        0x01 | 0x02 | 0x05 | 0x06 => {
+            // Strided (lane i at the first lane's address plus i pitches) and quad (the
+            // enabled X/Y/Z/W elements into successive components): `Thread::lsc`.
+            let load = subop <= 0x02;
+            let parts: Vec<(u32, u32)> = if matches!(subop, 0x02 | 0x06) {
+                let mask = int(inst, "ChMask") as u32 & 0xf;
+                (0..4).filter(|c| mask & (1 << c) != 0).zip(0..).collect()
+            } else {
+                (0..vec).map(|v| (v, v)).collect()
+            };
+            if transpose {
+                return Err(unsupported(
+                    "a transposed strided or quad LSC message (the page's forms are SIMT)".into(),
+                ));
+            }
+            if matches!(subop, 0x01 | 0x05) {
+                em.line(&format!("let first = {};", addr_of(em, "0u")));
+                em.line(&format!(
+                    "let stride = i64(i32(u32({} & 0xfffffffflu)));",
+                    scalar(inst, "Src0AddrPitch")
+                ));
+            }
+            em.open_enabled_elems(n, "ce");
+            if matches!(subop, 0x01 | 0x05) {
+                em.line("let addr = first + u64(i64(i) * stride);");
+            } else {
+                em.line(&format!("let addr = {};", addr_of(em, "i")));
+            }
+            for (e, v) in parts {
+                let a = format!("(addr + {}lu)", e * mem_bytes);
+                let r = format!("{}u + i * {slot}u", v * pitch);
+                if load {
+                    em.line(&wr(dst, &r, slot, &ld(bti, &a, mem_bytes, inst.index)));
+                } else {
+                    let x = format!("{}{keep}", rd(src1, &r, slot));
+                    em.line(&st(bti, &a, mem_bytes, &x, inst.index));
+                }
+            }
+            em.close();
+        }
         0x00 | 0x04 => {
             let load = subop == 0x00;
             if transpose {

@@ -393,7 +393,24 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
             sub.map_or(String::new(), |s| format!(" / {s:#04x}"))
         ),
     })?;
-    let row = info(op).fields;
+    let mut row = info(op).fields;
+    if op == Opcode::LscUntyped {
+        // Strided, block2d and append-counter messages have their own binary formats
+        // (other operands, an extra surface index): refused rather than misread.
+        let subop = r.peek_u8().unwrap_or(0);
+        if matches!(subop, 0x01 | 0x03 | 0x05 | 0x07 | 0x28 | 0x29) {
+            return Err(BinaryError {
+                offset: r.pos,
+                message: format!(
+                    "the binary format of {} is not decoded (its .visaasm text is)",
+                    crate::isa::syntax::LSC_SUBOP
+                        .name(subop as u64)
+                        .unwrap_or("lsc")
+                ),
+            });
+        }
+        row = &row[..row.len() - crate::isa::table::LSC_UNTYPED_EXTRA.len()];
+    }
     let mut fields = Vec::with_capacity(row.len());
     let mut num_labels = 0usize;
     for spec in row {
@@ -440,5 +457,12 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
         fields.push(f);
     }
     let _ = (k, Opcode::Label);
+    if op == Opcode::LscUntyped {
+        // The strided pitch of the main format's row: none.
+        fields.push(Field::Vec(VecOperand::Immediate {
+            ty: crate::ir::DataType::UD,
+            bits: 0,
+        }));
+    }
     Ok(Instruction { op, fields })
 }

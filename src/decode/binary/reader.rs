@@ -35,6 +35,11 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The next byte, not consumed.
+    pub fn peek_u8(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
     pub fn u8(&mut self, what: &str) -> Result<u8, BinaryError> {
         Ok(self.take(1, what)?[0])
     }

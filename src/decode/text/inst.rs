@@ -47,6 +47,15 @@ impl Builder {
         }
     }
 
+    /// An integer field already set.
+    fn int(&self, name: &str) -> Option<u64> {
+        let i = info(self.op).index_of(name)?;
+        match self.fields[i] {
+            Some(Field::Int(v)) => Some(v),
+            _ => None,
+        }
+    }
+
     fn kind(&self, name: &str) -> Option<FieldKind> {
         let i = info(self.op);
         i.index_of(name).map(|k| i.fields[k].kind)
@@ -720,9 +729,9 @@ impl Cx<'_> {
             return b.finish(at);
         }
         let subop = name_code(&syntax::LSC_SUBOP, base, "an LSC operation", at)?;
-        if matches!(subop, 0x01..=0x03 | 0x05..=0x07 | 0x28 | 0x29) {
+        if matches!(subop, 0x03 | 0x07 | 0x28 | 0x29) {
             return Err(at.fail(
-                "an LSC operation this parser supports (strided/quad/block2d/apndctr are not yet)",
+                "an LSC operation this parser supports (block2d and apndctr are not yet)",
                 base,
             ));
         }
@@ -745,7 +754,9 @@ impl Cx<'_> {
         })?;
         b.set("CachingL1", Field::Int(l1), at)?;
         b.set("CachingL3", Field::Int(l3), at)?;
-        b.set("ChMask", Field::Int(0), at)?;
+        if !matches!(subop, 0x02 | 0x06) {
+            b.set("ChMask", Field::Int(0), at)?;
+        }
         let mut ops = rest.iter();
         let t = ops
             .next()
@@ -760,22 +771,53 @@ impl Cx<'_> {
             offset: 0,
         };
         let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
-        let is_store = subop == 0x04 || subop == 0x1c;
+        let is_store = matches!(subop, 0x04 | 0x05 | 0x06 | 0x1c);
         let is_atomic = (0x08..=0x1a).contains(&subop);
-        if is_store {
+        let quad = matches!(subop, 0x02 | 0x06);
+        let strided = matches!(subop, 0x01 | 0x05);
+        let addr_data = if is_store {
             let a = next("an LSC address")?;
-            self.lsc_address(&mut b, a)?;
-            let d = next("LSC store data")?;
-            let data = self.lsc_data(&mut b, d)?;
+            (a, next("LSC store data")?)
+        } else {
+            let d = next("LSC destination data")?;
+            (next("an LSC address")?, d)
+        };
+        let data = self.lsc_data(&mut b, addr_data.1, quad)?;
+        let pitch = self.lsc_address(&mut b, addr_data.0, strided)?;
+        let pitch = match pitch {
+            Some(p) => p,
+            // IGC's default pitch: a packed block (element bytes times the vector
+            // length when not transposed).
+            None if strided => {
+                let bytes = match b.int("DataSize") {
+                    Some(1 | 5) => 1,
+                    Some(2 | 6 | 7) => 2,
+                    Some(4) => 8,
+                    _ => 4,
+                };
+                let transposed = b.int("DataOrder") == Some(syntax::LSC_ORDER_TRANSPOSE);
+                let vec = match b.int("DataElemsPerAddr") {
+                    Some(v @ 1..=4) => v,
+                    Some(v @ 5..=8) => 8 << (v - 5),
+                    _ => 1,
+                };
+                VecOperand::Immediate {
+                    ty: DataType::UD,
+                    bits: if transposed { bytes } else { bytes * vec },
+                }
+            }
+            None => VecOperand::Immediate {
+                ty: DataType::UD,
+                bits: 0,
+            },
+        };
+        b.set("Src0AddrPitch", Field::Vec(pitch), at)?;
+        if is_store {
             b.set("Src1Data", Field::Raw(data), at)?;
             b.set("DstData", Field::Raw(null), at)?;
             b.set("Src2Data", Field::Raw(null), at)?;
         } else {
-            let d = next("LSC destination data")?;
-            let data = self.lsc_data(&mut b, d)?;
             b.set("DstData", Field::Raw(data), at)?;
-            let a = next("an LSC address")?;
-            self.lsc_address(&mut b, a)?;
             let (s1, s2) = if is_atomic {
                 let s1 = next("atomic source 1")?;
                 let s2 = next("atomic source 2")?;
@@ -796,12 +838,42 @@ impl Cx<'_> {
     }
 
     /// `V:d32x4t` -> the raw operand; DataSize, DataElemsPerAddr and DataOrder fields.
-    fn lsc_data(&self, b: &mut Builder, t: &Token) -> Result<RawOperand, ParseError> {
+    /// `quad`: `V:d32.xzw`, the channel enables in ChMask (X bit 0 .. W bit 3).
+    fn lsc_data(&self, b: &mut Builder, t: &Token, quad: bool) -> Result<RawOperand, ParseError> {
         let a = self.at(t);
         let (v, spec) = t
             .text
             .rsplit_once(':')
             .ok_or_else(|| a.fail("LSC data `V:d32[xN][t]`", t.text))?;
+        if quad {
+            let (size, letters) = spec
+                .split_once('.')
+                .ok_or_else(|| a.fail("quad data `V:d32.xyzw`", t.text))?;
+            let mut mask = 0u64;
+            let mut last = None;
+            for c in letters.chars() {
+                let bit = "xyzw"
+                    .find(c)
+                    .filter(|&i| last.is_none_or(|l| i > l))
+                    .ok_or_else(|| a.fail("channels from x y z w, in that order", letters))?;
+                mask |= 1 << bit;
+                last = Some(bit);
+            }
+            if mask == 0 {
+                return Err(a.fail("at least one channel of x y z w", letters));
+            }
+            let ds = name_code(
+                &syntax::LSC_DATA_SIZE,
+                size,
+                "an LSC data size (d8 d16 d32 d64 d8c32 d16c32)",
+                a,
+            )?;
+            b.set("DataSize", Field::Int(ds), a)?;
+            b.set("DataElemsPerAddr", Field::Int(1), a)?;
+            b.set("DataOrder", Field::Int(syntax::LSC_ORDER_NONTRANSPOSE), a)?;
+            b.set("ChMask", Field::Int(mask), a)?;
+            return operand::raw(v, self.sym, a);
+        }
         let (spec, order) = match spec.strip_suffix('t') {
             Some(s) => (s, syntax::LSC_ORDER_TRANSPOSE),
             None => (spec, syntax::LSC_ORDER_NONTRANSPOSE),
@@ -828,8 +900,14 @@ impl Cx<'_> {
         operand::raw(v, self.sym, a)
     }
 
-    /// `flat[S*V+off]:a64`, `bti(0x3)[V]:a32`, `bss(V)[V]:a32`.
-    fn lsc_address(&self, b: &mut Builder, t: &Token) -> Result<(), ParseError> {
+    /// `flat[S*V+off]:a64`, `bti(0x3)[V]:a32`, `bss(V)[V]:a32`; `strided`: an optional
+    /// `, pitch` (a register or an immediate) after the address, returned.
+    fn lsc_address(
+        &self,
+        b: &mut Builder,
+        t: &Token,
+        strided: bool,
+    ) -> Result<Option<VecOperand>, ParseError> {
         let a = self.at(t);
         let s = t.text;
         let (body, size) = s
@@ -880,6 +958,25 @@ impl Cx<'_> {
             "an address model flat bss ss bti arg",
             a,
         )?;
+        let (inner, pitch) = match inner.split_once(',') {
+            Some((addr, p)) if strided => {
+                let p = p.trim();
+                let v = if p.starts_with(|c: char| c.is_ascii_digit()) {
+                    VecOperand::Immediate {
+                        ty: DataType::UD,
+                        bits: parse_int(p)
+                            .and_then(|v| u32::try_from(v).ok())
+                            .ok_or_else(|| a.fail("a 32-bit unsigned pitch", p))?
+                            as u64,
+                    }
+                } else {
+                    operand::vec_operand(p, false, self.sym, a)?
+                };
+                (addr, Some(v))
+            }
+            Some(_) => return Err(a.fail("`]` (only strided messages take a pitch)", s)),
+            None => (inner, None),
+        };
         // [scale*]V[+off|-off]
         let (scale, rest) = match inner.split_once('*') {
             Some((sc, r)) => (
@@ -905,7 +1002,7 @@ impl Cx<'_> {
         b.set("AddrImmOffset", Field::Int(off as u32 as u64), a)?;
         b.set("Surface", Field::Vec(surface), a)?;
         b.set("Src0Addrs", Field::Raw(operand::raw(var, self.sym, a)?), a)?;
-        Ok(())
+        Ok(pitch)
     }
 }
 
