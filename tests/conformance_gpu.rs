@@ -562,7 +562,8 @@ fn hex(b: &[u8]) -> String {
 /// block reads and writes (MEDIA_LD / MEDIA_ST, own case `image_block`), 1D and 3D
 /// images (`image_dims`), image arrays (`image_array`) and sampler kernel arguments
 /// (`image_sampler_arg`) and typed atomics (TYPED_ATOMIC inc, cmpxchg, add, imax and
-/// add.16, `image_atomic`: IGC's typed messages rewritten by the case's PATCH) run through
+/// add.16, `image_atomic`: IGC's typed messages rewritten by the case's PATCH), LSC_TYPED
+/// quad loads and stores and atomics (`image_lsc_typed`, patched likewise) run through
 /// shaders/image.wgsl with the interpreter's bytes and counts and the expected outputs.
 /// SIMD8 variants: IGC's SIMD32 ones take up to minutes to compile on lavapipe (they
 /// pass; `visa-emu conformance tests/cases/image_rw tests/cases/image_sample`).
@@ -585,6 +586,7 @@ fn images_agree_with_the_interpreter() {
         "image_norm16/acm-g10-simd8",
         "image_atomic/tgllp-simd8",
         "image_atomic/acm-g10-simd8",
+        "image_lsc_typed/acm-g10-simd8",
     ] {
         let dir = own.join(v);
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();

@@ -576,6 +576,10 @@ impl Thread {
                 self.media(inst, cx)?;
                 Ok(Flow::Next)
             }
+            LscTyped => {
+                self.lsc_typed(inst, em, cx)?;
+                Ok(Flow::Next)
+            }
             D3Sample => {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
@@ -1533,6 +1537,127 @@ impl Thread {
                     index: inst.index,
                     what: format!("{} is not emulated yet", inst.op.spec_name()),
                 })
+            }
+        }
+        Ok(())
+    }
+
+    /// LSC_TYPED on an image (`.tgm`): the quad load and store are GATHER4_TYPED and
+    /// SCATTER4_TYPED with the ChMask channels, each enabled channel's data starting a
+    /// GRF on; the atomics are TYPED_ATOMIC's with LSC_UNTYPED's operands (src1, src2;
+    /// no swap for compare-exchange). The coordinates carry immediate offsets.
+    fn lsc_typed(&mut self, inst: &PInst, em: u32, cx: &mut Ctx) -> Result<(), ExecError> {
+        let n = inst.exec.size as u32;
+        let chen = self.chen(inst, em);
+        let int = |name: &str| fint(inst, name);
+        let subop = int("LscSubOp");
+        let unsupported = |what: String| ExecError::Unsupported {
+            index: inst.index,
+            what,
+        };
+        let bti = match (int("AddrType"), ffld(inst, "Surface")) {
+            (4, Some(PField::Src(s))) => self.src_elem(s, 0).0.bits as u32,
+            (ty, _) => {
+                return Err(unsupported(format!(
+                    "LSC_TYPED with address model {} (only bti(N) surfaces are bound)",
+                    crate::isa::syntax::LSC_ADDR_TYPE.name(ty).unwrap_or("?")
+                )))
+            }
+        };
+        let desc = lock(cx.mem).image(bti).ok_or_else(|| {
+            unsupported(format!(
+                "LSC_TYPED on binding-table entry {bti}, which holds no image"
+            ))
+        })?;
+        let bits = match int("DataSize") {
+            3 => 32,
+            d => {
+                return Err(unsupported(format!(
+                    "LSC_TYPED with data size {} (texel channels and atomics move as d32)",
+                    crate::isa::syntax::LSC_DATA_SIZE.name(d).unwrap_or("?")
+                )))
+            }
+        };
+        let slot_pitch = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
+        let coord = |t: &Thread, c: &str, i: u32| -> u32 {
+            let v = t.raw_read(fraw(inst, &format!("Src0Addrs{c}")), 4 * i, 4) as u32;
+            let off = if c == "LOD" {
+                0
+            } else {
+                fint(inst, &format!("Src0Addrs{c}Offset")) as u32
+            };
+            v.wrapping_add(off)
+        };
+        let mask = int("ChMask") as u32 & 0xf;
+        let enabled: Vec<usize> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+        let op = match subop {
+            0x02 | 0x06 => None,
+            0x08..=0x1a => Some(
+                AtomicOp::from_lsc(subop)
+                    .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?,
+            ),
+            _ => {
+                return Err(unsupported(format!(
+                    "{} on a typed surface is not emulated (quad loads and stores of d32 \
+                     and atomics are)",
+                    crate::isa::syntax::LSC_SUBOP
+                        .name(subop)
+                        .unwrap_or("this LSC sub-op")
+                )))
+            }
+        };
+        if let Some(why) = op.and_then(|_| desc.atomic_refusal(bits)) {
+            return Err(unsupported(why));
+        }
+        for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+            let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| coord(self, c, i));
+            let at = desc.texel_offset(u, v, r).filter(|_| lod == 0);
+            match (op, subop) {
+                (None, 0x02) => {
+                    let texel = match at {
+                        Some(_) => lock(cx.mem).texel_read(bti, u, v, r).unwrap_or([0; 4]),
+                        None => {
+                            lock(cx.mem).oob_reads += 1;
+                            [0; 4]
+                        }
+                    };
+                    for (m, &c) in enabled.iter().enumerate() {
+                        let dst = fraw(inst, "DstData");
+                        self.raw_write(dst, m as u32 * slot_pitch + 4 * i, 4, texel[c] as u64);
+                    }
+                }
+                (None, _) => {
+                    let mut val = [0u32; 4];
+                    for (m, &c) in enabled.iter().enumerate() {
+                        let src = fraw(inst, "Src1Data");
+                        val[c] = self.raw_read(src, m as u32 * slot_pitch + 4 * i, 4) as u32;
+                    }
+                    match at {
+                        Some(_) => lock(cx.mem).texel_write(bti, (u, v, r), mask, val),
+                        None => lock(cx.mem).oob_writes += 1,
+                    }
+                }
+                (Some(op), _) => {
+                    let a1 = self.raw_read(fraw(inst, "Src1Data"), 4 * i, 4);
+                    let a2 = self.raw_read(fraw(inst, "Src2Data"), 4 * i, 4);
+                    let old = match at {
+                        Some(off) => matomic(
+                            cx,
+                            &mut self.scratch,
+                            Space::Bti(bti),
+                            off,
+                            (bits / 8) as usize,
+                            |old| op.apply(old, a1, a2, bits),
+                        ),
+                        None => {
+                            let mut m = lock(cx.mem);
+                            m.oob_reads += 1;
+                            m.oob_writes += 1;
+                            0
+                        }
+                    };
+                    self.raw_write(fraw(inst, "DstData"), 4 * i, 4, op.returned(old, bits));
+                }
             }
         }
         Ok(())

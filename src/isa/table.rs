@@ -65,18 +65,37 @@ impl OpInfo {
 /// format and leaves these at their defaults (`decode::binary`).
 pub const LSC_UNTYPED_EXTRA: &[FieldSpec] = &[f("Src0AddrPitch", FieldKind::Src)];
 
+/// LSC_TYPED's immediate coordinate offsets (`bti(0x4)[U,V+1,R]`), which IGC's
+/// writer emits after each coordinate and the spec's Format table leaves out.
+pub const LSC_TYPED_EXTRA: &[FieldSpec] = &[
+    f("Src0AddrsUOffset", FieldKind::Int(4)),
+    f("Src0AddrsVOffset", FieldKind::Int(4)),
+    f("Src0AddrsROffset", FieldKind::Int(4)),
+];
+
+/// The fields appended to `op`'s generated row (none for most opcodes).
+pub fn extra_fields(op: Opcode) -> &'static [FieldSpec] {
+    match op {
+        Opcode::LscUntyped => LSC_UNTYPED_EXTRA,
+        Opcode::LscTyped => LSC_TYPED_EXTRA,
+        _ => &[],
+    }
+}
+
 fn all() -> &'static [OpInfo] {
     static TABLE: OnceLock<Vec<OpInfo>> = OnceLock::new();
-    static LSC_UNTYPED: OnceLock<Vec<FieldSpec>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut v: Vec<OpInfo> = super::table_gen::FORMATS
             .iter()
-            .map(|(op, fields)| match op {
-                Opcode::LscUntyped => OpInfo {
-                    op: *op,
-                    fields: LSC_UNTYPED.get_or_init(|| [*fields, LSC_UNTYPED_EXTRA].concat()),
-                },
-                _ => OpInfo { op: *op, fields },
+            .map(|(op, fields)| {
+                let extra = extra_fields(*op);
+                let fields: &'static [FieldSpec] = if extra.is_empty() {
+                    fields
+                } else {
+                    // Built once (the table is a OnceLock), so leaking is bounded.
+                    Vec::leak([*fields, extra].concat())
+                };
+                OpInfo { op: *op, fields }
             })
             .collect();
         v.sort_by_key(|i| i.op);

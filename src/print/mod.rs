@@ -360,6 +360,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
     }
     match inst.op {
         Opcode::LscUntyped => return s + &lsc(k, inst),
+        Opcode::LscTyped => return s + &lsc_typed(k, inst),
         Opcode::Fcall | Opcode::Ifcall | Opcode::Faddr => return s + &stack_call(k, inst),
         Opcode::LscFence => {
             let _ = write!(
@@ -578,6 +579,91 @@ fn media(k: &Kernel, inst: &Instruction) -> String {
         operand_text(k, inst, "Y_offset", FieldKind::Scalar),
         operand_text(k, inst, data, FieldKind::Raw)
     )
+}
+
+/// LSC_TYPED in IGC's form: `lsc_load_quad.tgm (M1, 16)  V:d32.xyzw  bti(0x4)[U,V+1]:a32`
+/// (coordinates up to the first null one, then LOD when present).
+fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
+    let subop = int(inst, "LscSubOp");
+    let mut s = syntax::LSC_SUBOP.name(subop).unwrap_or("lsc_?").to_string();
+    s += ".tgm";
+    let (l1, l3) = (int(inst, "CachingL1"), int(inst, "CachingL3"));
+    if (l1, l3) != (0, 0) {
+        let _ = write!(
+            s,
+            ".{}.{}",
+            syntax::LSC_CACHE.name(l1).unwrap_or("?"),
+            syntax::LSC_CACHE.name(l3).unwrap_or("?")
+        );
+    }
+    if let Some(e) = inst.exec_size() {
+        let _ = write!(s, " {}", exec(&e));
+    }
+    let raw_of = |name: &str| match field(inst, name) {
+        Some(Field::Raw(r)) if r.var.0 == 0 => None,
+        Some(Field::Raw(r)) if r.offset == 0 => Some(var_name(k, r.var)),
+        Some(Field::Raw(r)) => Some(raw(k, r)),
+        _ => None,
+    };
+    let name_of = |name: &str| raw_of(name).unwrap_or_else(|| "%null".into());
+    let size = syntax::LSC_DATA_SIZE
+        .name(int(inst, "DataSize"))
+        .unwrap_or("?");
+    let data = |name: &str| {
+        if matches!(subop, 0x02 | 0x06) {
+            let mask = int(inst, "ChMask");
+            let letters: String = "xyzw"
+                .chars()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, c)| c)
+                .collect();
+            format!("{}:{size}.{letters}", name_of(name))
+        } else {
+            format!("{}:{size}", name_of(name))
+        }
+    };
+    let model = syntax::LSC_ADDR_TYPE
+        .name(int(inst, "AddrType"))
+        .unwrap_or("?");
+    let surf = match field(inst, "Surface") {
+        Some(Field::Vec(VecOperand::Immediate { bits, .. })) => format!("0x{bits:X}"),
+        Some(Field::Vec(v)) => vec_operand(k, v, false, false),
+        _ => "?".into(),
+    };
+    // Up to the last coordinate that is not null (IGC stops at the first null one; a
+    // null inside is written so that the text reads back the same), U at least.
+    let mut coords: Vec<String> = ["U", "V", "R"]
+        .iter()
+        .map(|c| {
+            let r = name_of(&format!("Src0Addrs{c}"));
+            match int(inst, &format!("Src0Addrs{c}Offset")) as u32 as i32 {
+                0 => r,
+                o if o > 0 => format!("{r}+{o}"),
+                o => format!("{r}{o}"),
+            }
+        })
+        .chain([name_of("Src0AddrsLOD")])
+        .collect();
+    while coords.len() > 1 && coords.last().is_some_and(|c| c == "%null") {
+        coords.pop();
+    }
+    let addr = format!(
+        "{model}({surf})[{}]:{}",
+        coords.join(","),
+        syntax::LSC_ADDR_SIZE
+            .name(int(inst, "AddrSize"))
+            .unwrap_or("?")
+    );
+    if subop == 0x06 {
+        let _ = write!(s, "  {addr}  {}", data("Src1Data"));
+    } else {
+        let _ = write!(s, "  {}  {addr}", data("DstData"));
+        if (0x08..=0x1a).contains(&subop) {
+            let _ = write!(s, "  {}  {}", name_of("Src1Data"), name_of("Src2Data"));
+        }
+    }
+    s
 }
 
 fn lsc(k: &Kernel, inst: &Instruction) -> String {

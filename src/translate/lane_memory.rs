@@ -551,7 +551,7 @@ fn free_atomic(p: &Prepared, k: usize) -> Option<(u8, u32)> {
 fn is_atomic(inst: &PInst) -> bool {
     match inst.op {
         Opcode::DwordAtomic | Opcode::SvmAtomic | Opcode::TypedAtomic => true,
-        Opcode::LscUntyped => (0x08..=0x1a).contains(&int(inst, "LscSubOp")),
+        Opcode::LscUntyped | Opcode::LscTyped => (0x08..=0x1a).contains(&int(inst, "LscSubOp")),
         _ => false,
     }
 }

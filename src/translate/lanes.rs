@@ -163,7 +163,7 @@ fn per_lane_message(inst: &PInst) -> bool {
         | ScatterScaled | DwordAtomic | SvmAtomic => true,
         // Typed messages: each channel's coordinates and texel in its own elements (a
         // pixel null mask is a whole-thread word: not per lane).
-        Gather4Typed | Scatter4Typed | TypedAtomic => true,
+        Gather4Typed | Scatter4Typed | TypedAtomic | LscTyped => true,
         D3Load | D3Sample => int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK == 0,
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
@@ -185,6 +185,11 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
         DwordAtomic | SvmAtomic | TypedAtomic => (true, true),
         D3Load | D3Sample | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
+        LscTyped => match int(inst, "LscSubOp") {
+            0x02 => (true, false),
+            0x06 => (false, true),
+            _ => (true, true),
+        },
         LscUntyped => match int(inst, "LscSubOp") {
             0x00..=0x02 => (true, false),
             0x04..=0x06 => (false, true),
@@ -381,6 +386,26 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         wr("Dst", (4 * pos * slots, 4, i), 4, l, f);
                     } else {
                         rd("Src", (4 * pos * slots, 4, i), 4, l, f);
+                    }
+                }
+            }
+        }
+        LscTyped => {
+            let subop = int(inst, "LscSubOp");
+            let pitch = (4 * n).div_ceil(grf) * grf;
+            let channels = (int(inst, "ChMask") as u32 & 0xf).count_ones();
+            for i in 0..n {
+                let l = lane_of(i);
+                for name in ["Src0AddrsU", "Src0AddrsV", "Src0AddrsR", "Src0AddrsLOD"] {
+                    rd(name, (0, 4, i), 4, l, f);
+                }
+                match subop {
+                    0x02 => (0..channels).for_each(|m| wr("DstData", (m * pitch, 4, i), 4, l, f)),
+                    0x06 => (0..channels).for_each(|m| rd("Src1Data", (m * pitch, 4, i), 4, l, f)),
+                    _ => {
+                        rd("Src1Data", (0, 4, i), 4, l, f);
+                        rd("Src2Data", (0, 4, i), 4, l, f);
+                        wr("DstData", (0, 4, i), 4, l, f);
                     }
                 }
             }

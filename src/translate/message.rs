@@ -496,6 +496,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             em.close();
         }
         LscUntyped => lsc(em, inst, n, grf_bytes)?,
+        LscTyped => lsc_typed(em, inst, n, grf_bytes)?,
         _ => {
             return Err(unsupported(format!(
                 "{} is not translated yet",
@@ -681,6 +682,114 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             )))
         }
     }
+    Ok(())
+}
+
+/// LSC_TYPED (the interpreter's `Thread::lsc_typed`): quad loads and stores through
+/// `img_read`/`img_write`, atomics through `img_atomic`, each enabled channel's data a
+/// GRF-rounded pitch apart; coordinates with their immediate offsets.
+fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateError> {
+    let unsupported = |what: String| TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what,
+    };
+    let subop = int(inst, "LscSubOp");
+    if int(inst, "AddrType") != 4 {
+        return Err(unsupported(
+            "LSC_TYPED with an address model other than bti(N)".into(),
+        ));
+    }
+    if int(inst, "DataSize") != 3 {
+        return Err(unsupported(
+            "LSC_TYPED with a data size other than d32".into(),
+        ));
+    }
+    let op = match subop {
+        0x02 | 0x06 => None,
+        0x08..=0x1a => Some(
+            AtomicOp::from_lsc(subop)
+                .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?,
+        ),
+        _ => {
+            return Err(unsupported(format!(
+                "{} on a typed surface is not translated",
+                crate::isa::syntax::LSC_SUBOP
+                    .name(subop)
+                    .unwrap_or("this LSC sub-op")
+            )))
+        }
+    };
+    let at = inst.index;
+    let pitch = (4 * n).div_ceil(gb) * gb;
+    let mask = int(inst, "ChMask") as u32 & 0xf;
+    em.line(&format!(
+        "let bt = u32({} & 0xfffffffflu);",
+        scalar(inst, "Surface")
+    ));
+    em.open_enabled_elems(n, "ce");
+    let coord = |em: &Emit, c: &str| -> String {
+        let v = match raw(inst, &format!("Src0Addrs{c}")) {
+            Some(off) => format!("u32({})", rdv(em, Some(off), 0, 4, 4)),
+            None => "0u".into(),
+        };
+        match c {
+            "LOD" => v,
+            _ => format!(
+                "({v} + {}u)",
+                int(inst, &format!("Src0Addrs{c}Offset")) as u32
+            ),
+        }
+    };
+    let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| coord(em, c));
+    let enabled: Vec<u32> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+    match op {
+        None if subop == 0x02 => {
+            em.line(&format!(
+                "let tx = img_read(bt, {u}, {v}, {r}, {lod}, {at}u);"
+            ));
+            for (m, c) in enabled.iter().enumerate() {
+                let k = m as u32 * pitch;
+                em.line(&wrv(
+                    em,
+                    raw(inst, "DstData"),
+                    k,
+                    4,
+                    4,
+                    &format!("u64(tx[{c}])"),
+                ));
+            }
+        }
+        None => {
+            em.line("var tv = vec4<u32>(0u);");
+            for (m, c) in enabled.iter().enumerate() {
+                let k = m as u32 * pitch;
+                em.line(&format!(
+                    "tv[{c}] = u32({});",
+                    rdv(em, raw(inst, "Src1Data"), k, 4, 4)
+                ));
+            }
+            em.line(&format!(
+                "img_write(bt, {u}, {v}, {r}, {lod}, {mask}u, tv, {at}u);"
+            ));
+        }
+        Some(op) => {
+            let [a1, a2] = ["Src1Data", "Src2Data"].map(|s| rdv(em, raw(inst, s), 0, 4, 4));
+            em.line(&format!(
+                "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, 4u, {}u, {a1}, {a2}, {at}u);",
+                atomic_code(op)
+            ));
+            em.line(&wrv(
+                em,
+                raw(inst, "DstData"),
+                0,
+                4,
+                4,
+                &returned(op, 32, "old"),
+            ));
+        }
+    }
+    em.close();
     Ok(())
 }
 

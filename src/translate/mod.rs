@@ -552,6 +552,7 @@ fn is_message(op: Opcode) -> bool {
             | Gather4Typed
             | Scatter4Typed
             | TypedAtomic
+            | LscTyped
             | MediaLd
             | MediaSt
     )

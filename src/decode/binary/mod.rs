@@ -393,12 +393,18 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
             sub.map_or(String::new(), |s| format!(" / {s:#04x}"))
         ),
     })?;
-    let mut row = info(op).fields;
-    if op == Opcode::LscUntyped {
+    let extra = crate::isa::table::extra_fields(op);
+    let row = info(op).fields;
+    let row = &row[..row.len() - extra.len()];
+    if matches!(op, Opcode::LscUntyped | Opcode::LscTyped) {
         // Strided, block2d and append-counter messages have their own binary formats
         // (other operands, an extra surface index): refused rather than misread.
         let subop = r.peek_u8().unwrap_or(0);
-        if matches!(subop, 0x01 | 0x03 | 0x05 | 0x07 | 0x28 | 0x29) {
+        let other = match op {
+            Opcode::LscUntyped => matches!(subop, 0x01 | 0x03 | 0x05 | 0x07 | 0x28 | 0x29),
+            _ => matches!(subop, 0x03 | 0x07),
+        };
+        if other {
             return Err(BinaryError {
                 offset: r.pos,
                 message: format!(
@@ -409,7 +415,6 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
                 ),
             });
         }
-        row = &row[..row.len() - crate::isa::table::LSC_UNTYPED_EXTRA.len()];
     }
     let mut fields = Vec::with_capacity(row.len());
     let mut num_labels = 0usize;
@@ -457,12 +462,16 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
         fields.push(f);
     }
     let _ = (k, Opcode::Label);
-    if op == Opcode::LscUntyped {
-        // The strided pitch of the main format's row: none.
-        fields.push(Field::Vec(VecOperand::Immediate {
-            ty: crate::ir::DataType::UD,
-            bits: 0,
-        }));
+    // Fields of the sub-op's other formats: their defaults (no strided pitch, no
+    // coordinate offsets).
+    for spec in extra {
+        fields.push(match spec.kind {
+            FieldKind::Int(_) => Field::Int(0),
+            _ => Field::Vec(VecOperand::Immediate {
+                ty: crate::ir::DataType::UD,
+                bits: 0,
+            }),
+        });
     }
     Ok(Instruction { op, fields })
 }

@@ -729,6 +729,9 @@ impl Cx<'_> {
             return b.finish(at);
         }
         let subop = name_code(&syntax::LSC_SUBOP, base, "an LSC operation", at)?;
+        if suffixes.first() == Some(&"tgm") {
+            return self.lsc_typed(base, subop, suffixes, rest, at);
+        }
         if matches!(subop, 0x03 | 0x07 | 0x28 | 0x29) {
             return Err(at.fail(
                 "an LSC operation this parser supports (block2d and apndctr are not yet)",
@@ -835,6 +838,150 @@ impl Cx<'_> {
             return Err(self.at(t).fail("end of instruction", t.text));
         }
         b.finish(at)
+    }
+
+    /// LSC_TYPED (`.tgm`): `lsc_load_quad.tgm (M1, 16) V:d32.xyzw bti(0x4)[U,V+1,R]:a32`,
+    /// `lsc_store_quad.tgm (M1, 16) ADDR V:d32.xyzw`, `lsc_atomic_iadd.tgm (M1, 16)
+    /// V:d32 ADDR SRC1 SRC2` (IGC's printer: coordinates up to the first null one, then
+    /// LOD; immediate offsets on U, V and R).
+    fn lsc_typed(
+        &self,
+        base: &str,
+        subop: u64,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let quad = matches!(subop, 0x02 | 0x06);
+        let atomic = (0x08..=0x1a).contains(&subop);
+        if !quad && !atomic {
+            return Err(at.fail(
+                "a typed LSC operation this parser supports (lsc_load_quad, lsc_store_quad, \
+                 lsc_atomic_*)",
+                base,
+            ));
+        }
+        let mut b = Builder::new(Opcode::LscTyped);
+        b.set("LscSubOp", Field::Int(subop), at)?;
+        b.set("Predicate", Field::Pred(self.pred), at)?;
+        let cache = |i: usize| {
+            suffixes.get(i).map_or(Ok(0), |s| {
+                name_code(&syntax::LSC_CACHE, s, "a cache option", at)
+            })
+        };
+        b.set("CachingL1", Field::Int(cache(1)?), at)?;
+        b.set("CachingL3", Field::Int(cache(2)?), at)?;
+        if !quad {
+            b.set("ChMask", Field::Int(0), at)?;
+        }
+        let mut ops = rest.iter();
+        let t = ops
+            .next()
+            .ok_or_else(|| at.fail("an execution size", "end of line"))?;
+        b.set(
+            "ExecSize",
+            Field::ExecSize(exec_size(t.text, self.at(t))?),
+            at,
+        )?;
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let store = subop == 0x06;
+        let (addr, data) = if store {
+            let a = next("a typed LSC address")?;
+            (a, next("LSC store data")?)
+        } else {
+            let d = next("LSC destination data")?;
+            (next("a typed LSC address")?, d)
+        };
+        let data = self.lsc_data(&mut b, data, quad)?;
+        self.lsc_typed_address(&mut b, addr)?;
+        let (s1, s2) = if atomic {
+            let s1 = next("atomic source 1")?;
+            let s2 = next("atomic source 2")?;
+            (
+                operand::raw(s1.text, self.sym, self.at(s1))?,
+                operand::raw(s2.text, self.sym, self.at(s2))?,
+            )
+        } else if store {
+            (data, null)
+        } else {
+            (null, null)
+        };
+        b.set("DstData", Field::Raw(if store { null } else { data }), at)?;
+        b.set("Src1Data", Field::Raw(s1), at)?;
+        b.set("Src2Data", Field::Raw(s2), at)?;
+        if let Some(t) = ops.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        b.finish(at)
+    }
+
+    /// `bti(0x4)[U,V+1,R,LOD]:a32` (or `bss(V)`/`ss(V)`): AddrType, AddrSize, Surface,
+    /// the coordinate registers (missing ones null) and their offsets.
+    fn lsc_typed_address(&self, b: &mut Builder, t: &Token) -> Result<(), ParseError> {
+        let a = self.at(t);
+        let s = t.text;
+        let (body, size) = s
+            .rsplit_once(':')
+            .ok_or_else(|| a.fail("a typed LSC address `bti(N)[U,V,R,LOD]:a32`", s))?;
+        let size = name_code(
+            &syntax::LSC_ADDR_SIZE,
+            size,
+            "an address size a16 a32 a64",
+            a,
+        )?;
+        let (model, inner) = body
+            .strip_suffix(']')
+            .and_then(|x| x.split_once('['))
+            .ok_or_else(|| a.fail("`[U,V,R,LOD]` in a typed LSC address", s))?;
+        let (mname, sarg) = model
+            .strip_suffix(')')
+            .and_then(|m| m.split_once('('))
+            .ok_or_else(|| a.fail("a surface `bti(N)`, `bss(V)` or `ss(V)`", model))?;
+        let ty = name_code(
+            &syntax::LSC_ADDR_TYPE,
+            mname,
+            "an address model bss ss bti",
+            a,
+        )?;
+        let surface = if sarg.starts_with(|c: char| c.is_ascii_digit()) {
+            VecOperand::Immediate {
+                ty: DataType::UD,
+                bits: parse_int(sarg)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .ok_or_else(|| a.fail("a surface index", sarg))?,
+            }
+        } else {
+            operand::vec_operand(sarg, false, self.sym, a)?
+        };
+        let coords: Vec<&str> = inner.split(',').map(str::trim).collect();
+        if coords.is_empty() || coords.len() > 4 {
+            return Err(a.fail("one to four coordinates U,V,R,LOD", inner));
+        }
+        let names = ["Src0AddrsU", "Src0AddrsV", "Src0AddrsR", "Src0AddrsLOD"];
+        for (k, name) in names.iter().enumerate() {
+            let c = coords.get(k).copied().unwrap_or("%null");
+            let (var, off) = match c.find(['+', '-']).filter(|_| k < 3) {
+                Some(i) => (
+                    &c[..i],
+                    parse_int(&c[i..])
+                        .and_then(|v| i32::try_from(v).ok())
+                        .ok_or_else(|| a.fail("a 32-bit coordinate offset", &c[i..]))?,
+                ),
+                None => (c, 0),
+            };
+            b.set(name, Field::Raw(operand::raw(var, self.sym, a)?), a)?;
+            if k < 3 {
+                b.set(&format!("{name}Offset"), Field::Int(off as u32 as u64), a)?;
+            }
+        }
+        b.set("AddrType", Field::Int(ty), a)?;
+        b.set("AddrSize", Field::Int(size), a)?;
+        b.set("Surface", Field::Vec(surface), a)?;
+        Ok(())
     }
 
     /// `V:d32x4t` -> the raw operand; DataSize, DataElemsPerAddr and DataOrder fields.
