@@ -608,21 +608,28 @@ fn images_agree_with_the_interpreter() {
     }
 }
 
-/// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`, IGC's
-/// plain messages rewritten by the case's PATCH): the interpreter's bytes and counts and
-/// the expected outputs.
+/// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
+/// QW_GATHER/QW_SCATTER (`qword_gather_scatter`), IGC's plain messages rewritten by the
+/// cases' PATCH: the interpreter's bytes and counts and the expected outputs.
 #[test]
-fn strided_and_quad_lsc_messages_agree_with_the_interpreter() {
+fn patched_messages_agree_with_the_interpreter() {
     use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/cases/lsc_strided_quad/acm-g10-simd8");
-    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let g = gpu::execute(&mut ctx, &launch).unwrap();
-    assert_same_run("lsc_strided_quad", &cpu, &g);
-    visa_emu::backend::cpu::check_outputs(&case, &g.buffers).unwrap();
+    for v in [
+        "lsc_strided_quad/acm-g10-simd8",
+        "qword_gather_scatter/tgllp-simd8",
+    ] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/cases")
+            .join(v);
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_same_run(v, &cpu, &g);
+        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+    }
 }
 
 /// A typed atomic on an image whose format takes none (here RGBA: hardware typed

@@ -150,3 +150,27 @@ fn lsc_quad_loads_pack_the_enabled_channels() {
     );
     assert_eq!(&run8(&body, input)[..2], &[13, 17]);
 }
+
+/// QW_GATHER / QW_SCATTER (the pages' pseudo-code): lane i's qword at byte Offset[i] of
+/// the surface, element i of the data operand. Offsets 24, 16, 8, 0 reverse the qwords.
+#[test]
+fn qword_gathers_and_scatters_address_bytes_per_lane() {
+    let input = [10, 11, 12, 13, 14, 15, 16, 17];
+    let reversed = "\
+        mov (M1, 4) V0034(0,0)<1> 0x0123:uv\n\
+        shl (M1, 4) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x3:ud\n\
+        movs (M1_NM, 1) T6(0) 0x0:ud\n";
+    let gather = format!("{STORE_INPUT}{reversed}qw_gather.1 (M1, 4) T6 V0034.0 V0032.0");
+    assert_eq!(run8(&gather, input), vec![16, 17, 14, 15, 12, 13, 10, 11]);
+    // Scatter the input reversed, gather it back in order (offsets 0, 8, 16, 24).
+    let scatter = format!(
+        "{reversed}qw_scatter.1 (M1, 4) T6 V0034.0 V0040.0\n\
+         shl (M1, 4) V0034(0,0)<1> V0033(0,0)<1;1,0> 0x1:ud\n\
+         qw_gather.1 (M1, 4) T6 V0034.0 V0032.0"
+    );
+    let scatter = format!(
+        "mov (M1, 8) V0033(0,0)<1> 0x76543210:uv\n\
+         shl (M1, 8) V0033(0,0)<1> V0033(0,0)<1;1,0> 0x2:ud\n{scatter}"
+    );
+    assert_eq!(run8(&scatter, input), vec![16, 17, 14, 15, 12, 13, 10, 11]);
+}

@@ -562,9 +562,10 @@ impl Thread {
             Fccall => Err(unsupported(
                 "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
             )),
-            Gather4Scaled | Scatter4Scaled | GatherScaled | ScatterScaled | OwordLd
-            | OwordLdUnaligned | OwordSt | DwordAtomic | SvmAtomic | SvmGather4Scaled
-            | SvmScatter4Scaled | SvmBlockLd | SvmBlockSt | SvmGather | SvmScatter | LscUntyped => {
+            Gather4Scaled | Scatter4Scaled | GatherScaled | ScatterScaled | QwGather
+            | QwScatter | OwordLd | OwordLdUnaligned | OwordSt | DwordAtomic | SvmAtomic
+            | SvmGather4Scaled | SvmScatter4Scaled | SvmBlockLd | SvmBlockSt | SvmGather
+            | SvmScatter | LscUntyped => {
                 self.message(p, inst, em, cx)?;
                 Ok(Flow::Next)
             }
@@ -1416,6 +1417,29 @@ impl Thread {
                     } else {
                         let v = self.raw_read(data, 4 * i, bytes);
                         mwrite(cx, &mut self.scratch, space, addr, bytes, v);
+                    }
+                }
+            }
+            QwGather | QwScatter => {
+                // The pages' pseudo-code: qword j of lane i at byte Offset[i] + 8j,
+                // register element j * exec_size + i.
+                let space = space_of(self, "Surface");
+                let blocks = 1u32 << (int("Num_blocks") & 3);
+                let offs = raw("Offset");
+                let load = inst.op == QwGather;
+                let data = if load { raw("Dst") } else { raw("Src") };
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let addr = self.raw_read(offs, 4 * i, 4);
+                    for j in 0..blocks {
+                        let a = addr.wrapping_add(8 * j as u64);
+                        let slot = 8 * (j * n + i);
+                        if load {
+                            let v = mread(cx, &self.scratch, space, a, 8);
+                            self.raw_write(data, slot, 8, v);
+                        } else {
+                            let v = self.raw_read(data, slot, 8);
+                            mwrite(cx, &mut self.scratch, space, a, 8, v);
+                        }
                     }
                 }
             }

@@ -674,6 +674,16 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             moff,
             n,
         }),
+        QwGather | QwScatter => Some(Access {
+            reg: raw(inst, "Offset")?,
+            asize: 4,
+            rest: String::new(),
+            scalar: None,
+            scale: 1,
+            pieces: vec![(0, 8 << (int(inst, "Num_blocks") & 3))],
+            moff,
+            n,
+        }),
         DwordAtomic => Some(Access {
             reg: raw(inst, "Element_offset")?,
             asize: 4,

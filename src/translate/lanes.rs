@@ -160,7 +160,7 @@ fn per_lane_message(inst: &PInst) -> bool {
     use Opcode::*;
     match inst.op {
         Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled | GatherScaled
-        | ScatterScaled | DwordAtomic | SvmAtomic => true,
+        | ScatterScaled | DwordAtomic | SvmAtomic | QwGather | QwScatter => true,
         // Typed messages: each channel's coordinates and texel in its own elements (a
         // pixel null mask is a whole-thread word: not per lane).
         Gather4Typed | Scatter4Typed | TypedAtomic | LscTyped => true,
@@ -178,10 +178,9 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
     use Opcode::*;
     match inst.op {
         Gather4Scaled | SvmGather4Scaled | GatherScaled | OwordLd | OwordLdUnaligned
-        | SvmGather | SvmBlockLd => (true, false),
-        Scatter4Scaled | SvmScatter4Scaled | ScatterScaled | OwordSt | SvmScatter | SvmBlockSt => {
-            (false, true)
-        }
+        | SvmGather | SvmBlockLd | QwGather => (true, false),
+        Scatter4Scaled | SvmScatter4Scaled | ScatterScaled | OwordSt | SvmScatter | SvmBlockSt
+        | QwScatter => (false, true),
         DwordAtomic | SvmAtomic | TypedAtomic => (true, true),
         D3Load | D3Sample | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
@@ -406,6 +405,20 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         rd("Src1Data", (0, 4, i), 4, l, f);
                         rd("Src2Data", (0, 4, i), 4, l, f);
                         wr("DstData", (0, 4, i), 4, l, f);
+                    }
+                }
+            }
+        }
+        QwGather | QwScatter => {
+            let blocks = 1u32 << (int(inst, "Num_blocks") & 3);
+            for i in 0..n {
+                let l = lane_of(i);
+                rd("Offset", (0, 4, i), 4, l, f);
+                for j in 0..blocks {
+                    if inst.op == QwGather {
+                        wr("Dst", (8 * j * n, 8, i), 8, l, f);
+                    } else {
+                        rd("Src", (8 * j * n, 8, i), 8, l, f);
                     }
                 }
             }

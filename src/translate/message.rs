@@ -423,6 +423,26 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             }
             em.close();
         }
+        QwGather | QwScatter => {
+            // `Thread::message`: qword j of lane i at Offset[i] + 8j, element j * n + i.
+            let bti = space(em, inst, "Surface");
+            let blocks = 1u32 << (int(inst, "Num_blocks") & 3);
+            let offs = raw(inst, "Offset");
+            let load = inst.op == QwGather;
+            let data = raw(inst, if load { "Dst" } else { "Src" });
+            em.open_enabled_elems(n, "ce");
+            em.line(&format!("let a = {};", rdv(em, offs, 0, 4, 4)));
+            for j in 0..blocks {
+                let a = format!("(a + {}lu)", 8 * j);
+                let k = 8 * j * n;
+                if load {
+                    em.line(&wrv(em, data, k, 8, 8, &ld(bti, &a, 8, inst.index)));
+                } else {
+                    em.line(&st(bti, &a, 8, &rdv(em, data, k, 8, 8), inst.index));
+                }
+            }
+            em.close();
+        }
         OwordLd | OwordLdUnaligned | OwordSt | SvmBlockLd | SvmBlockSt => {
             let svm = matches!(inst.op, SvmBlockLd | SvmBlockSt);
             // SVM blocks: a flat byte address; oword blocks: a surface offset in owords.

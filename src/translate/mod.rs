@@ -553,6 +553,8 @@ fn is_message(op: Opcode) -> bool {
             | Scatter4Typed
             | TypedAtomic
             | LscTyped
+            | QwGather
+            | QwScatter
             | MediaLd
             | MediaSt
     )
