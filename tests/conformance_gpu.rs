@@ -632,6 +632,24 @@ fn patched_messages_agree_with_the_interpreter() {
     }
 }
 
+/// DPAS (own case `dpas`: s8/u8/s4/u4/u2/s2 integer mixes at RC 8 and 4, hf and bf
+/// float stages) in the thread mapping: the interpreter's bytes and the model's outputs.
+#[test]
+fn dpas_agrees_with_the_interpreter() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/dpas/acm-g10-simd8");
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("dpas: {e}"));
+    assert_eq!(g.mapping, "threads", "{:?}", g.note);
+    assert_same_run("dpas", &cpu, &g);
+    visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
+        .unwrap_or_else(|e| panic!("dpas: {e}"));
+}
+
 /// A typed atomic on an image whose format takes none (here RGBA: hardware typed
 /// atomics read and write one raw channel) is refused with the reason on both paths,
 /// never run on the wrong bytes.

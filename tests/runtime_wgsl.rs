@@ -935,3 +935,81 @@ fn main() {
         &h[36..]
     );
 }
+
+/// DPAS's float stage (shaders/dpas.wgsl `dpas_acc`): t + a0*b0 + a1*b1 rounded once
+/// to f32, against the interpreter's `alu::dpas` on the same bf16 elements, where the
+/// products span 2^-120..2^120 and often cancel each other or the accumulator.
+#[test]
+fn dpas_float_stage_is_one_rounding_like_the_interpreter() {
+    use visa_emu::interp::alu::{dpas, DpasShape, Precision};
+    use visa_emu::ir::DataType;
+    let mut s = 0x2545f4914f6cdd1du64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let bf = |r: u64| -> u16 {
+        // sign, exponent 127 +- 60, 7 mantissa bits
+        let e = (67 + r % 121) as u16;
+        (((r >> 8) & 1) as u16) << 15 | e << 7 | ((r >> 16) & 0x7f) as u16
+    };
+    let val = |h: u16| f32::from_bits((h as u32) << 16) as f64;
+    let shape = DpasShape {
+        w: Precision::Bf,
+        a: Precision::Bf,
+        depth: 1,
+        repeat: 1,
+        exec_size: 8,
+    };
+    let (mut triples, mut want) = (Vec::new(), Vec::new());
+    for k in 0..3000 {
+        let (a0, b0, a1) = (bf(next()), bf(next()), bf(next()));
+        // Every third: the second product cancels most of the first.
+        let b1 = if k % 3 == 0 {
+            b0 ^ 0x8000 ^ (next() & 3) as u16
+        } else {
+            bf(next())
+        };
+        let a1 = if k % 3 == 0 { a0 } else { a1 };
+        let p0 = val(a0) * val(b0);
+        let t = match k % 4 {
+            0 => -(p0 as f32),
+            1 => f32::from_bits(next() as u32 & 0x7f7f_ffff),
+            _ => (p0 * (1.0 + (next() % 7) as f64 * 1e-9)) as f32,
+        };
+        let mut src0 = vec![0u8; 32];
+        src0[..4].copy_from_slice(&t.to_le_bytes());
+        let mut src1 = vec![0u8; 32];
+        src1[..4].copy_from_slice(&((b0 as u32) | (b1 as u32) << 16).to_le_bytes());
+        let src2 = ((a0 as u32) | (a1 as u32) << 16).to_le_bytes();
+        let out = dpas(shape, DataType::F, Some((DataType::F, &src0)), &src1, &src2).unwrap();
+        want.push(f32::from_le_bytes(out[..4].try_into().unwrap()));
+        triples.push([t as f64, p0, val(a1) * val(b1)]);
+    }
+    let got = run_f64(
+        &[
+            "dpas_acc",
+            "dpas_two_sum_err",
+            "add_odd",
+            "to_odd",
+            "opaque_f64",
+        ],
+        "f64(dpas_acc(f32(a), b, c))",
+        &triples,
+    );
+    let bad: Vec<String> = triples
+        .iter()
+        .zip(got.iter().zip(&want))
+        .filter(|(_, (g, w))| (**g as f32).to_bits() != w.to_bits())
+        .map(|(t, (g, w))| format!("{:e} + {:e} + {:e} = {w:e}, got {g:e}", t[0], t[1], t[2]))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} differ, e.g. {:#?}",
+        bad.len(),
+        triples.len(),
+        &bad[..bad.len().min(5)]
+    );
+}

@@ -96,8 +96,8 @@ impl Dst {
 pub enum PField {
     Src(Src),
     Dst(Dst),
-    /// GRF byte offset of a raw operand; `None` for %null.
-    Raw(Option<u32>),
+    /// GRF byte offset of a raw operand (`None` for %null) and its variable's type.
+    Raw(Option<u32>, DataType),
     Int(u64),
     Target(u32),
     Targets(Vec<u32>),
@@ -291,9 +291,9 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                         });
                     }
                     if r.var.0 == 0 {
-                        PField::Raw(None)
+                        PField::Raw(None, var_ty(r.var))
                     } else {
-                        PField::Raw(Some(var_off(r.var) + r.offset as u32))
+                        PField::Raw(Some(var_off(r.var) + r.offset as u32), var_ty(r.var))
                     }
                 }
                 (FieldKind::Int(_), Field::Int(v)) => PField::Int(*v),

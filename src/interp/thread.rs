@@ -590,9 +590,15 @@ impl Thread {
                  and sample_l, sampler-less image reads and typed messages run",
             )),
             Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite
-            | RawSend | RawSends | Dpas | Dpasw => {
-                Err(unsupported("Intel fixed-function hardware; not emulated"))
+            | RawSend | RawSends => Err(unsupported("Intel fixed-function hardware; not emulated")),
+            Dpas => {
+                self.dpas(inst, em, cx.grf_bytes)?;
+                Ok(Flow::Next)
             }
+            Dpasw => Err(unsupported(
+                "DPASW reads half of Src2 from the fused partner thread's registers \
+                 (EU fusion); compile without fusion to get DPAS",
+            )),
             _ => {
                 self.alu(p, inst, em)?;
                 Ok(Flow::Next)
@@ -1570,6 +1576,79 @@ impl Thread {
     /// SCATTER4_TYPED with the ChMask channels, each enabled channel's data starting a
     /// GRF on; the atomics are TYPED_ATOMIC's with LSC_UNTYPED's operands (src1, src2;
     /// no swap for compare-exchange). The coordinates carry immediate offsets.
+    /// DPAS over whole operands (`alu::dpas`); channel i of each destination row is
+    /// written where channel i is enabled.
+    fn dpas(&mut self, inst: &PInst, em: u32, grf_bytes: u32) -> Result<(), ExecError> {
+        let n = inst.exec.size as u32;
+        let chen = self.chen(inst, em);
+        let bad = |what: String| ExecError::Unsupported {
+            index: inst.index,
+            what,
+        };
+        let raw = |name: &str| match ffld(inst, name) {
+            Some(PField::Raw(off, ty)) => (*off, *ty),
+            _ => (None, DataType::UD),
+        };
+        let prec = |name: &str| {
+            alu::Precision::from_code(fint(inst, name)).ok_or_else(|| {
+                bad(format!(
+                    "DPAS with precision code {} for {name}",
+                    fint(inst, name)
+                ))
+            })
+        };
+        let shape = alu::DpasShape {
+            w: prec("W")?,
+            a: prec("A")?,
+            depth: fint(inst, "SD") as u32,
+            repeat: fint(inst, "RC") as u32,
+            exec_size: n,
+        };
+        if 4 * n != grf_bytes {
+            return Err(bad(format!(
+                "DPAS of execution size {n} on a {grf_bytes}-byte GRF (a row is one GRF: \
+                 8 channels on 32-byte GRFs, 16 on 64-byte)"
+            )));
+        }
+        let src2 = match ffld(inst, "Src2") {
+            Some(PField::Src(Src::Direct { off, .. })) => *off,
+            _ => return Err(bad("DPAS with an indirect or immediate Src2".into())),
+        };
+        let (dst, dty) = raw("Dst");
+        let (s0, s0ty) = raw("Src0");
+        let (s1, _) = raw("Src1");
+        if s1.is_none() {
+            return Err(bad("DPAS with a null Src1".into()));
+        }
+        let (b0, b1, b2) = shape.operand_bytes();
+        let bytes = |off: Option<u32>, len: usize| -> Vec<u8> {
+            let o = off.unwrap_or(0) as usize;
+            let mut v = vec![0u8; len];
+            if let Some(src) = self.grf.get(o..o + len) {
+                v.copy_from_slice(src);
+            }
+            v
+        };
+        let c = s0.map(|o| (s0ty, bytes(Some(o), b0 * s0ty.size() as usize / 4)));
+        let out = alu::dpas(
+            shape,
+            dty,
+            c.as_ref().map(|(t, b)| (*t, b.as_slice())),
+            &bytes(s1, b1),
+            &bytes(Some(src2), b2),
+        )
+        .map_err(|e| bad(e.to_string()))?;
+        let Some(d) = dst else { return Ok(()) };
+        let es = dty.size() as usize;
+        for (e, chunk) in out.chunks(es).enumerate() {
+            if chen & (1 << (e as u32 % n)) != 0 {
+                let v = read_le(chunk, 0, es);
+                write_le(&mut self.grf, d as usize + e * es, es, v);
+            }
+        }
+        Ok(())
+    }
+
     fn lsc_typed(&mut self, inst: &PInst, em: u32, cx: &mut Ctx) -> Result<(), ExecError> {
         let n = inst.exec.size as u32;
         let chen = self.chen(inst, em);
@@ -1869,7 +1948,7 @@ pub(crate) fn fint(inst: &PInst, name: &str) -> u64 {
 
 pub(crate) fn fraw(inst: &PInst, name: &str) -> Option<u32> {
     match ffld(inst, name) {
-        Some(PField::Raw(r)) => *r,
+        Some(PField::Raw(r, _)) => *r,
         _ => None,
     }
 }

@@ -27,6 +27,21 @@ pub const REL_OP: Names = Names(&[
     ("le", 5),
 ]);
 
+/// DPAS/DPASW operand precisions (W, A), DPAS page's table.
+pub const PRECISION: Names = Names(&[
+    ("u1", 1),
+    ("s1", 2),
+    ("u2", 3),
+    ("s2", 4),
+    ("u4", 5),
+    ("s4", 6),
+    ("u8", 7),
+    ("s8", 8),
+    ("bf", 9),
+    ("hf", 10),
+    ("tf32", 11),
+]);
+
 /// DWORD_ATOMIC / SVM_ATOMIC / TYPED_ATOMIC Op (bits 0-4).
 pub const ATOMIC_OP: Names = Names(&[
     ("add", 0),
@@ -181,7 +196,7 @@ mod tests {
     #[test]
     fn names_are_bijective_per_code_where_it_matters() {
         for t in [
-            &REL_OP, &ATOMIC_OP, &LSC_SUBOP, &LSC_SFID, &LSC_CACHE, &LSC_SCOPE,
+            &REL_OP, &ATOMIC_OP, &PRECISION, &LSC_SUBOP, &LSC_SFID, &LSC_CACHE, &LSC_SCOPE,
         ] {
             for (n, c) in t.0 {
                 assert_eq!(t.code(n), Some(*c));

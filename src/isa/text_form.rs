@@ -17,6 +17,8 @@ pub enum Suffix {
     Log2Count,
     /// The plain number.
     Number,
+    /// A DPAS operand precision (`.s8`, `.hf`; `syntax::PRECISION`).
+    Precision,
 }
 
 /// The parenthesized part after the mnemonic.
@@ -224,6 +226,32 @@ pub static FORMS: &[TextForm] = &[
         &[("Num_blocks", Log2Count)],
         ExecSize,
         &["Surface", "Offset", "Src"],
+        &[],
+    ),
+    form(
+        Opcode::Dpas,
+        "dpas",
+        &[
+            ("W", Precision),
+            ("A", Precision),
+            ("SD", Number),
+            ("RC", Number),
+        ],
+        ExecSize,
+        &["Dst", "Src0", "Src1", "Src2"],
+        &[],
+    ),
+    form(
+        Opcode::Dpasw,
+        "dpasw",
+        &[
+            ("W", Precision),
+            ("A", Precision),
+            ("SD", Number),
+            ("RC", Number),
+        ],
+        ExecSize,
+        &["Dst", "Src0", "Src1", "Src2"],
         &[],
     ),
     form(

@@ -423,6 +423,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
                 }
                 Suffix::Log2Count => (1u64 << (v & 3)).to_string(),
                 Suffix::Number => v.to_string(),
+                Suffix::Precision => syntax::PRECISION.name(v).unwrap_or("?").to_string(),
             };
             let _ = write!(s, ".{text}");
             if let Some(w) = width_suffix.take() {
@@ -449,7 +450,16 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
                 .index_of(name)
                 .map(|i| info(inst.op).fields[i].kind)
                 .unwrap_or(FieldKind::Src);
-            let _ = write!(s, " {}", operand_text(k, inst, name, kind));
+            // IGC writes DPAS's Src2 as a bare `V(r,c)`: its region means nothing there.
+            let bare = matches!(inst.op, Opcode::Dpas | Opcode::Dpasw) && *name == "Src2";
+            match field(inst, name) {
+                Some(Field::Vec(VecOperand::General { var, row, col, .. })) if bare => {
+                    let _ = write!(s, " {}({},{})", var_name(k, *var), row, col);
+                }
+                _ => {
+                    let _ = write!(s, " {}", operand_text(k, inst, name, kind));
+                }
+            }
         }
         return s;
     }

@@ -531,7 +531,7 @@ fn free_atomic(p: &Prepared, k: usize) -> Option<(u8, u32)> {
         }
         _ => return None,
     };
-    if !matches!(dst, Some(PField::Raw(None))) {
+    if !matches!(dst, Some(PField::Raw(None, _))) {
         return None;
     }
     let class = match op {

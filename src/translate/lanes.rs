@@ -118,6 +118,12 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
         return Some(format!("SIMD width {}", p.simd));
     }
     for inst in &p.insts {
+        if matches!(inst.op, Dpas | Dpasw) {
+            return Some(format!(
+                "DPAS at instruction {} reads every channel's rows (the thread mapping runs it)",
+                inst.index
+            ));
+        }
         if matches!(inst.op, MediaLd | MediaSt) {
             return Some(format!(
                 "media block message at instruction {} (the thread mapping runs them)",
@@ -271,7 +277,7 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
 /// Every raw operand of `inst` read or written as a whole (32 GRFs from its start).
 fn whole_raw_operands(inst: &PInst, grf: u32, f: &mut Foot) {
     for (k, fld) in inst.fields.iter().enumerate() {
-        if let PField::Raw(Some(o)) = fld {
+        if let PField::Raw(Some(o), _) = fld {
             let name = crate::isa::table::info(inst.op)
                 .fields
                 .get(k)

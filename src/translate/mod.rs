@@ -18,6 +18,7 @@
 mod alu;
 mod blocks;
 pub mod budget;
+mod dpas;
 mod lane_emit;
 pub mod lane_memory;
 pub mod lanes;
@@ -45,6 +46,8 @@ pub const SOFT_I64: &str = include_str!("../../shaders/soft_i64.wgsl");
 /// The native 64-bit atomics ([`native_atomic64`]).
 /// Images for typed messages (appended for kernels that have them).
 pub const IMAGE_RUNTIME: &str = include_str!("../../shaders/image.wgsl");
+/// DPAS (`dpas_run`), appended to modules that call it.
+pub const DPAS_RUNTIME: &str = include_str!("../../shaders/dpas.wgsl");
 pub const ATOMIC64_NATIVE: &str = include_str!("../../shaders/atomic64_native.wgsl");
 
 /// The comment the kernel's code carries before each 64-bit atomic.
@@ -183,6 +186,10 @@ fn runtime_pieces(kernel: &str) -> String {
         s.push('\n');
         s.push_str(IMAGE_RUNTIME);
     }
+    if kernel.contains("dpas_run(") {
+        s.push('\n');
+        s.push_str(DPAS_RUNTIME);
+    }
     s
 }
 
@@ -194,19 +201,28 @@ pub(crate) fn cost_runtime(kernel: &str) -> String {
         s.push('\n');
         s.push_str(IMAGE_RUNTIME);
     }
+    if !s.contains("fn dpas_run(") {
+        s.push('\n');
+        s.push_str(DPAS_RUNTIME);
+    }
     s
 }
 
 /// The text of the runtime's function `name` (runtime.wgsl or lanes.wgsl; for tests
 /// that run runtime pieces on their own).
 pub fn runtime_function(name: &str) -> Option<&'static str> {
-    [RUNTIME, lane_emit::LANES_RUNTIME, IMAGE_RUNTIME]
-        .into_iter()
-        .find_map(|text| {
-            let start = text.find(&format!("\nfn {name}("))? + 1;
-            let end = text[start..].find("\n}\n")? + start + 3;
-            Some(&text[start..end])
-        })
+    [
+        RUNTIME,
+        lane_emit::LANES_RUNTIME,
+        IMAGE_RUNTIME,
+        DPAS_RUNTIME,
+    ]
+    .into_iter()
+    .find_map(|text| {
+        let start = text.find(&format!("\nfn {name}("))? + 1;
+        let end = text[start..].find("\n}\n")? + start + 3;
+        Some(&text[start..end])
+    })
 }
 
 /// Binding numbers of the generated module (group 0).
@@ -1044,9 +1060,14 @@ fn emit_inst(
              sample_l, sampler-less image reads and typed messages run",
         )),
         Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite | RawSend
-        | RawSends | Dpas | Dpasw => {
-            Err(unsupported("Intel fixed-function hardware; not emulated"))
+        | RawSends => Err(unsupported("Intel fixed-function hardware; not emulated")),
+        Dpas => {
+            dpas::emit(em, inst, p.grf_bytes)?;
+            Ok(false)
         }
+        Dpasw => Err(unsupported(
+            "DPASW reads half of Src2 from the fused partner thread's registers (EU fusion)",
+        )),
         op if is_message(op) => {
             message::emit(em, inst, p.grf_bytes)?;
             Ok(false)

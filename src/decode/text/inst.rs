@@ -597,6 +597,12 @@ impl Cx<'_> {
                 Suffix::Number => parse_int(s)
                     .and_then(|v| u64::try_from(v).ok())
                     .ok_or_else(|| at.fail("a number", s))?,
+                Suffix::Precision => name_code(
+                    &syntax::PRECISION,
+                    s,
+                    "a precision (u8, s8, hf, bf, ...)",
+                    at,
+                )?,
             };
             b.set(name, Field::Int(v), at)?;
         }

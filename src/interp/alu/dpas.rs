@@ -61,7 +61,7 @@ impl Precision {
         }
     }
 
-    fn is_float(self) -> bool {
+    pub fn is_float(self) -> bool {
         matches!(self, Precision::Bf | Precision::Hf | Precision::Tf32)
     }
 
@@ -108,7 +108,7 @@ pub struct DpasShape {
 }
 
 impl DpasShape {
-    fn ops_per_chan(&self) -> u32 {
+    pub fn ops_per_chan(&self) -> u32 {
         if self.w.is_float() {
             32 / self.w.bits()
         } else if self.w.bits() == 8 || self.a.bits() == 8 {
@@ -159,16 +159,10 @@ fn dword(bytes: &[u8], i: usize) -> u32 {
     u32::from_le_bytes(b)
 }
 
-/// Run one DPAS. `src0` is `None` for a null accumulator (zero). Returns the
-/// destination bytes (RC rows of `exec_size` elements of `dst`'s type).
-pub fn dpas(
-    shape: DpasShape,
-    dst: DataType,
-    src0: Option<(DataType, &[u8])>,
-    src1: &[u8],
-    src2: &[u8],
-) -> Result<Vec<u8>, AluError> {
-    let s0ty = src0.map_or(dst, |s| s.0);
+/// The DPAS page's rules for one instruction: precisions, accumulator types (`src0`:
+/// Src0's type, `None` for a null accumulator), SD, RC and execution size.
+pub fn check(shape: DpasShape, dst: DataType, src0: Option<DataType>) -> Result<(), AluError> {
+    let s0ty = src0.unwrap_or(dst);
     let float = shape.w.is_float();
     if float != shape.a.is_float() || (float && shape.w != shape.a) {
         return Err(err(
@@ -197,6 +191,21 @@ pub fn dpas(
     {
         return Err(err(dst, s0ty, "SD 1/2/4/8, RC 1-8, exec size 8 or 16"));
     }
+    Ok(())
+}
+
+/// Run one DPAS. `src0` is `None` for a null accumulator (zero). Returns the
+/// destination bytes (RC rows of `exec_size` elements of `dst`'s type).
+pub fn dpas(
+    shape: DpasShape,
+    dst: DataType,
+    src0: Option<(DataType, &[u8])>,
+    src1: &[u8],
+    src2: &[u8],
+) -> Result<Vec<u8>, AluError> {
+    let s0ty = src0.map_or(dst, |s| s.0);
+    check(shape, dst, src0.map(|s| s.0))?;
+    let float = shape.w.is_float();
     let (b0, b1, b2) = shape.operand_bytes();
     let short = src0.is_some_and(|s| s.1.len() < b0 * s0ty.size() as usize / 4)
         || src1.len() < b1

@@ -353,8 +353,54 @@ pub fn exact_sum(terms: &[f64]) -> (f64, i8) {
         0 if terms.iter().all(|&x| x == 0.0) => (terms.iter().fold(-0.0, |acc, &x| acc + x), 0),
         0 => (0.0, 0),
         1 => (comps[0], 0),
-        _ => (comps[n - 1], sign(comps[n - 2])),
+        _ => {
+            // A nonoverlapping expansion's largest component can be far from its sum
+            // (1 + -2^-1 + ...): compress it first (Shewchuk's COMPRESS), after which
+            // the largest component is within an ulp of the sum and the rest has the
+            // sign of its own largest component.
+            let h = compress(&comps[..n]);
+            match h.len() {
+                0 => (0.0, 0),
+                1 => (h[0], 0),
+                k => (h[k - 1], sign(h[k - 2])),
+            }
+        }
     }
+}
+
+/// Shewchuk's COMPRESS of a nonoverlapping expansion (components in increasing
+/// magnitude, no zeros): the same sum, nonadjacent, largest component last.
+fn compress(e: &[f64]) -> Vec<f64> {
+    let m = e.len();
+    let mut g = vec![0.0f64; m];
+    let mut bottom = m;
+    let mut q = e[m - 1];
+    for &c in e[..m - 1].iter().rev() {
+        let (s, r) = two_sum(q, c);
+        if r != 0.0 {
+            bottom -= 1;
+            g[bottom] = s;
+            q = r;
+        } else {
+            q = s;
+        }
+    }
+    bottom -= 1;
+    g[bottom] = q;
+    let mut h = Vec::with_capacity(m);
+    let mut q = g[bottom];
+    for &c in &g[bottom + 1..] {
+        let (s, r) = two_sum(c, q);
+        if r != 0.0 {
+            h.push(r);
+        }
+        q = s;
+    }
+    if q != 0.0 || h.is_empty() {
+        h.push(q);
+    }
+    h.retain(|&x| x != 0.0);
+    h
 }
 
 #[cfg(test)]
@@ -423,6 +469,20 @@ mod tests {
         assert_eq!(round(Fmt::Hf, tiny * 0.5, 0, Rounding::Rne, true), 0.0);
         assert_eq!(round(Fmt::Hf, tiny, 0, Rounding::Rne, false), 0.0);
         assert!(round(Fmt::Hf, -tiny, 0, Rounding::Rne, false).is_sign_negative());
+    }
+
+    #[test]
+    fn exact_sum_compresses_before_it_rounds() {
+        // grow-expansion leaves [e, s] with s = 1 and e just under -1/2 here; the sum is
+        // e + 1, nowhere near s.
+        let t = [-0.5 - pow2(-40), 1.0, pow2(-90)];
+        let (s, tail) = exact_sum(&t);
+        assert_eq!(s, 0.5 - pow2(-40));
+        assert_eq!(tail, 1);
+        // The DPAS stage that found it: -p0 + p0 + p1 is p1.
+        let p0 = 231976960.0f64;
+        let p1 = -1.0710209608078003e-4f64;
+        assert_eq!(exact_sum(&[p0, p1, -p0]), (p1, 0));
     }
 
     #[test]

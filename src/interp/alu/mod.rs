@@ -42,7 +42,7 @@ mod modifier;
 mod types;
 
 pub use convert::convert;
-pub use dpas::{dpas, DpasShape, Precision};
+pub use dpas::{check as dpas_check, dpas, DpasShape, Precision};
 pub use exec::exec;
 pub use legacy::{
     compare, f64_to_f32, float_exec_type, fmin_max, is_float, modify, num, round_exec, to_bits,
