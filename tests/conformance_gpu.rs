@@ -634,6 +634,8 @@ fn patched_messages_agree_with_the_interpreter() {
 
 /// DPAS (own case `dpas`: s8/u8/s4/u4/u2/s2 integer mixes at RC 8 and 4, hf and bf
 /// float stages) in the thread mapping: the interpreter's bytes and the model's outputs.
+/// (`dpas_pvc`, SIMD16 with tf32 and 16-bit accumulators, passes too but takes ~3
+/// minutes of lavapipe compile: `visa-emu conformance tests/cases/dpas_pvc`.)
 #[test]
 fn dpas_agrees_with_the_interpreter() {
     use visa_emu::backend::gpu;
