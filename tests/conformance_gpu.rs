@@ -609,8 +609,8 @@ fn images_agree_with_the_interpreter() {
 }
 
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
-/// QW_GATHER/QW_SCATTER (`qword_gather_scatter`), IGC's plain messages rewritten by the
-/// cases' PATCH: the interpreter's bytes and counts and the expected outputs.
+/// QW_GATHER/QW_SCATTER (`qword_gather_scatter`) and GATHER/SCATTER of bytes and words
+/// (`gather_scatter_legacy`), IGC's plain messages rewritten by the cases' PATCH: the interpreter's bytes and counts and the expected outputs.
 #[test]
 fn patched_messages_agree_with_the_interpreter() {
     use visa_emu::backend::gpu;
@@ -618,6 +618,7 @@ fn patched_messages_agree_with_the_interpreter() {
     for v in [
         "lsc_strided_quad/acm-g10-simd8",
         "qword_gather_scatter/tgllp-simd8",
+        "gather_scatter_legacy/tgllp-simd8",
     ] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/cases")

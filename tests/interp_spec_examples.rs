@@ -174,3 +174,38 @@ fn qword_gathers_and_scatters_address_bytes_per_lane() {
     );
     assert_eq!(run8(&scatter, input), vec![16, 17, 14, 15, 12, 13, 10, 11]);
 }
+
+/// GATHER / SCATTER (0x39/0x3a): element i at (Global_offset + Element_offset[i])
+/// elements of Elt_size bytes; loads zero-extend into dword slots, past the surface
+/// read zero. Num_elts 0x0 is 8 elements under M1, 0x2 one element.
+#[test]
+fn gathers_count_offsets_in_elements_of_their_size() {
+    let input = [10, 11, 12, 13, 14, 15, 16, 17];
+    let reversed = "\
+        mov (M1, 8) V0034(0,0)<1> 0x01234567:uv\n\
+        movs (M1_NM, 1) T6(0) 0x0:ud\n";
+    // dwords (2 + 7 - i): input[9 - i], past the end (i = 0, 1) zero.
+    let dwords = format!("{STORE_INPUT}{reversed}gather.2.0 T6 0x2:ud V0034.0 V0032.0");
+    assert_eq!(run8(&dwords, input), vec![0, 0, 17, 16, 15, 14, 13, 12]);
+    // Halfwords 8 - i: even lanes the low halves of input[4 - i/2], odd ones high (0).
+    let words = format!("{STORE_INPUT}{reversed}gather.1.0 T6 0x1:ud V0034.0 V0032.0");
+    assert_eq!(run8(&words, input), vec![14, 0, 13, 0, 12, 0, 11, 0]);
+    // Bytes at 12 + (7 - i) ... : input[4] = 14 at byte 16, input[3] = 13 at 12.
+    let bytes = format!("{STORE_INPUT}{reversed}gather.0.0 T6 0xc:ud V0034.0 V0032.0");
+    assert_eq!(run8(&bytes, input), vec![0, 0, 0, 14, 0, 0, 0, 13]);
+    // One element: only lane 0 (element 7 + 0 = input[7]); the rest keep V0032's zeros.
+    let one = format!("{STORE_INPUT}{reversed}gather.2.2 T6 0x0:ud V0034.0 V0032.0");
+    assert_eq!(run8(&one, input), vec![17, 0, 0, 0, 0, 0, 0, 0]);
+    // Scatter the low halfwords of V0040 to halfwords 8 + (7 - i), read back as dwords.
+    let scatter = format!(
+        "{reversed}scatter.1.0 T6 0x8:ud V0034.0 V0040.0\n\
+         mov (M1, 8) V0033(0,0)<1> 0x76543210:uv\n\
+         gather.2.0 T6 0x0:ud V0033.0 V0032.0"
+    );
+    let got = run8(&scatter, input);
+    // Halfword 15 - i holds input[i]: dword 4 = halfwords 8 (17) and 9 (16), ...
+    assert_eq!(
+        &got[4..],
+        &[17 | 16 << 16, 15 | 14 << 16, 13 | 12 << 16, 11 | 10 << 16]
+    );
+}

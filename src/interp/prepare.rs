@@ -344,6 +344,29 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
             };
             fields.push(pf);
         }
+        // GATHER/SCATTER keep their execution size and mask in Num_elts: bits 0-1 the
+        // element count (8, 16, 1), bits 4-7 the mask control as in an Exec_size byte.
+        if matches!(inst.op, Opcode::Gather | Opcode::Scatter) {
+            let ne = info(inst.op)
+                .index_of("Num_elts")
+                .and_then(|i| match fields.get(i) {
+                    Some(PField::Int(v)) => Some(*v as u8),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            let size = match ne & 3 {
+                0 => 3,
+                1 => 4,
+                2 => 0,
+                _ => {
+                    return Err(ExecError::Malformed {
+                        index,
+                        what: format!("{} with Num_elts code 3", inst.op.spec_name()),
+                    })
+                }
+            };
+            exec = ExecSize::from_byte((ne & 0xf0) | size).unwrap_or(exec);
+        }
         insts.push(PInst {
             op: inst.op,
             exec,

@@ -565,7 +565,7 @@ impl Thread {
             Gather4Scaled | Scatter4Scaled | GatherScaled | ScatterScaled | QwGather
             | QwScatter | OwordLd | OwordLdUnaligned | OwordSt | DwordAtomic | SvmAtomic
             | SvmGather4Scaled | SvmScatter4Scaled | SvmBlockLd | SvmBlockSt | SvmGather
-            | SvmScatter | LscUntyped => {
+            | SvmScatter | LscUntyped | Gather | Scatter => {
                 self.message(p, inst, em, cx)?;
                 Ok(Flow::Next)
             }
@@ -1417,6 +1417,37 @@ impl Thread {
                         continue;
                     }
                     let addr = base.wrapping_add(self.raw_read(offs, 4 * i, 4));
+                    if load {
+                        let v = mread(cx, &self.scratch, space, addr, bytes);
+                        self.raw_write(data, 4 * i, 4, v);
+                    } else {
+                        let v = self.raw_read(data, 4 * i, bytes);
+                        mwrite(cx, &mut self.scratch, space, addr, bytes, v);
+                    }
+                }
+            }
+            Gather | Scatter => {
+                // GATHER/SCATTER pages: element i at (Global_offset + Element_offset[i])
+                // elements of Elt_size bytes; each in a dword slot (loads zero-extend).
+                let bytes = match int("Elt_size") & 3 {
+                    0 => 1usize,
+                    1 => 2,
+                    2 => 4,
+                    _ => {
+                        return Err(ExecError::Malformed {
+                            index: inst.index,
+                            what: "Elt_size code 3".into(),
+                        })
+                    }
+                };
+                let space = space_of(self, "Surface");
+                let base = scalar(self, "Global_offset") as u32 as u64;
+                let offs = raw("Element_offset");
+                let load = inst.op == Gather;
+                let data = if load { raw("Dst") } else { raw("Src") };
+                for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                    let e = self.raw_read(offs, 4 * i, 4) as u32 as u64;
+                    let addr = (base + e) * bytes as u64;
                     if load {
                         let v = mread(cx, &self.scratch, space, addr, bytes);
                         self.raw_write(data, 4 * i, 4, v);

@@ -184,9 +184,9 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
     use Opcode::*;
     match inst.op {
         Gather4Scaled | SvmGather4Scaled | GatherScaled | OwordLd | OwordLdUnaligned
-        | SvmGather | SvmBlockLd | QwGather => (true, false),
+        | SvmGather | SvmBlockLd | QwGather | Gather => (true, false),
         Scatter4Scaled | SvmScatter4Scaled | ScatterScaled | OwordSt | SvmScatter | SvmBlockSt
-        | QwScatter => (false, true),
+        | QwScatter | Scatter => (false, true),
         DwordAtomic | SvmAtomic | TypedAtomic => (true, true),
         D3Load | D3Sample | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
@@ -437,6 +437,11 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
                 wr("Dst", (0, 4, i), 4, l, f);
             }
+        }
+        Gather | Scatter => {
+            // A whole-thread message (`per_lane_message`: its addresses scale the global
+            // offset too), every raw operand as a whole.
+            whole_raw_operands(inst, grf, f);
         }
         GatherScaled | ScatterScaled => {
             let bytes = 1u32 << (int(inst, "Num_blocks") & 3);

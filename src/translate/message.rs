@@ -423,6 +423,41 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             }
             em.close();
         }
+        Gather | Scatter => {
+            // `Thread::message`: element i at (Global_offset + Element_offset[i]) *
+            // Elt_size bytes, in a dword slot.
+            let bytes = match int(inst, "Elt_size") & 3 {
+                0 => 1u32,
+                1 => 2,
+                2 => 4,
+                _ => return Err(unsupported("Elt_size code 3".into())),
+            };
+            let bti = space(em, inst, "Surface");
+            em.line(&format!(
+                "let base = u64(u32({}));",
+                scalar(inst, "Global_offset")
+            ));
+            let offs = raw(inst, "Element_offset");
+            let load = inst.op == Gather;
+            let data = raw(inst, if load { "Dst" } else { "Src" });
+            em.open_enabled_elems(n, "ce");
+            em.line(&format!(
+                "let a = (base + u64(u32({}))) * {bytes}lu;",
+                rdv(em, offs, 0, 4, 4)
+            ));
+            if load {
+                em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes, inst.index)));
+            } else {
+                em.line(&st(
+                    bti,
+                    "a",
+                    bytes,
+                    &rdv(em, data, 0, 4, bytes),
+                    inst.index,
+                ));
+            }
+            em.close();
+        }
         QwGather | QwScatter => {
             // `Thread::message`: qword j of lane i at Offset[i] + 8j, element j * n + i.
             let bti = space(em, inst, "Surface");

@@ -551,6 +551,8 @@ fn is_message(op: Opcode) -> bool {
             | Scatter4Scaled
             | GatherScaled
             | ScatterScaled
+            | Gather
+            | Scatter
             | OwordLd
             | OwordLdUnaligned
             | OwordSt
