@@ -141,6 +141,28 @@ fn mutated_corpus_text_never_panics() {
     );
 }
 
+/// The fuzzer's find (2026-11-25): a `.decl` whose key=value list holds a multi-byte
+/// Unicode space (U+1680) once panicked, slicing inside the character. Every Unicode
+/// space between the pairs now separates them like an ASCII one.
+#[test]
+fn unicode_spaces_in_declarations_never_panic() {
+    for space in ['\u{1680}', '\u{2003}', '\u{3000}', '\u{a0}'] {
+        let text = format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G{space}type=ud num_elts=8 align=hword\n\
+             .decl V0033{space}v_type=G type=ud{space}{space}num_elts=8 align=hword\n\
+             .kernel_attr SimdSize=8\nmov (M1, 8) V0032(0,0)<1> V0033(0,0)<1;1,0>\nret (M1, 1)\n"
+        );
+        match parse_visaasm(&text, 32) {
+            Ok(p) => {
+                let printed = visa_emu::print::print_program(&p);
+                assert_eq!(parse_visaasm(&printed, 32).expect("printed text parses"), p);
+            }
+            Err(e) => assert!(e.line >= 3, "{e}"),
+        }
+    }
+}
+
 /// The image instruction forms (`load_lz`, `sample_lz`/`sample_l`, `media_ld`/`media_st`,
 /// `scatter4_typed`) mutated line by line in the own image cases and tests/data: the
 /// parser never panics, and a program that still parses prepares without a panic.

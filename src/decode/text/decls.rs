@@ -115,7 +115,8 @@ fn key_values(rest: &str) -> Vec<(&str, &str)> {
             if i > start {
                 parts.push(&rest[start..i]);
             }
-            start = i + 1;
+            // Past the whole character: Unicode spaces are several bytes long.
+            start = i + c.len_utf8();
         }
     }
     if start < b.len() {
