@@ -1405,49 +1405,30 @@ impl Thread {
                     pos += 1;
                 }
             }
-            GatherScaled | ScatterScaled => {
-                let space = space_of(self, "Surface");
-                let base = scalar(self, "Offset");
-                let bytes = 1usize << (int("Num_blocks") & 3);
-                let offs = raw("Element_offset");
-                let load = inst.op == GatherScaled;
-                let data = if load { raw("Dst") } else { raw("Src") };
-                for i in 0..n {
-                    if chen & (1 << i) == 0 {
-                        continue;
-                    }
-                    let addr = base.wrapping_add(self.raw_read(offs, 4 * i, 4));
-                    if load {
-                        let v = mread(cx, &self.scratch, space, addr, bytes);
-                        self.raw_write(data, 4 * i, 4, v);
-                    } else {
-                        let v = self.raw_read(data, 4 * i, bytes);
-                        mwrite(cx, &mut self.scratch, space, addr, bytes, v);
-                    }
-                }
-            }
-            Gather | Scatter => {
-                // GATHER/SCATTER pages: element i at (Global_offset + Element_offset[i])
-                // elements of Elt_size bytes; each in a dword slot (loads zero-extend).
-                let bytes = match int("Elt_size") & 3 {
-                    0 => 1usize,
-                    1 => 2,
-                    2 => 4,
-                    _ => {
-                        return Err(ExecError::Malformed {
+            GatherScaled | ScatterScaled | Gather | Scatter => {
+                // Element i at Offset + Element_offset[i] bytes (the scaled forms), or
+                // at (Global_offset + Element_offset[i]) elements of Elt_size bytes
+                // (GATHER/SCATTER); each in a dword slot (loads zero-extend).
+                let scaled = matches!(inst.op, GatherScaled | ScatterScaled);
+                let (bytes, base, scale) = if scaled {
+                    let bytes = 1usize << (int("Num_blocks") & 3);
+                    (bytes, scalar(self, "Offset"), 1)
+                } else {
+                    let bytes =
+                        elt_size_bytes(int("Elt_size")).ok_or_else(|| ExecError::Malformed {
                             index: inst.index,
                             what: "Elt_size code 3".into(),
-                        })
-                    }
+                        })? as usize;
+                    let base = scalar(self, "Global_offset") as u32 as u64;
+                    (bytes, base, bytes as u64)
                 };
                 let space = space_of(self, "Surface");
-                let base = scalar(self, "Global_offset") as u32 as u64;
                 let offs = raw("Element_offset");
-                let load = inst.op == Gather;
+                let load = matches!(inst.op, GatherScaled | Gather);
                 let data = if load { raw("Dst") } else { raw("Src") };
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {
-                    let e = self.raw_read(offs, 4 * i, 4) as u32 as u64;
-                    let addr = (base + e) * bytes as u64;
+                    let e = self.raw_read(offs, 4 * i, 4);
+                    let addr = base.wrapping_add(e).wrapping_mul(scale);
                     if load {
                         let v = mread(cx, &self.scratch, space, addr, bytes);
                         self.raw_write(data, 4 * i, 4, v);
@@ -1614,59 +1595,27 @@ impl Thread {
         let chen = self.chen(inst, em);
         let bad = |what: String| ExecError::Unsupported {
             index: inst.index,
-            what,
+            what: format!("DPAS: {what}"),
         };
-        let raw = |name: &str| match ffld(inst, name) {
-            Some(PField::Raw(off, ty)) => (*off, *ty),
-            _ => (None, DataType::UD),
-        };
-        let prec = |name: &str| {
-            alu::Precision::from_code(fint(inst, name)).ok_or_else(|| {
-                bad(format!(
-                    "DPAS with precision code {} for {name}",
-                    fint(inst, name)
-                ))
-            })
-        };
-        let shape = alu::DpasShape {
-            w: prec("W")?,
-            a: prec("A")?,
-            depth: fint(inst, "SD") as u32,
-            repeat: fint(inst, "RC") as u32,
-            exec_size: n,
-        };
-        if 4 * n != grf_bytes {
-            return Err(bad(format!(
-                "DPAS of execution size {n} on a {grf_bytes}-byte GRF (a row is one GRF: \
-                 8 channels on 32-byte GRFs, 16 on 64-byte)"
-            )));
-        }
-        let src2 = match ffld(inst, "Src2") {
-            Some(PField::Src(Src::Direct { off, .. })) => *off,
-            _ => return Err(bad("DPAS with an indirect or immediate Src2".into())),
-        };
-        let (dst, dty) = raw("Dst");
-        let (s0, s0ty) = raw("Src0");
-        let (s1, _) = raw("Src1");
-        if s1.is_none() {
-            return Err(bad("DPAS with a null Src1".into()));
-        }
-        let (b0, b1, b2) = shape.operand_bytes();
-        let bytes = |off: Option<u32>, len: usize| -> Vec<u8> {
-            let o = off.unwrap_or(0) as usize;
+        let ops = dpas_operands(inst, grf_bytes).map_err(bad)?;
+        let (dst, dty) = ops.dst;
+        let (s0, s0ty) = ops.src0;
+        let (b0, b1, b2) = ops.shape.operand_bytes();
+        let bytes = |o: u32, len: usize| -> Vec<u8> {
+            let o = o as usize;
             let mut v = vec![0u8; len];
             if let Some(src) = self.grf.get(o..o + len) {
                 v.copy_from_slice(src);
             }
             v
         };
-        let c = s0.map(|o| (s0ty, bytes(Some(o), b0 * s0ty.size() as usize / 4)));
+        let c = s0.map(|o| (s0ty, bytes(o, b0 * s0ty.size() as usize / 4)));
         let out = alu::dpas(
-            shape,
+            ops.shape,
             dty,
             c.as_ref().map(|(t, b)| (*t, b.as_slice())),
-            &bytes(s1, b1),
-            &bytes(Some(src2), b2),
+            &bytes(ops.src1, b1),
+            &bytes(ops.src2, b2),
         )
         .map_err(|e| bad(e.to_string()))?;
         let Some(d) = dst else { return Ok(()) };
@@ -1724,22 +1673,7 @@ impl Thread {
         };
         let mask = int("ChMask") as u32 & 0xf;
         let enabled: Vec<usize> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
-        let op = match subop {
-            0x02 | 0x06 => None,
-            0x08..=0x1a => Some(
-                AtomicOp::from_lsc(subop)
-                    .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?,
-            ),
-            _ => {
-                return Err(unsupported(format!(
-                    "{} on a typed surface is not emulated (quad loads and stores of d32 \
-                     and atomics are)",
-                    crate::isa::syntax::LSC_SUBOP
-                        .name(subop)
-                        .unwrap_or("this LSC sub-op")
-                )))
-            }
-        };
+        let op = lsc_typed_op(subop).map_err(unsupported)?;
         if let Some(why) = op.and_then(|_| desc.atomic_refusal(bits)) {
             return Err(unsupported(why));
         }
@@ -1968,6 +1902,85 @@ pub(crate) fn ffld<'a>(inst: &'a PInst, name: &str) -> Option<&'a PField> {
     crate::isa::table::info(inst.op)
         .index_of(name)
         .and_then(|i| inst.fields.get(i))
+}
+
+/// A DPAS instruction as the interpreter and the translator both read it: its shape
+/// and its operands' GRF offsets (`None`: %null) with their variables' types.
+pub(crate) struct DpasOperands {
+    pub shape: alu::DpasShape,
+    pub dst: (Option<u32>, DataType),
+    pub src0: (Option<u32>, DataType),
+    pub src1: u32,
+    pub src2: u32,
+}
+
+/// Read and check a DPAS instruction (the page's rules, `alu::dpas_check`; a row is
+/// one GRF). The error says what is wrong.
+pub(crate) fn dpas_operands(inst: &PInst, grf_bytes: u32) -> Result<DpasOperands, String> {
+    let n = inst.exec.size as u32;
+    let raw = |name: &str| match ffld(inst, name) {
+        Some(PField::Raw(off, ty)) => (*off, *ty),
+        _ => (None, DataType::UD),
+    };
+    let prec = |name: &str| {
+        alu::Precision::from_code(fint(inst, name))
+            .ok_or_else(|| format!("precision code {} for {name}", fint(inst, name)))
+    };
+    let shape = alu::DpasShape {
+        w: prec("W")?,
+        a: prec("A")?,
+        depth: fint(inst, "SD") as u32,
+        repeat: fint(inst, "RC") as u32,
+        exec_size: n,
+    };
+    if 4 * n != grf_bytes {
+        return Err(format!(
+            "execution size {n} on a {grf_bytes}-byte GRF (a row is one GRF: 8 channels \
+             on 32-byte GRFs, 16 on 64-byte)"
+        ));
+    }
+    let src2 = match ffld(inst, "Src2") {
+        Some(PField::Src(Src::Direct { off, .. })) => *off,
+        _ => return Err("an indirect or immediate Src2".into()),
+    };
+    let (dst, src0) = (raw("Dst"), raw("Src0"));
+    let src1 = raw("Src1").0.ok_or("a null Src1")?;
+    alu::dpas_check(shape, dst.1, src0.0.map(|_| src0.1)).map_err(|e| e.to_string())?;
+    Ok(DpasOperands {
+        shape,
+        dst,
+        src0,
+        src1,
+        src2,
+    })
+}
+
+/// What an LSC_TYPED sub-op does: a quad load or store (`None`) or an atomic; the
+/// other typed forms (block2d, status, surface info) are refused with the reason.
+pub(crate) fn lsc_typed_op(subop: u64) -> Result<Option<AtomicOp>, String> {
+    match subop {
+        0x02 | 0x06 => Ok(None),
+        0x08..=0x1a => AtomicOp::from_lsc(subop)
+            .map(Some)
+            .ok_or_else(|| format!("LSC atomic sub-op {subop:#x}")),
+        _ => Err(format!(
+            "{} on a typed surface is not emulated (quad loads and stores of d32 and \
+             atomics are)",
+            crate::isa::syntax::LSC_SUBOP
+                .name(subop)
+                .unwrap_or("this LSC sub-op")
+        )),
+    }
+}
+
+/// GATHER/SCATTER's Elt_size code as bytes (1, 2, 4; code 3 is undefined).
+pub(crate) fn elt_size_bytes(code: u64) -> Option<u32> {
+    match code & 3 {
+        0 => Some(1),
+        1 => Some(2),
+        2 => Some(4),
+        _ => None,
+    }
 }
 
 pub(crate) fn fint(inst: &PInst, name: &str) -> u64 {

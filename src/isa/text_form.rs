@@ -66,6 +66,15 @@ const fn form(
 use ExecPart::*;
 use Suffix::*;
 
+/// DPAS and DPASW: `dpas.W.A.SD.RC (exec) dst src0 src1 src2`.
+const DPAS_SUFFIXES: &[(&str, Suffix)] = &[
+    ("W", Precision),
+    ("A", Precision),
+    ("SD", Number),
+    ("RC", Number),
+];
+const DPAS_OPERANDS: &[&str] = &["Dst", "Src0", "Src1", "Src2"];
+
 /// The memory-message forms (spec "Text" sections; IGC's printer where they differ).
 pub static FORMS: &[TextForm] = &[
     form(
@@ -231,27 +240,17 @@ pub static FORMS: &[TextForm] = &[
     form(
         Opcode::Dpas,
         "dpas",
-        &[
-            ("W", Precision),
-            ("A", Precision),
-            ("SD", Number),
-            ("RC", Number),
-        ],
+        DPAS_SUFFIXES,
         ExecSize,
-        &["Dst", "Src0", "Src1", "Src2"],
+        DPAS_OPERANDS,
         &[],
     ),
     form(
         Opcode::Dpasw,
         "dpasw",
-        &[
-            ("W", Precision),
-            ("A", Precision),
-            ("SD", Number),
-            ("RC", Number),
-        ],
+        DPAS_SUFFIXES,
         ExecSize,
-        &["Dst", "Src0", "Src1", "Src2"],
+        DPAS_OPERANDS,
         &[],
     ),
     form(

@@ -597,18 +597,7 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
     let subop = int(inst, "LscSubOp");
     let mut s = syntax::LSC_SUBOP.name(subop).unwrap_or("lsc_?").to_string();
     s += ".tgm";
-    let (l1, l3) = (int(inst, "CachingL1"), int(inst, "CachingL3"));
-    if (l1, l3) != (0, 0) {
-        let _ = write!(
-            s,
-            ".{}.{}",
-            syntax::LSC_CACHE.name(l1).unwrap_or("?"),
-            syntax::LSC_CACHE.name(l3).unwrap_or("?")
-        );
-    }
-    if let Some(e) = inst.exec_size() {
-        let _ = write!(s, " {}", exec(&e));
-    }
+    lsc_caching_and_exec(&mut s, inst);
     let raw_of = |name: &str| match field(inst, name) {
         Some(Field::Raw(r)) if r.var.0 == 0 => None,
         Some(Field::Raw(r)) if r.offset == 0 => Some(var_name(k, r.var)),
@@ -621,13 +610,7 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
         .unwrap_or("?");
     let data = |name: &str| {
         if matches!(subop, 0x02 | 0x06) {
-            let mask = int(inst, "ChMask");
-            let letters: String = "xyzw"
-                .chars()
-                .enumerate()
-                .filter(|(i, _)| mask & (1 << i) != 0)
-                .map(|(_, c)| c)
-                .collect();
+            let letters = quad_letters(int(inst, "ChMask"));
             format!("{}:{size}.{letters}", name_of(name))
         } else {
             format!("{}:{size}", name_of(name))
@@ -676,14 +659,19 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
     s
 }
 
-fn lsc(k: &Kernel, inst: &Instruction) -> String {
-    let subop = int(inst, "LscSubOp");
-    let mut s = syntax::LSC_SUBOP.name(subop).unwrap_or("lsc_?").to_string();
-    let _ = write!(
-        s,
-        ".{}",
-        syntax::LSC_SFID.name(int(inst, "LscSFID")).unwrap_or("?")
-    );
+/// A quad LSC message's enabled channels as `xyzw` letters (ChMask bits 0-3).
+fn quad_letters(mask: u64) -> String {
+    "xyzw"
+        .chars()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, c)| c)
+        .collect()
+}
+
+/// An LSC message's `.<l1>.<l3>` cache suffixes (left out when both are default) and
+/// its `(exec)` part, shared by LSC_UNTYPED and LSC_TYPED.
+fn lsc_caching_and_exec(s: &mut String, inst: &Instruction) {
     let (l1, l3) = (int(inst, "CachingL1"), int(inst, "CachingL3"));
     if (l1, l3) != (0, 0) {
         let _ = write!(
@@ -696,6 +684,17 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
     if let Some(e) = inst.exec_size() {
         let _ = write!(s, " {}", exec(&e));
     }
+}
+
+fn lsc(k: &Kernel, inst: &Instruction) -> String {
+    let subop = int(inst, "LscSubOp");
+    let mut s = syntax::LSC_SUBOP.name(subop).unwrap_or("lsc_?").to_string();
+    let _ = write!(
+        s,
+        ".{}",
+        syntax::LSC_SFID.name(int(inst, "LscSFID")).unwrap_or("?")
+    );
+    lsc_caching_and_exec(&mut s, inst);
     let raw_name = |name: &str| match field(inst, name) {
         Some(Field::Raw(r)) if r.offset == 0 => var_name(k, r.var),
         Some(Field::Raw(r)) => raw(k, r),
@@ -704,13 +703,7 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
     let quad = matches!(subop, 0x02 | 0x06);
     let data = |name: &str| {
         if quad {
-            let mask = int(inst, "ChMask");
-            let letters: String = "xyzw"
-                .chars()
-                .enumerate()
-                .filter(|(i, _)| mask & (1 << i) != 0)
-                .map(|(_, c)| c)
-                .collect();
+            let letters = quad_letters(int(inst, "ChMask"));
             return format!(
                 "{}:{}.{letters}",
                 raw_name(name),

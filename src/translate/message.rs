@@ -10,7 +10,9 @@ use crate::interp::prepare::{PField, PInst};
 use crate::isa::Opcode;
 
 // Message fields by name: the interpreter's lookups, so both paths read the same fields.
-use crate::interp::thread::{ffld as field, fint as int, fraw as raw};
+use crate::interp::thread::{
+    elt_size_bytes, ffld as field, fint as int, fraw as raw, lsc_typed_op,
+};
 
 /// `raw_read(off, byte, len)` as a u64 expression.
 fn rd(off: Option<u32>, byte: &str, len: u32) -> String {
@@ -397,54 +399,33 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             }
             em.close();
         }
-        GatherScaled | ScatterScaled => {
+        GatherScaled | ScatterScaled | Gather | Scatter => {
+            // `Thread::message`: element i at Offset + Element_offset[i] bytes, or (GATHER/
+            // SCATTER) at (Global_offset + Element_offset[i]) * Elt_size; a dword slot.
+            let scaled = matches!(inst.op, GatherScaled | ScatterScaled);
             let bti = space(em, inst, "Surface");
-            em.line(&format!("let base = {};", scalar(inst, "Offset")));
-            let bytes = 1u32 << (int(inst, "Num_blocks") & 3);
             let offs = raw(inst, "Element_offset");
-            let load = inst.op == GatherScaled;
-            let data = if load {
-                raw(inst, "Dst")
+            let bytes = if scaled {
+                em.line(&format!("let base = {};", scalar(inst, "Offset")));
+                em.open_enabled_elems(n, "ce");
+                em.line(&format!("let a = base + {};", rdv(em, offs, 0, 4, 4)));
+                1u32 << (int(inst, "Num_blocks") & 3)
             } else {
-                raw(inst, "Src")
-            };
-            em.open_enabled_elems(n, "ce");
-            em.line(&format!("let a = base + {};", rdv(em, offs, 0, 4, 4)));
-            if load {
-                em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes, inst.index)));
-            } else {
-                em.line(&st(
-                    bti,
-                    "a",
-                    bytes,
-                    &rdv(em, data, 0, 4, bytes),
-                    inst.index,
+                let bytes = elt_size_bytes(int(inst, "Elt_size"))
+                    .ok_or_else(|| unsupported("Elt_size code 3".into()))?;
+                em.line(&format!(
+                    "let base = u64(u32({}));",
+                    scalar(inst, "Global_offset")
                 ));
-            }
-            em.close();
-        }
-        Gather | Scatter => {
-            // `Thread::message`: element i at (Global_offset + Element_offset[i]) *
-            // Elt_size bytes, in a dword slot.
-            let bytes = match int(inst, "Elt_size") & 3 {
-                0 => 1u32,
-                1 => 2,
-                2 => 4,
-                _ => return Err(unsupported("Elt_size code 3".into())),
+                em.open_enabled_elems(n, "ce");
+                em.line(&format!(
+                    "let a = (base + u64(u32({}))) * {bytes}lu;",
+                    rdv(em, offs, 0, 4, 4)
+                ));
+                bytes
             };
-            let bti = space(em, inst, "Surface");
-            em.line(&format!(
-                "let base = u64(u32({}));",
-                scalar(inst, "Global_offset")
-            ));
-            let offs = raw(inst, "Element_offset");
-            let load = inst.op == Gather;
+            let load = matches!(inst.op, GatherScaled | Gather);
             let data = raw(inst, if load { "Dst" } else { "Src" });
-            em.open_enabled_elems(n, "ce");
-            em.line(&format!(
-                "let a = (base + u64(u32({}))) * {bytes}lu;",
-                rdv(em, offs, 0, 4, 4)
-            ));
             if load {
                 em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes, inst.index)));
             } else {
@@ -760,21 +741,7 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
             "LSC_TYPED with a data size other than d32".into(),
         ));
     }
-    let op = match subop {
-        0x02 | 0x06 => None,
-        0x08..=0x1a => Some(
-            AtomicOp::from_lsc(subop)
-                .ok_or_else(|| unsupported(format!("LSC atomic sub-op {subop:#x}")))?,
-        ),
-        _ => {
-            return Err(unsupported(format!(
-                "{} on a typed surface is not translated",
-                crate::isa::syntax::LSC_SUBOP
-                    .name(subop)
-                    .unwrap_or("this LSC sub-op")
-            )))
-        }
-    };
+    let op = lsc_typed_op(subop).map_err(unsupported)?;
     let at = inst.index;
     let pitch = (4 * n).div_ceil(gb) * gb;
     let mask = int(inst, "ChMask") as u32 & 0xf;

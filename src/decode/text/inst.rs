@@ -115,6 +115,18 @@ pub fn exec_size(tok: &str, at: At) -> Result<ExecSize, ParseError> {
     })
 }
 
+/// An LSC address's `:aNN` suffix: the text before it and the AddrSize code.
+fn lsc_address_size<'s>(s: &'s str, expected: &str, a: At) -> Result<(&'s str, u64), ParseError> {
+    let (body, size) = s.rsplit_once(':').ok_or_else(|| a.fail(expected, s))?;
+    let size = name_code(
+        &syntax::LSC_ADDR_SIZE,
+        size,
+        "an address size a16 a32 a64",
+        a,
+    )?;
+    Ok((body, size))
+}
+
 fn name_code(names: &Names, s: &str, what: &str, at: At) -> Result<u64, ParseError> {
     names.code(s).ok_or_else(|| at.fail(what, s))
 }
@@ -755,26 +767,8 @@ impl Cx<'_> {
             Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?),
             at,
         )?;
-        let l1 = suffixes.get(1).map_or(Ok(0), |s| {
-            name_code(&syntax::LSC_CACHE, s, "a cache option", at)
-        })?;
-        let l3 = suffixes.get(2).map_or(Ok(0), |s| {
-            name_code(&syntax::LSC_CACHE, s, "a cache option", at)
-        })?;
-        b.set("CachingL1", Field::Int(l1), at)?;
-        b.set("CachingL3", Field::Int(l3), at)?;
-        if !matches!(subop, 0x02 | 0x06) {
-            b.set("ChMask", Field::Int(0), at)?;
-        }
-        let mut ops = rest.iter();
-        let t = ops
-            .next()
-            .ok_or_else(|| at.fail("an execution size", "end of line"))?;
-        b.set(
-            "Exec_size",
-            Field::ExecSize(exec_size(t.text, self.at(t))?),
-            at,
-        )?;
+        let quad = matches!(subop, 0x02 | 0x06);
+        let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, quad, "Exec_size", at)?;
         let null = RawOperand {
             var: VarId(0),
             offset: 0,
@@ -782,7 +776,6 @@ impl Cx<'_> {
         let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
         let is_store = matches!(subop, 0x04 | 0x05 | 0x06 | 0x1c);
         let is_atomic = (0x08..=0x1a).contains(&subop);
-        let quad = matches!(subop, 0x02 | 0x06);
         let strided = matches!(subop, 0x01 | 0x05);
         let addr_data = if is_store {
             let a = next("an LSC address")?;
@@ -847,6 +840,40 @@ impl Cx<'_> {
     }
 
     /// LSC_TYPED (`.tgm`): `lsc_load_quad.tgm (M1, 16) V:d32.xyzw bti(0x4)[U,V+1,R]:a32`,
+    /// The parts LSC_UNTYPED and LSC_TYPED share: the `.<l1>.<l3>` cache suffixes after
+    /// the SFID (default 0), ChMask 0 unless a quad form names channels, and the
+    /// `(exec)` part (`exec_field`: the rows name it differently); the operands left.
+    fn lsc_caching_and_exec<'r, 't>(
+        &self,
+        b: &mut Builder,
+        suffixes: &[&str],
+        rest: &'r [&'r Token<'t>],
+        quad: bool,
+        exec_field: &str,
+        at: At,
+    ) -> Result<std::slice::Iter<'r, &'r Token<'t>>, ParseError> {
+        let cache = |i: usize| {
+            suffixes.get(i).map_or(Ok(0), |s| {
+                name_code(&syntax::LSC_CACHE, s, "a cache option", at)
+            })
+        };
+        b.set("CachingL1", Field::Int(cache(1)?), at)?;
+        b.set("CachingL3", Field::Int(cache(2)?), at)?;
+        if !quad {
+            b.set("ChMask", Field::Int(0), at)?;
+        }
+        let mut ops = rest.iter();
+        let t = ops
+            .next()
+            .ok_or_else(|| at.fail("an execution size", "end of line"))?;
+        b.set(
+            exec_field,
+            Field::ExecSize(exec_size(t.text, self.at(t))?),
+            at,
+        )?;
+        Ok(ops)
+    }
+
     /// `lsc_store_quad.tgm (M1, 16) ADDR V:d32.xyzw`, `lsc_atomic_iadd.tgm (M1, 16)
     /// V:d32 ADDR SRC1 SRC2` (IGC's printer: coordinates up to the first null one, then
     /// LOD; immediate offsets on U, V and R).
@@ -870,25 +897,7 @@ impl Cx<'_> {
         let mut b = Builder::new(Opcode::LscTyped);
         b.set("LscSubOp", Field::Int(subop), at)?;
         b.set("Predicate", Field::Pred(self.pred), at)?;
-        let cache = |i: usize| {
-            suffixes.get(i).map_or(Ok(0), |s| {
-                name_code(&syntax::LSC_CACHE, s, "a cache option", at)
-            })
-        };
-        b.set("CachingL1", Field::Int(cache(1)?), at)?;
-        b.set("CachingL3", Field::Int(cache(2)?), at)?;
-        if !quad {
-            b.set("ChMask", Field::Int(0), at)?;
-        }
-        let mut ops = rest.iter();
-        let t = ops
-            .next()
-            .ok_or_else(|| at.fail("an execution size", "end of line"))?;
-        b.set(
-            "ExecSize",
-            Field::ExecSize(exec_size(t.text, self.at(t))?),
-            at,
-        )?;
+        let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, quad, "ExecSize", at)?;
         let null = RawOperand {
             var: VarId(0),
             offset: 0,
@@ -925,20 +934,34 @@ impl Cx<'_> {
         b.finish(at)
     }
 
+    /// An LSC surface index or pitch: an immediate (UD, at most `max`) where the text
+    /// starts with a digit, else a vector operand.
+    fn imm_or_operand(
+        &self,
+        text: &str,
+        what: &str,
+        max: u64,
+        a: At,
+    ) -> Result<VecOperand, ParseError> {
+        if !text.starts_with(|c: char| c.is_ascii_digit()) {
+            return operand::vec_operand(text, false, self.sym, a);
+        }
+        let bits = parse_int(text)
+            .and_then(|v| u64::try_from(v).ok())
+            .filter(|v| *v <= max)
+            .ok_or_else(|| a.fail(what, text))?;
+        Ok(VecOperand::Immediate {
+            ty: DataType::UD,
+            bits,
+        })
+    }
+
     /// `bti(0x4)[U,V+1,R,LOD]:a32` (or `bss(V)`/`ss(V)`): AddrType, AddrSize, Surface,
     /// the coordinate registers (missing ones null) and their offsets.
     fn lsc_typed_address(&self, b: &mut Builder, t: &Token) -> Result<(), ParseError> {
         let a = self.at(t);
         let s = t.text;
-        let (body, size) = s
-            .rsplit_once(':')
-            .ok_or_else(|| a.fail("a typed LSC address `bti(N)[U,V,R,LOD]:a32`", s))?;
-        let size = name_code(
-            &syntax::LSC_ADDR_SIZE,
-            size,
-            "an address size a16 a32 a64",
-            a,
-        )?;
+        let (body, size) = lsc_address_size(s, "a typed LSC address `bti(N)[U,V,R,LOD]:a32`", a)?;
         let (model, inner) = body
             .strip_suffix(']')
             .and_then(|x| x.split_once('['))
@@ -953,16 +976,7 @@ impl Cx<'_> {
             "an address model bss ss bti",
             a,
         )?;
-        let surface = if sarg.starts_with(|c: char| c.is_ascii_digit()) {
-            VecOperand::Immediate {
-                ty: DataType::UD,
-                bits: parse_int(sarg)
-                    .and_then(|v| u64::try_from(v).ok())
-                    .ok_or_else(|| a.fail("a surface index", sarg))?,
-            }
-        } else {
-            operand::vec_operand(sarg, false, self.sym, a)?
-        };
+        let surface = self.imm_or_operand(sarg, "a surface index", u64::MAX, a)?;
         let coords: Vec<&str> = inner.split(',').map(str::trim).collect();
         if coords.is_empty() || coords.len() > 4 {
             return Err(a.fail("one to four coordinates U,V,R,LOD", inner));
@@ -1063,15 +1077,7 @@ impl Cx<'_> {
     ) -> Result<Option<VecOperand>, ParseError> {
         let a = self.at(t);
         let s = t.text;
-        let (body, size) = s
-            .rsplit_once(':')
-            .ok_or_else(|| a.fail("an LSC address `model[...]:aNN`", s))?;
-        let size = name_code(
-            &syntax::LSC_ADDR_SIZE,
-            size,
-            "an address size a16 a32 a64",
-            a,
-        )?;
+        let (body, size) = lsc_address_size(s, "an LSC address `model[...]:aNN`", a)?;
         let open = body
             .find('[')
             .ok_or_else(|| a.fail("`[` in an LSC address", s))?;
@@ -1085,17 +1091,10 @@ impl Cx<'_> {
                 let sarg = sarg
                     .strip_suffix(')')
                     .ok_or_else(|| a.fail("`)` after the surface", model))?;
-                let v = if sarg.starts_with(|c: char| c.is_ascii_digit()) {
-                    VecOperand::Immediate {
-                        ty: DataType::UD,
-                        bits: parse_int(sarg)
-                            .and_then(|v| u64::try_from(v).ok())
-                            .ok_or_else(|| a.fail("a surface index", sarg))?,
-                    }
-                } else {
-                    operand::vec_operand(sarg, false, self.sym, a)?
-                };
-                (m, v)
+                (
+                    m,
+                    self.imm_or_operand(sarg, "a surface index", u64::MAX, a)?,
+                )
             }
             None => (
                 model,
@@ -1113,18 +1112,8 @@ impl Cx<'_> {
         )?;
         let (inner, pitch) = match inner.split_once(',') {
             Some((addr, p)) if strided => {
-                let p = p.trim();
-                let v = if p.starts_with(|c: char| c.is_ascii_digit()) {
-                    VecOperand::Immediate {
-                        ty: DataType::UD,
-                        bits: parse_int(p)
-                            .and_then(|v| u32::try_from(v).ok())
-                            .ok_or_else(|| a.fail("a 32-bit unsigned pitch", p))?
-                            as u64,
-                    }
-                } else {
-                    operand::vec_operand(p, false, self.sym, a)?
-                };
+                let v =
+                    self.imm_or_operand(p.trim(), "a 32-bit unsigned pitch", u32::MAX as u64, a)?;
                 (addr, Some(v))
             }
             Some(_) => return Err(a.fail("`]` (only strided messages take a pitch)", s)),
