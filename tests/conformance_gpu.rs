@@ -553,6 +553,23 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// Own-case variant `v` (`CASE/VARIANT` under tests/cases) on the GPU path: the
+/// interpreter's bytes and counts and the case's expected outputs. Returns the GPU run
+/// for the caller's further checks.
+fn own_variant_agrees(ctx: &mut GpuContext, v: &str) -> visa_emu::backend::gpu::GpuRun {
+    use visa_emu::backend::gpu;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases")
+        .join(v);
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let g = gpu::execute(ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+    assert_same_run(v, &cpu, &g);
+    visa_emu::backend::cpu::check_outputs(&case, &g.buffers).unwrap_or_else(|e| panic!("{v}: {e}"));
+    g
+}
+
 /// Images (own cases `image_rw`, `image_sample`): sampler-less reads (3D_LOAD ld_lz) of
 /// RGBA float, R float and RGBA uint8 images, writes (SCATTER4_TYPED) to RGBA float,
 /// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
@@ -569,9 +586,7 @@ fn hex(b: &[u8]) -> String {
 /// pass; `visa-emu conformance tests/cases/image_rw tests/cases/image_sample`).
 #[test]
 fn images_agree_with_the_interpreter() {
-    use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     for v in [
         "image_rw/tgllp-simd8",
         "image_rw/acm-g10-simd8",
@@ -588,14 +603,7 @@ fn images_agree_with_the_interpreter() {
         "image_atomic/acm-g10-simd8",
         "image_lsc_typed/acm-g10-simd8",
     ] {
-        let dir = own.join(v);
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_same_run(v, &cpu, &g);
-        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
-            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        let g = own_variant_agrees(&mut ctx, v);
         assert_eq!((g.oob_reads, g.oob_writes), (0, 0), "{v}");
         // Typed messages run in the lane mapping; a kernel of samples and writes at
         // the lane's own coordinates, with no whole-thread store, runs straight.
@@ -610,26 +618,17 @@ fn images_agree_with_the_interpreter() {
 
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
 /// QW_GATHER/QW_SCATTER (`qword_gather_scatter`) and GATHER/SCATTER of bytes and words
-/// (`gather_scatter_legacy`), IGC's plain messages rewritten by the cases' PATCH: the interpreter's bytes and counts and the expected outputs.
+/// (`gather_scatter_legacy`), IGC's plain messages rewritten by the cases' PATCH: the
+/// interpreter's bytes and counts and the expected outputs.
 #[test]
 fn patched_messages_agree_with_the_interpreter() {
-    use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     for v in [
         "lsc_strided_quad/acm-g10-simd8",
         "qword_gather_scatter/tgllp-simd8",
         "gather_scatter_legacy/tgllp-simd8",
     ] {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/cases")
-            .join(v);
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_same_run(v, &cpu, &g);
-        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
-            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        own_variant_agrees(&mut ctx, v);
     }
 }
 
@@ -639,18 +638,9 @@ fn patched_messages_agree_with_the_interpreter() {
 /// minutes of lavapipe compile: `visa-emu conformance tests/cases/dpas_pvc`.)
 #[test]
 fn dpas_agrees_with_the_interpreter() {
-    use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/dpas/acm-g10-simd8");
-    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("dpas: {e}"));
+    let g = own_variant_agrees(&mut ctx, "dpas/acm-g10-simd8");
     assert_eq!(g.mapping, "threads", "{:?}", g.note);
-    assert_same_run("dpas", &cpu, &g);
-    visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
-        .unwrap_or_else(|e| panic!("dpas: {e}"));
 }
 
 /// A typed atomic on an image whose format takes none (here RGBA: hardware typed

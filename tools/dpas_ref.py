@@ -18,6 +18,28 @@ def f32_of(bits):
     return struct.unpack("<f", struct.pack("<I", bits))[0]
 
 
+def half_bits(x):
+    """A Python float as IEEE half bits (nearest even)."""
+    return struct.unpack("<H", struct.pack("<e", x))[0]
+
+
+def bf_bits(x):
+    """A Python float as bf16 bits, truncated (any bf16 is a valid input)."""
+    return f32_bits(x) >> 16
+
+
+def s32(v):
+    """A 32-bit word as a signed int (the int32 buffers' values)."""
+    v &= 0xffffffff
+    return v - (1 << 32) if v >> 31 else v
+
+
+def pairs(rng, enc, lo, hi, count):
+    """`count` words of two 16-bit values (`enc` of uniform floats in [lo, hi)), low first."""
+    return [s32(enc(rng.uniform(lo, hi)) | (enc(rng.uniform(lo, hi)) << 16))
+            for _ in range(count)]
+
+
 def elem(dwords, idx, bits, signed):
     bit = idx * bits
     v = (dwords[bit // 32] >> (bit % 32)) & ((1 << bits) - 1)

@@ -4,7 +4,7 @@ the registers as a SIMD8 thread holds them: a per-lane `int8` value v is the var
 whose dword `comp * 8 + lane` is v[comp] of that lane."""
 import os, random, struct, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../tools"))
-from dpas_ref import f32_bits, f32_of, fdpas, idpas  # noqa: E402
+from dpas_ref import bf_bits, f32_bits, f32_of, fdpas, half_bits, idpas, pairs, s32  # noqa: E402
 
 KERNEL = "dpas_mix"
 DEVICES = ["acm-g10"]
@@ -14,32 +14,15 @@ NDRANGE = {"work_dim": 1, "global_size": [N], "local_size": [16], "global_offset
 rng = random.Random(20261125)
 
 
-def half_bits(x):
-    return struct.unpack("<H", struct.pack("<e", x))[0]
-
-
-def bf_bits(x):
-    return f32_bits(x) >> 16  # truncation: any bf16 is a valid input
-
-
-def rand_pairs(enc):
-    return [enc(rng.uniform(-8, 8)) | (enc(rng.uniform(-8, 8)) << 16) for _ in range(N * 8)]
-
-
-def s32(v):
-    v &= 0xffffffff
-    return v - (1 << 32) if v >> 31 else v
-
-
 INPUTS = {
     "a": [s32(rng.getrandbits(32)) for _ in range(N * 8)],
     "b": [s32(rng.getrandbits(32)) for _ in range(N * 8)],
     "c": [s32(rng.getrandbits(32)) for _ in range(N * 8)],
     "cf": [rng.uniform(-100, 100) for _ in range(N * 8)],
-    "ah": [s32(v) for v in rand_pairs(half_bits)],
-    "bh": [s32(v) for v in rand_pairs(half_bits)],
-    "abf": [s32(v) for v in rand_pairs(bf_bits)],
-    "bbf": [s32(v) for v in rand_pairs(bf_bits)],
+    "ah": pairs(rng, half_bits, -8, 8, N * 8),
+    "bh": pairs(rng, half_bits, -8, 8, N * 8),
+    "abf": pairs(rng, bf_bits, -8, 8, N * 8),
+    "bbf": pairs(rng, bf_bits, -8, 8, N * 8),
     "out": [0] * (N * 8 * 8),
 }
 ARGS = [{"name": k, "kind": "buffer", "dtype": "float32" if k == "cf" else "int32",

@@ -5,7 +5,7 @@ them: component `comp` of lane `lane` of a per-lane vector is element
 `comp * 16 + lane` of its variable (16-bit vectors packed two elements per dword)."""
 import os, random, struct, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../tools"))
-from dpas_ref import f32_bits, f32_of, fdpas, idpas  # noqa: E402
+from dpas_ref import bf_bits, f32_bits, f32_of, fdpas, half_bits, idpas, pairs, s32  # noqa: E402
 
 KERNEL = "dpas_pvc"
 DEVICES = ["pvc"]
@@ -15,36 +15,19 @@ NDRANGE = {"work_dim": 1, "global_size": [N], "local_size": [16], "global_offset
 rng = random.Random(20261126)
 
 
-def half_bits(x):
-    return struct.unpack("<H", struct.pack("<e", x))[0]
-
-
-def bf_bits(x):
-    return f32_bits(x) >> 16
-
-
-def s32(v):
-    v &= 0xffffffff
-    return v - (1 << 32) if v >> 31 else v
-
-
-def pairs(enc, lo, hi, count):
-    return [s32(enc(rng.uniform(lo, hi)) | (enc(rng.uniform(lo, hi)) << 16)) for _ in range(count)]
-
-
 INPUTS = {
     "a": [s32(rng.getrandbits(32)) for _ in range(N * 8)],
     "b": [s32(rng.getrandbits(32)) for _ in range(N * 8)],
     "c": [s32(rng.getrandbits(32)) for _ in range(N * 8)],
     "cf": [rng.uniform(-100, 100) for _ in range(N * 8)],
-    "ah": pairs(half_bits, -8, 8, N * 4),
-    "bh": pairs(half_bits, -8, 8, N * 8),
+    "ah": pairs(rng, half_bits, -8, 8, N * 4),
+    "bh": pairs(rng, half_bits, -8, 8, N * 8),
     "at": [rng.uniform(-8, 8) for _ in range(N * 4)],
     "bt": [rng.uniform(-8, 8) for _ in range(N * 8)],
-    "ch": pairs(half_bits, -100, 100, N * 4),
-    "abf": pairs(bf_bits, -8, 8, N * 4),
-    "bbf": pairs(bf_bits, -8, 8, N * 8),
-    "cbf": pairs(bf_bits, -100, 100, N * 4),
+    "ch": pairs(rng, half_bits, -100, 100, N * 4),
+    "abf": pairs(rng, bf_bits, -8, 8, N * 4),
+    "bbf": pairs(rng, bf_bits, -8, 8, N * 8),
+    "cbf": pairs(rng, bf_bits, -100, 100, N * 4),
     "out": [0] * (N * 8 * 5),
 }
 FLOATS = ("cf", "at", "bt")
@@ -74,10 +57,6 @@ def half_of(raw):
     return struct.unpack("<e", struct.pack("<H", raw))[0]
 
 
-def to_half(x):
-    return half_bits(x)  # f32 value -> half, nearest even (struct rounds correctly)
-
-
 def to_bf(x):
     b = f32_bits(x)
     q, rem = b >> 16, b & 0xffff
@@ -103,7 +82,7 @@ def expected(inp):
                                                 regs(inp["at"], sg, 4), SIMD)])
         _, ch = regs16(inp["ch"], sg)
         res = fdpas("hf", 8, 8, [half_of(x) for x in ch], bh, ah, SIMD)
-        put(3, sg, [to_half(x) for x in res])
+        put(3, sg, [half_bits(x) for x in res])  # f32 -> half, nearest even
         abf, _ = regs16(inp["abf"], sg)
         _, cbf = regs16(inp["cbf"], sg)
         res = fdpas("bf", 8, 8, [f32_of(x << 16) for x in cbf], regs(inp["bbf"], sg, 8), abf, SIMD)
