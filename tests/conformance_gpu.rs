@@ -643,6 +643,15 @@ fn dpas_agrees_with_the_interpreter() {
     assert_eq!(g.mapping, "threads", "{:?}", g.note);
 }
 
+/// LSC 2D block loads and stores (own case `block2d_lsc`, PVC SIMD16: plain, VNNI and
+/// transposed loads, stores, clipping at the surface's edges) in the thread mapping.
+#[test]
+fn block2d_agrees_with_the_interpreter() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let g = own_variant_agrees(&mut ctx, "block2d_lsc/pvc-simd16");
+    assert_eq!(g.mapping, "threads", "{:?}", g.note);
+}
+
 /// A typed atomic on an image whose format takes none (here RGBA: hardware typed
 /// atomics read and write one raw channel) is refused with the reason on both paths,
 /// never run on the wrong bytes.

@@ -6,6 +6,7 @@
 //! payload builder that gives each SIMD thread its initial GRF image.
 
 pub mod alu;
+pub(crate) mod block2d;
 pub mod layout;
 pub mod memory;
 pub mod prepare;

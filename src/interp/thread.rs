@@ -9,6 +9,7 @@
 //! that a subroutine runs once with the calling channels, NoMask instructions included.
 
 use super::alu::{self, FpEnv, Num, Val};
+use super::block2d::{Block2d, Surface2d};
 use super::memory::{AtomicOp, Memory, Space};
 use super::prepare::{Dst, PField, PInst, Prepared, Src};
 use super::ExecError;
@@ -1787,6 +1788,7 @@ impl Thread {
             }
         };
         match subop {
+            0x03 | 0x07 => return self.lsc_block2d(inst, cx),
             0x00..=0x02 | 0x04..=0x06 => {
                 let load = subop <= 0x02;
                 let strided = matches!(subop, 0x01 | 0x05);
@@ -1887,6 +1889,54 @@ impl Thread {
             }
         }
         Ok(())
+    }
+}
+
+impl Thread {
+    /// `lsc_load_block2d` / `lsc_store_block2d` (`block2d`): a whole-thread message
+    /// (the page's examples run it `(M1_NM, 1)`; IGC's are `(M1, 16)`), so the
+    /// execution mask does not enter.
+    fn lsc_block2d(&mut self, inst: &PInst, cx: &mut Ctx) -> Result<(), ExecError> {
+        let shape = Block2d::of(inst, cx.grf_bytes).map_err(|what| ExecError::Unsupported {
+            index: inst.index,
+            what,
+        })?;
+        let surf = block2d_surface(inst, |s| self.src_elem(s, 0).0.bits);
+        let e = shape.elem;
+        let data = fraw(inst, if shape.load { "DstData" } else { "Src1Data" });
+        for b in 0..shape.blocks {
+            for g in 0..shape.block_pitch {
+                let at = (b * shape.block_pitch + g) * e;
+                let addr = shape
+                    .source(g)
+                    .and_then(|(y, x)| surf.address(&shape, b, y, x));
+                if shape.load {
+                    let v =
+                        addr.map_or(0, |a| mread(cx, &self.scratch, Space::Flat, a, e as usize));
+                    self.raw_write(data, at, e as usize, v);
+                } else if let Some(a) = addr {
+                    let v = self.raw_read(data, at, e as usize);
+                    mwrite(cx, &mut self.scratch, Space::Flat, a, e as usize, v);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A block2d message's run-time surface operands, `read` giving a scalar's bits.
+pub(crate) fn block2d_surface(inst: &PInst, read: impl Fn(&Src) -> u64) -> Surface2d {
+    let v = |name: &str| match ffld(inst, name) {
+        Some(PField::Src(s)) => read(s),
+        _ => 0,
+    };
+    Surface2d {
+        base: v("SurfaceBaseAddr"),
+        width: v("SurfaceWidth") as u32,
+        height: v("SurfaceHeight") as u32,
+        pitch: v("SurfacePitch") as u32,
+        x: v("Src0AddrX") as u32 as i32,
+        y: v("Src0AddrY") as u32 as i32,
     }
 }
 

@@ -61,9 +61,33 @@ impl OpInfo {
 
 /// Fields of LSC_UNTYPED's other formats that its main one (the generated row) lacks,
 /// appended to the row so that one field list holds every sub-op: the strided
-/// load/store's pitch (`Src0Addrs` holds its base). The binary decoder reads the main
-/// format and leaves these at their defaults (`decode::binary`).
-pub const LSC_UNTYPED_EXTRA: &[FieldSpec] = &[f("Src0AddrPitch", FieldKind::Src)];
+/// load/store's pitch (`Src0Addrs` holds its base) and the block2d form's shape and
+/// surface operands. The binary decoder reads the main format and leaves these at
+/// their defaults (`decode::binary`).
+pub const LSC_UNTYPED_EXTRA: &[FieldSpec] = &[
+    f("Src0AddrPitch", FieldKind::Src),
+    f("Blocks", FieldKind::Int(1)),
+    f("BlockWidth", FieldKind::Int(2)),
+    f("BlockHeight", FieldKind::Int(2)),
+    f("VNNI", FieldKind::Int(1)),
+    f("SurfaceBaseAddr", FieldKind::Src),
+    f("SurfaceWidth", FieldKind::Src),
+    f("SurfaceHeight", FieldKind::Src),
+    f("SurfacePitch", FieldKind::Src),
+    f("Src0AddrX", FieldKind::Src),
+    f("Src0AddrY", FieldKind::Src),
+];
+
+/// The block2d message's surface and position operands, in their text order
+/// (`flat[Base,W,H,P,X,Y]`).
+pub const BLOCK2D_OPERANDS: [&str; 6] = [
+    "SurfaceBaseAddr",
+    "SurfaceWidth",
+    "SurfaceHeight",
+    "SurfacePitch",
+    "Src0AddrX",
+    "Src0AddrY",
+];
 
 /// LSC_TYPED's immediate coordinate offsets (`bti(0x4)[U,V+1,R]`), which IGC's
 /// writer emits after each coordinate and the spec's Format table leaves out.

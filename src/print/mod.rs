@@ -700,6 +700,52 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
         Some(Field::Raw(r)) => raw(k, r),
         _ => "?".into(),
     };
+    if matches!(subop, 0x03 | 0x07) {
+        let nt = |v: u64| if v != 0 { 't' } else { 'n' };
+        let blocks = if subop == 0x03 {
+            format!("{}x", int(inst, "Blocks"))
+        } else {
+            String::new()
+        };
+        let data = |name: &str| {
+            format!(
+                "{}:{}.{blocks}{}x{}{}{}",
+                raw_name(name),
+                syntax::LSC_DATA_SIZE
+                    .name(int(inst, "DataSize"))
+                    .unwrap_or("?"),
+                int(inst, "BlockWidth"),
+                int(inst, "BlockHeight"),
+                nt(u64::from(
+                    int(inst, "DataOrder") == syntax::LSC_ORDER_TRANSPOSE
+                )),
+                nt(int(inst, "VNNI"))
+            )
+        };
+        let ops: Vec<String> = crate::isa::table::BLOCK2D_OPERANDS
+            .iter()
+            .map(|name| match field(inst, name) {
+                Some(Field::Vec(VecOperand::Immediate { bits, .. })) => format!("0x{bits:X}"),
+                // IGC writes a whole scalar variable bare.
+                Some(Field::Vec(VecOperand::General {
+                    var,
+                    row: 0,
+                    col: 0,
+                    modifier: Modifier::None,
+                    ..
+                })) => var_name(k, *var),
+                Some(Field::Vec(v)) => vec_operand(k, v, false, false),
+                _ => "?".into(),
+            })
+            .collect();
+        let addr = format!("flat[{}]", ops.join(","));
+        if subop == 0x07 {
+            let _ = write!(s, "  {addr}  {}", data("Src1Data"));
+        } else {
+            let _ = write!(s, "  {}  {addr}", data("DstData"));
+        }
+        return s;
+    }
     let quad = matches!(subop, 0x02 | 0x06);
     let data = |name: &str| {
         if quad {

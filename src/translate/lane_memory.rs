@@ -700,7 +700,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             let s = super::message::lsc_shape(inst, n, p.grf_bytes);
             // Strided and quad messages: not placed (the thread mapping runs them
             // where another channel's access may meet theirs).
-            if s.transpose || matches!(int(inst, "LscSubOp"), 0x01 | 0x02 | 0x05 | 0x06) {
+            if s.transpose || matches!(int(inst, "LscSubOp"), 0x01..=0x03 | 0x05..=0x07) {
                 return None;
             }
             Some(Access {

@@ -124,6 +124,12 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
                 inst.index
             ));
         }
+        if inst.op == LscUntyped && matches!(int(inst, "LscSubOp"), 0x03 | 0x07) {
+            return Some(format!(
+                "2D block message at instruction {} (the thread mapping runs them)",
+                inst.index
+            ));
+        }
         if matches!(inst.op, MediaLd | MediaSt) {
             return Some(format!(
                 "media block message at instruction {} (the thread mapping runs them)",
@@ -487,9 +493,9 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 wr("Dst", (0, slot, i), slot, l, f);
             }
         }
-        LscUntyped if matches!(int(inst, "LscSubOp"), 0x01 | 0x02 | 0x05 | 0x06) => {
-            // Strided and quad messages: a whole-thread message (`per_lane_message`),
-            // every raw operand as a whole.
+        LscUntyped if matches!(int(inst, "LscSubOp"), 0x01..=0x03 | 0x05..=0x07) => {
+            // Strided, quad and 2D block messages: a whole-thread message
+            // (`per_lane_message`), every raw operand as a whole.
             whole_raw_operands(inst, grf, f);
         }
         LscUntyped => {

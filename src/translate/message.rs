@@ -594,6 +594,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         String::new()
     };
     match subop {
+        0x03 | 0x07 => block2d(em, inst, gb).map_err(unsupported)?,
         0x01 | 0x02 | 0x05 | 0x06 => {
             // Strided (lane i at the first lane's address plus i pitches) and quad (the
             // enabled X/Y/Z/W elements into successive components): `Thread::lsc`.
@@ -718,6 +719,77 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             )))
         }
     }
+    Ok(())
+}
+
+/// `lsc_load_block2d` / `lsc_store_block2d` (the interpreter's `Thread::lsc_block2d`
+/// over `interp::block2d`): one loop over the GRF elements of the blocks, each mapped
+/// back to its block element by `Block2d::source`'s arithmetic, clipped to the surface.
+fn block2d(em: &mut Emit, inst: &PInst, gb: u32) -> Result<(), String> {
+    let s = crate::interp::block2d::Block2d::of(inst, gb)?;
+    let i32_of = |name: &str| format!("i64(i32(u32({} & 0xfffffffflu)))", scalar(inst, name));
+    let u32_of = |name: &str| format!("i64(u32({} & 0xfffffffflu))", scalar(inst, name));
+    em.line(&format!(
+        "let b2_base = {};",
+        scalar(inst, "SurfaceBaseAddr")
+    ));
+    em.line(&format!("let b2_w = {};", u32_of("SurfaceWidth")));
+    em.line(&format!("let b2_h = {};", u32_of("SurfaceHeight")));
+    em.line(&format!("let b2_p = {};", u32_of("SurfacePitch")));
+    em.line(&format!("let b2_x = {};", i32_of("Src0AddrX")));
+    em.line(&format!("let b2_y = {};", i32_of("Src0AddrY")));
+    let (e, run, pack) = (s.elem, s.row_pitch * s.pack, s.pack);
+    let (minor_n, major_n) = if s.transpose {
+        (s.height, s.width)
+    } else {
+        (s.width, s.height)
+    };
+    em.open(&format!("for (var e = 0u; e < {}u; e++)", s.grf_elems()));
+    em.line(&format!(
+        "let b = e / {bp}u; let g = e % {bp}u;",
+        bp = s.block_pitch
+    ));
+    em.line(&format!("let q = g / {run}u; let k = g % {run}u;"));
+    em.line(&format!(
+        "let mi = k / {pack}u; let ma = q * {pack}u + k % {pack}u;"
+    ));
+    let (y, x) = if s.transpose {
+        ("mi", "ma")
+    } else {
+        ("ma", "mi")
+    };
+    em.line(&format!(
+        "let col = b2_x + i64(b * {}u + {x}); let row = b2_y + i64({y});",
+        s.width
+    ));
+    em.line(&format!(
+        "let ok = mi < {minor_n}u && ma < {major_n}u && col >= 0li && (col + 1li) * {e}li <= b2_w + 1li \
+         && row >= 0li && row <= b2_h;"
+    ));
+    em.line(&format!(
+        "let a = b2_base + u64(row * (b2_p + 1li) + col * {e}li);"
+    ));
+    let data = raw(inst, if s.load { "DstData" } else { "Src1Data" });
+    if s.load {
+        em.line("var v = 0lu;");
+        em.line(&format!(
+            "if (ok) {{ v = {}; }}",
+            ld(Known::Any, "a", e, inst.index)
+        ));
+        em.line(&wr(data, &format!("e * {e}u"), e, "v"));
+    } else {
+        em.line(&format!(
+            "if (ok) {{ {} }}",
+            st(
+                Known::Any,
+                "a",
+                e,
+                &rd(data, &format!("e * {e}u"), e),
+                inst.index
+            )
+        ));
+    }
+    em.close();
     Ok(())
 }
 

@@ -56,6 +56,23 @@ impl Builder {
         }
     }
 
+    /// The block2d fields of an LSC_UNTYPED message of another sub-op: zero.
+    fn default_block2d(&mut self) {
+        let row = info(self.op);
+        let shape = ["Blocks", "BlockWidth", "BlockHeight", "VNNI"];
+        for name in shape.iter().chain(&crate::isa::table::BLOCK2D_OPERANDS) {
+            if let Some(i) = row.index_of(name) {
+                self.fields[i].get_or_insert(match row.fields[i].kind {
+                    FieldKind::Int(_) => Field::Int(0),
+                    _ => Field::Vec(VecOperand::Immediate {
+                        ty: DataType::UD,
+                        bits: 0,
+                    }),
+                });
+            }
+        }
+    }
+
     fn kind(&self, name: &str) -> Option<FieldKind> {
         let i = info(self.op);
         i.index_of(name).map(|k| i.fields[k].kind)
@@ -750,9 +767,12 @@ impl Cx<'_> {
         if suffixes.first() == Some(&"tgm") {
             return self.lsc_typed(base, subop, suffixes, rest, at);
         }
-        if matches!(subop, 0x03 | 0x07 | 0x28 | 0x29) {
+        if matches!(subop, 0x03 | 0x07) {
+            return self.lsc_block2d(base, subop, suffixes, rest, at);
+        }
+        if matches!(subop, 0x28 | 0x29) {
             return Err(at.fail(
-                "an LSC operation this parser supports (block2d and apndctr are not yet)",
+                "an LSC operation this parser supports (apndctr is not yet)",
                 base,
             ));
         }
@@ -836,6 +856,144 @@ impl Cx<'_> {
         if let Some(t) = ops.next() {
             return Err(self.at(t).fail("end of instruction", t.text));
         }
+        b.default_block2d();
+        b.finish(at)
+    }
+
+    /// `lsc_load_block2d.ugm (M1, 16) V:d16.2x16x8nn flat[Base,W,H,P,X,Y]` and
+    /// `lsc_store_block2d.ugm (M1, 16) flat[...] V:d16.16x8nn` (the store's block count
+    /// optional): DataSize.Blocks x BlockWidth x BlockHeight, then (t)ransposed and VNNI
+    /// (t)ransformed or (n)ot. Surface width, height and pitch are kept as written
+    /// (minus-one encoded, as IGC passes them).
+    fn lsc_block2d(
+        &self,
+        base: &str,
+        subop: u64,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let mut b = Builder::new(Opcode::LscUntyped);
+        self.set_pred(&mut b, at)?;
+        b.set("LscSubOp", Field::Int(subop), at)?;
+        let sfid = suffixes
+            .first()
+            .ok_or_else(|| at.fail("lsc_*_block2d.<sfid>", base))?;
+        b.set(
+            "LscSFID",
+            Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?),
+            at,
+        )?;
+        let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, false, "Exec_size", at)?;
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let store = subop == 0x07;
+        let (data, addr) = if store {
+            let a = next("a block2d address `flat[Base,W,H,P,X,Y]`")?;
+            (next("block2d store data")?, a)
+        } else {
+            let d = next("block2d destination data")?;
+            (d, next("a block2d address `flat[Base,W,H,P,X,Y]`")?)
+        };
+        if let Some(t) = ops.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        let a = self.at(data);
+        let shape_err = || a.fail("block2d data `V:d16.2x16x8nn`", data.text);
+        let (v, spec) = data.text.rsplit_once(':').ok_or_else(shape_err)?;
+        let (size, shape) = spec.split_once('.').ok_or_else(shape_err)?;
+        let ds = name_code(
+            &syntax::LSC_DATA_SIZE,
+            size,
+            "a block2d data size d8 d16 d32 d64",
+            a,
+        )?;
+        if !(1..=4).contains(&ds) {
+            return Err(a.fail("a block2d data size d8 d16 d32 d64", size));
+        }
+        let flag = |c: u8| match c {
+            b't' => Ok(1),
+            b'n' => Ok(0),
+            _ => Err(a.fail("`nn`, `nt`, `tn` or `tt` after the block shape", shape)),
+        };
+        let (dims, flags) = shape
+            .len()
+            .checked_sub(2)
+            .filter(|&k| shape.is_char_boundary(k))
+            .map(|k| shape.split_at(k))
+            .ok_or_else(shape_err)?;
+        let (transpose, vnni) = (flag(flags.as_bytes()[0])?, flag(flags.as_bytes()[1])?);
+        let num = |t: &str, max: u64| {
+            parse_int(t)
+                .and_then(|v| u64::try_from(v).ok())
+                .filter(|v| (1..=max).contains(v))
+                .ok_or_else(|| a.fail(&format!("a block dimension 1..={max}"), t))
+        };
+        let dims: Vec<&str> = dims.split('x').collect();
+        let (blocks, w, h) = match dims[..] {
+            [w, h] => (1, num(w, 0xffff)?, num(h, 0xffff)?),
+            [n, w, h] => (num(n, 0xff)?, num(w, 0xffff)?, num(h, 0xffff)?),
+            _ => return Err(shape_err()),
+        };
+        if store && (blocks != 1 || transpose == 1 || vnni == 1) {
+            return Err(a.fail("a block2d store of one block, `nn`", shape));
+        }
+        b.set("DataSize", Field::Int(ds), a)?;
+        b.set("DataElemsPerAddr", Field::Int(1), a)?;
+        let order = if transpose == 1 {
+            syntax::LSC_ORDER_TRANSPOSE
+        } else {
+            syntax::LSC_ORDER_NONTRANSPOSE
+        };
+        b.set("DataOrder", Field::Int(order), a)?;
+        b.set("Blocks", Field::Int(blocks), a)?;
+        b.set("BlockWidth", Field::Int(w), a)?;
+        b.set("BlockHeight", Field::Int(h), a)?;
+        b.set("VNNI", Field::Int(vnni), a)?;
+        let reg = operand::raw(v, self.sym, a)?;
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        let (d, s1) = if store { (null, reg) } else { (reg, null) };
+        b.set("DstData", Field::Raw(d), a)?;
+        b.set("Src1Data", Field::Raw(s1), a)?;
+        b.set("Src2Data", Field::Raw(null), a)?;
+        b.set("Src0Addrs", Field::Raw(null), a)?;
+
+        let a = self.at(addr);
+        let (model, inner) = addr
+            .text
+            .strip_suffix(']')
+            .and_then(|x| x.split_once('['))
+            .ok_or_else(|| a.fail("a block2d address `flat[Base,W,H,P,X,Y]`", addr.text))?;
+        let ty = name_code(&syntax::LSC_ADDR_TYPE, model, "the address model flat", a)?;
+        if model != "flat" {
+            return Err(a.fail("the address model flat (block2d takes no surface)", model));
+        }
+        let items: Vec<&str> = inner.split(',').map(str::trim).collect();
+        let names = crate::isa::table::BLOCK2D_OPERANDS;
+        if items.len() != names.len() {
+            return Err(a.fail("six block2d operands `[Base,W,H,P,X,Y]`", inner));
+        }
+        for (name, item) in names.iter().zip(items) {
+            let max = if *name == "SurfaceBaseAddr" {
+                u64::MAX
+            } else {
+                u32::MAX as u64
+            };
+            let v = self.imm_or_operand(item, &format!("the block2d {name}"), max, a)?;
+            b.set(name, Field::Vec(v), a)?;
+        }
+        b.set("AddrType", Field::Int(ty), a)?;
+        b.set("AddrSize", Field::Int(3), a)?;
+        b.set("AddrScale", Field::Int(1), a)?;
+        b.set("AddrImmOffset", Field::Int(0), a)?;
+        let zero = VecOperand::Immediate {
+            ty: DataType::UD,
+            bits: 0,
+        };
+        b.set("Surface", Field::Vec(zero.clone()), a)?;
+        b.set("Src0AddrPitch", Field::Vec(zero), a)?;
         b.finish(at)
     }
 
