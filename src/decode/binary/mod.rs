@@ -405,18 +405,10 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
             _ => matches!(subop, 0x03 | 0x07),
         };
         if other {
-            // block2d: Debian's IGC 1.0.12504 writes only five of the six address
-            // operands (no Src0AddrY; the next instruction follows Src0AddrX), so its
-            // .isa cannot be read faithfully whatever the decoder does.
-            let why = if matches!(subop, 0x03 | 0x07) && op == Opcode::LscUntyped {
-                "; IGC's .isa omits the block's Y operand"
-            } else {
-                ""
-            };
             return Err(BinaryError {
                 offset: r.pos,
                 message: format!(
-                    "the binary format of {} is not decoded{why} (its .visaasm text is)",
+                    "the binary format of {} is not decoded (its .visaasm text is)",
                     crate::isa::syntax::LSC_SUBOP
                         .name(subop as u64)
                         .unwrap_or("lsc")
