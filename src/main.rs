@@ -499,7 +499,7 @@ fn run(
     } else {
         std::time::Instant::now()
     };
-    let buffers = match (gpu, built) {
+    let (buffers, printf) = match (gpu, built) {
         (Some(mut g), Some(built)) => {
             if trace {
                 return Err(Failed(
@@ -545,7 +545,7 @@ fn run(
                 run.oob_reads,
                 run.oob_writes
             );
-            run.buffers
+            (run.buffers, run.printf)
         }
         _ => {
             let opts = visa_emu::interp::RunOptions {
@@ -563,9 +563,16 @@ fn run(
                 run.stats.oob_reads,
                 run.stats.oob_writes
             );
-            run.buffers
+            (run.buffers, run.printf)
         }
     };
+    // The kernel's printf output, as an OpenCL runtime prints it after the kernel.
+    for line in &printf {
+        print!("{line}");
+    }
+    if printf.last().is_some_and(|l| !l.ends_with('\n')) {
+        println!();
+    }
     for (name, bytes) in &buffers {
         let words: Vec<String> = bytes
             .chunks_exact(4)

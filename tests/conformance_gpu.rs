@@ -652,6 +652,19 @@ fn block2d_agrees_with_the_interpreter() {
     assert_eq!(g.mapping, "threads", "{:?}", g.note);
 }
 
+/// OpenCL printf (own case `printf_formats`, SIMD8): the records the GPU appends to the
+/// printf buffer format to the expected text (sorted lines: the atomic order of
+/// work-items is the device's).
+#[test]
+fn printf_agrees_with_the_expected_text() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let g = own_variant_agrees(&mut ctx, "printf_formats/tgllp-simd8");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/printf_formats");
+    let case = visa_emu::corpus::case::Case::load(&dir).unwrap();
+    assert_eq!(g.printf.len(), 11, "{:?}", g.printf);
+    visa_emu::backend::cpu::check_printf(&case, &g.printf).unwrap();
+}
+
 /// A typed atomic on an image whose format takes none (here RGBA: hardware typed
 /// atomics read and write one raw channel) is refused with the reason on both paths,
 /// never run on the wrong bytes.

@@ -5,7 +5,8 @@
 
 CASE_DIR holds kernel.cl and model.py; model.py defines KERNEL, ARGS (list of dicts:
 name, kind buffer|scalar, dtype, count or value, is_output), NDRANGE, INPUTS (name -> list
-of values, for buffers and images) and expected(inputs) -> {name: list}. An image
+of values, for buffers and images) and expected(inputs) -> {name: list}; a kernel that
+calls printf adds expected_printf(inputs) -> text (expected/printf.txt). An image
 argument also carries "image": {type 1d|2d|3d, width, height, depth, channel_order,
 channel_type} (OpenCL names); its values are the packed texels in dtype. The script compiles the kernel
 with Debian's ocloc for each device in DEVICES, keeps the dumped .visaasm/.isa whose SIMD
@@ -133,6 +134,10 @@ def main():
             f.write(pack(dtype, vals))
         outputs.append({"arg": name, "file": "expected/%s.bin" % name, "dtype": dtype,
                         "count": len(vals), "tolerance": {"type": "exact"}})
+    # printf output: expected_printf(inputs) -> text, compared as sorted lines.
+    if hasattr(model, "expected_printf"):
+        with open(os.path.join(case, "expected", "printf.txt"), "w") as f:
+            f.write(model.expected_printf(model.INPUTS))
     extra_env = getattr(model, "IGC_ENV", None)
     patch = getattr(model, "PATCH", None)
     variants = [compile_variant(case, d, extra_env=extra_env, patch=patch) for d in model.DEVICES]

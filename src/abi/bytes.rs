@@ -46,6 +46,11 @@ impl<'a> Bytes<'a> {
         Ok(lo | hi << 32)
     }
 
+    /// `len` bytes from `at`.
+    pub fn bytes(&self, at: usize, len: usize, what: &'static str) -> Result<&'a [u8], AbiError> {
+        self.get(at, len, what)
+    }
+
     /// `len` bytes from `at`, as a view that keeps its file offset.
     pub fn slice(&self, at: usize, len: usize, what: &'static str) -> Result<Bytes<'a>, AbiError> {
         let data = self.get(at, len, what)?;

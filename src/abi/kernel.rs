@@ -92,6 +92,7 @@ pub(crate) fn kernel_abi(
     }
     b.ctd = at;
     let mut slm_inline = 0;
+    let mut strings = Vec::new();
     let mut scratch = ScratchInfo::default();
     for t in &k.tokens {
         match t.id {
@@ -132,6 +133,21 @@ pub(crate) fn kernel_abi(
                 ia.buffer_index = Some(t.word(0)?);
                 ia.bti = b.bti_of(t.word(1)?);
                 b.implicit.push(ia);
+            }
+            pt::ALLOCATE_STATELESS_PRINTF_SURFACE => {
+                let mut ia = b.implicit(ImplicitKind::PrintfBuffer, None, t.word(2)?, t.word(3)?);
+                ia.bti = b.bti_of(t.word(1)?);
+                b.implicit.push(ia);
+            }
+            pt::STRING => {
+                // Index, size, then the bytes (NUL-terminated within the size).
+                let len = t.word(1)? as usize;
+                let raw = t.body.bytes(8, len, "a printf string")?;
+                let end = raw.iter().position(|&c| c == 0).unwrap_or(raw.len());
+                strings.push((
+                    t.word(0)?,
+                    String::from_utf8_lossy(&raw[..end]).into_owned(),
+                ));
             }
             pt::ALLOCATE_LOCAL_SURFACE => slm_inline = t.word(1)?,
             pt::MEDIA_VFE_STATE => scratch.per_thread_scratch_bytes = t.word(1)?,
@@ -187,6 +203,7 @@ pub(crate) fn kernel_abi(
         program,
         samplers,
         sampler_array_offset,
+        strings,
     })
 }
 

@@ -29,6 +29,8 @@ pub enum Role {
     Private,
     /// Program-scope data.
     Program { kind: SurfaceKind, index: u32 },
+    /// The printf buffer (`abi::printf`).
+    Printf,
 }
 
 /// One allocation of the launch: where it lives and which BTI (if any) names it.
@@ -50,6 +52,9 @@ pub struct Prepared {
     pub buffers: Vec<(String, AllocId)>,
     /// Every allocation, in creation order.
     pub allocations: Vec<Allocation>,
+    /// The printf buffer, when the kernel calls printf, and the strings that format it.
+    pub printf: Option<AllocId>,
+    pub strings: Vec<(u32, String)>,
     /// The payload ranges that carry a value (the same in every thread but for r0 and
     /// the local ids' contents).
     pub filled: Vec<Filled>,
@@ -379,6 +384,7 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
 
     alloc.memory.set_samplers(samplers);
     let bases = add_program_surfaces(&mut alloc, abi, dir)?;
+    let mut printf = None;
     for i in &abi.implicit_args {
         let d = i.dim.unwrap_or(0).min(2) as usize;
         let what = match i.dim {
@@ -452,6 +458,13 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             }
             // The emulated sampler needs no coordinate-snap workaround.
             ImplicitKind::SamplerSnapWa => 0,
+            ImplicitKind::PrintfBuffer => {
+                let mut data = vec![0; super::printf::BUFFER_BYTES];
+                data[..4].copy_from_slice(&super::printf::FIRST_RECORD.to_le_bytes());
+                let al = alloc.add("printf", Role::Printf, data, i.bti);
+                printf = Some(al.id);
+                al.base
+            }
             ImplicitKind::Unsupported(t) => {
                 return Err(launch_err(LaunchProblem::UnsupportedImplicit {
                     dp_type: t,
@@ -490,6 +503,8 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         },
         buffers,
         allocations: alloc.list,
+        printf,
+        strings: abi.strings.clone(),
         payload: PayloadPlan {
             simd: abi.simd,
             local: [local[0] as u32, local[1] as u32, local[2] as u32],

@@ -15,6 +15,7 @@ pub mod image;
 mod kernel;
 pub mod launch;
 pub mod patch_tokens;
+pub mod printf;
 mod program;
 
 pub use error::{AbiError, BinProblem, LaunchProblem};
@@ -159,6 +160,8 @@ pub enum ImplicitKind {
     ImageChannelOrder,
     /// Layers of an image array.
     ImageArraySize,
+    /// Address of the printf buffer (`ALLOCATE_STATELESS_PRINTF_SURFACE`).
+    PrintfBuffer,
     /// The sampler argument's coordinate-snap workaround flag (DATA_PARAMETER 21): 0,
     /// the emulated sampler needs no workaround.
     SamplerSnapWa,
@@ -189,6 +192,7 @@ impl ImplicitKind {
             ImplicitKind::ImageChannelOrder => "image_channel_order",
             ImplicitKind::ImageArraySize => "image_array_size",
             ImplicitKind::SamplerSnapWa => "sampler_snap_wa",
+            ImplicitKind::PrintfBuffer => "printf_buffer",
             ImplicitKind::Unsupported(_) => "unsupported",
         }
     }
@@ -458,6 +462,9 @@ pub struct KernelAbi {
     /// Byte offset of the SAMPLER_STATE array in the dynamic state heap.
     #[serde(skip)]
     pub sampler_array_offset: Option<u32>,
+    /// The printf format strings and string literals, by index (`STRING` tokens).
+    #[serde(skip)]
+    pub strings: Vec<(u32, String)>,
 }
 
 impl KernelAbi {

@@ -11,6 +11,8 @@ pub struct VariantRun {
     /// (argument name, final bytes) of every buffer argument.
     pub buffers: Vec<(String, Vec<u8>)>,
     pub stats: RunStats,
+    /// The output of the kernel's printf calls, in buffer order (`abi::printf`).
+    pub printf: Vec<String>,
 }
 
 /// Decode, lay out and run one compiled variant folder on the interpreter.
@@ -48,13 +50,22 @@ pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun
         .iter()
         .map(|(n, id)| (n.clone(), memory.get(*id).to_vec()))
         .collect();
-    Ok(VariantRun { buffers, stats })
+    let printf = lp
+        .printf
+        .map(|id| crate::abi::printf::decode(memory.get(id), &lp.strings))
+        .unwrap_or_default();
+    Ok(VariantRun {
+        buffers,
+        stats,
+        printf,
+    })
 }
 
 /// Run and compare every output; `Ok` carries a short summary.
 pub fn check_variant(dir: &Path, opts: &RunOptions) -> Result<String, String> {
     let (case, run) = run_variant(dir, opts)?;
     check_outputs(&case, &run.buffers)?;
+    check_printf(&case, &run.printf)?;
     Ok(format!("{} instructions", run.stats.instructions))
 }
 
@@ -74,6 +85,30 @@ pub fn check_outputs(case: &Case, buffers: &[(String, Vec<u8>)]) -> Result<(), S
                 o.arg, m.index, m.got, m.expected, o.tolerance.kind
             )
         })?;
+    }
+    Ok(())
+}
+
+/// Compare the kernel's printf output with the case's `expected/printf.txt`, when it
+/// has one, as sorted lines: work-items reach the buffer's atomic offset in an order
+/// no backend fixes (an OpenCL runtime prints it as it comes).
+pub fn check_printf(case: &Case, printf: &[String]) -> Result<(), String> {
+    let path = case.dir.join("expected/printf.txt");
+    let Ok(want) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mut got: Vec<&str> = printf.iter().flat_map(|r| r.lines()).collect();
+    let mut want: Vec<&str> = want.lines().collect();
+    got.sort_unstable();
+    want.sort_unstable();
+    if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i)) {
+        return Err(format!(
+            "printf output ({} lines, {} expected), sorted line {i}: got {:?} expected {:?}",
+            got.len(),
+            want.len(),
+            got.get(i).copied().unwrap_or("(none)"),
+            want.get(i).copied().unwrap_or("(none)")
+        ));
     }
     Ok(())
 }

@@ -31,6 +31,8 @@ pub struct GpuRun {
     pub mapping: &'static str,
     /// Why the mapping asked for did not run the kernel, when it did not.
     pub note: Option<String>,
+    /// The output of the kernel's printf calls, in buffer order (`abi::printf`).
+    pub printf: Vec<String>,
 }
 
 fn words_of(b: &[u8]) -> Vec<u32> {
@@ -47,12 +49,17 @@ fn bytes_of(w: &[u32]) -> Vec<u8> {
     w.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
+/// The printf buffer's heap offset and length, and the strings that format it.
+type PrintfSlot = (usize, usize, Arc<Vec<(u32, String)>>);
+
 /// A variant translated and laid out for the device, ready to dispatch.
 pub struct GpuLaunch {
     pub module: translate::Module,
     job: ComputeJob,
     /// (argument name, heap offset, length) of every buffer argument.
     buffers: Vec<(String, usize, usize)>,
+    /// The printf buffer's heap offset and length, and the strings that format it.
+    printf: Option<PrintfSlot>,
     step_limit: u32,
     /// Threads and groups of the launch (to size a sliced run's state).
     threads: u64,
@@ -300,10 +307,18 @@ fn build_with(
         .iter()
         .map(|(n, id)| (n.clone(), heap_off[id.0], allocs[id.0].data.len()))
         .collect();
+    let printf = lp.printf.map(|id| {
+        (
+            heap_off[id.0],
+            allocs[id.0].data.len(),
+            Arc::new(lp.strings.clone()),
+        )
+    });
     let mut launch = GpuLaunch {
         module,
         job,
         buffers,
+        printf,
         step_limit,
         threads,
         groups: total_groups,
@@ -378,6 +393,7 @@ fn build_with(
             module: m,
             job,
             buffers: launch.buffers.clone(),
+            printf: launch.printf.clone(),
             step_limit,
             threads,
             groups: total_groups,
@@ -595,6 +611,7 @@ fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
         module: launch.module.clone(),
         job: launch.job.clone(),
         buffers: launch.buffers.clone(),
+        printf: launch.printf.clone(),
         step_limit: launch.step_limit,
         threads: launch.threads,
         groups: launch.groups,
@@ -987,6 +1004,11 @@ fn finish(
         .iter()
         .map(|(n, off, len)| (n.clone(), heap[*off..*off + *len].to_vec()))
         .collect();
+    let printf = launch
+        .printf
+        .as_ref()
+        .map(|(off, len, strings)| crate::abi::printf::decode(&heap[*off..*off + *len], strings))
+        .unwrap_or_default();
     let counted = launch.module.straight.as_ref().filter(|_| counting(&job));
     let (instructions, channel_ops) = match counted {
         Some(s) => s.count(
@@ -1001,6 +1023,7 @@ fn finish(
     };
     Ok(GpuRun {
         buffers,
+        printf,
         instructions,
         channel_ops,
         oob_reads: stat[2],
@@ -1142,6 +1165,7 @@ pub fn check_variant_mapped(
     }
     let run = execute(gpu, &launch)?;
     super::cpu::check_outputs(&case, &run.buffers)?;
+    super::cpu::check_printf(&case, &run.printf)?;
     Ok(format!(
         "{}, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
         run.instructions_text(),

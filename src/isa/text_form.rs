@@ -17,6 +17,8 @@ pub enum Suffix {
     Log2Count,
     /// The plain number.
     Number,
+    /// A block size in bytes, 1, 4 or 8, stored as the SVM code 0, 1, 2.
+    BlockBytes,
     /// A DPAS operand precision (`.s8`, `.hf`; `syntax::PRECISION`).
     Precision,
 }
@@ -31,6 +33,13 @@ pub enum ExecPart {
     /// No parenthesized part.
     None,
 }
+
+/// Mnemonics the spec spells differently from IGC's writer, with IGC's spelling (the
+/// one [`FORMS`] and the printer use): both parse.
+pub const SPEC_SPELLINGS: &[(&str, &str)] = &[
+    ("svm_gather4_scaled", "svm_gather4scaled"),
+    ("svm_scatter4_scaled", "svm_scatter4scaled"),
+];
 
 #[derive(Debug)]
 pub struct TextForm {
@@ -192,7 +201,7 @@ pub static FORMS: &[TextForm] = &[
     form(
         Opcode::SvmGather,
         "svm_gather",
-        &[("Block_size", Number), ("Num_blocks", Log2Count)],
+        &[("Block_size", BlockBytes), ("Num_blocks", Log2Count)],
         ExecSize,
         &["Addresses", "Dst"],
         &[],
@@ -200,14 +209,14 @@ pub static FORMS: &[TextForm] = &[
     form(
         Opcode::SvmScatter,
         "svm_scatter",
-        &[("Block_size", Number), ("Num_blocks", Log2Count)],
+        &[("Block_size", BlockBytes), ("Num_blocks", Log2Count)],
         ExecSize,
         &["Addresses", "Src"],
         &[],
     ),
     form(
         Opcode::SvmGather4Scaled,
-        "svm_gather4_scaled",
+        "svm_gather4scaled",
         &[("Channels", Channels)],
         ExecSize,
         &["Address", "Element_offset", "Dst"],
@@ -215,7 +224,7 @@ pub static FORMS: &[TextForm] = &[
     ),
     form(
         Opcode::SvmScatter4Scaled,
-        "svm_scatter4_scaled",
+        "svm_scatter4scaled",
         &[("Channels", Channels)],
         ExecSize,
         &["Address", "Element_offset", "Src"],

@@ -423,6 +423,7 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
                 }
                 Suffix::Log2Count => (1u64 << (v & 3)).to_string(),
                 Suffix::Number => v.to_string(),
+                Suffix::BlockBytes => ["1", "4", "8", "?"][(v & 3) as usize].to_string(),
                 Suffix::Precision => syntax::PRECISION.name(v).unwrap_or("?").to_string(),
             };
             let _ = write!(s, ".{text}");

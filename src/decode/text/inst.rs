@@ -215,7 +215,11 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
         let params = &text_form::SAMPLE_3D_PARAMS;
         return cx.sampler_message(Opcode::D3Sample, *code, params, &suffixes, &rest, at);
     }
-    if let Some(form) = text_form::FORMS.iter().find(|f| f.mnemonic == base) {
+    let igc = text_form::SPEC_SPELLINGS
+        .iter()
+        .find(|(spec, _)| *spec == base)
+        .map_or(base.as_str(), |(_, igc)| igc);
+    if let Some(form) = text_form::FORMS.iter().find(|f| f.mnemonic == igc) {
         return cx.form(form, &suffixes, &rest, at);
     }
     let op = match base.as_str() {
@@ -622,6 +626,12 @@ impl Cx<'_> {
                     "4" => 2,
                     "8" => 3,
                     _ => return Err(at.fail("a block count 1, 2, 4 or 8", s)),
+                },
+                Suffix::BlockBytes => match *s {
+                    "1" => 0,
+                    "4" => 1,
+                    "8" => 2,
+                    _ => return Err(at.fail("a block size of 1, 4 or 8 bytes", s)),
                 },
                 Suffix::Number => parse_int(s)
                     .and_then(|v| u64::try_from(v).ok())
