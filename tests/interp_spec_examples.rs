@@ -25,11 +25,18 @@ fn run8(body: &str, input: [u32; 8]) -> Vec<u32> {
          scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
          ret (M1, 1)\n"
     );
-    let p = parse_visaasm(&text, 32).unwrap();
-    let prepared = interp::prepare(&p, "k").unwrap();
     let mut mem = Memory::new();
     let out = mem.add("out", 0x1000, vec![0; 32]);
     mem.bind(0, out);
+    run_one_thread(&text, &mut mem, input);
+    dwords(mem.get(out))
+}
+
+/// Run `text`'s kernel "k" as one SIMD8 thread (32-byte GRF) over `mem`, with `input`
+/// as the payload's dwords from byte 32 (V0040).
+fn run_one_thread(text: &str, mem: &mut Memory, input: [u32; 8]) {
+    let p = parse_visaasm(text, 32).unwrap();
+    let prepared = interp::prepare(&p, "k").unwrap();
     let mut payload = vec![0u8; 64];
     for (i, v) in input.iter().enumerate() {
         payload[32 + 4 * i..36 + 4 * i].copy_from_slice(&v.to_le_bytes());
@@ -43,7 +50,7 @@ fn run8(body: &str, input: [u32; 8]) -> Vec<u32> {
     interp::run(
         &prepared,
         &launch,
-        &mut mem,
+        mem,
         &|_, _| ThreadPayload {
             bytes: payload.clone(),
             lanes: 8,
@@ -51,7 +58,10 @@ fn run8(body: &str, input: [u32; 8]) -> Vec<u32> {
         &RunOptions::default(),
     )
     .unwrap();
-    mem.get(out)
+}
+
+fn dwords(bytes: &[u8]) -> Vec<u32> {
+    bytes
         .chunks(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect()
@@ -225,39 +235,12 @@ fn run_flat_2d(body: &str, img: Vec<u8>) -> (Vec<u32>, Vec<u8>) {
          lsc_store.ugm (M1_NM, 1) bti(0x0)[V0033]:a32 V0032:d32x16t\n\
          ret (M1, 1)\n"
     );
-    let p = parse_visaasm(&text, 32).unwrap();
-    let prepared = interp::prepare(&p, "k").unwrap();
     let mut mem = Memory::new();
     let out = mem.add("out", 0x1000, vec![0; 64]);
     let surf = mem.add("img", 0x2000, img);
     mem.bind(0, out);
-    let mut payload = vec![0u8; 64];
-    for i in 0..8 {
-        payload[32 + 4 * i..36 + 4 * i].copy_from_slice(&(10 + i as u32).to_le_bytes());
-    }
-    let launch = Launch {
-        groups: [1, 1, 1],
-        threads_per_group: 1,
-        slm_bytes: 0,
-        scratch_bytes: 0,
-    };
-    interp::run(
-        &prepared,
-        &launch,
-        &mut mem,
-        &|_, _| ThreadPayload {
-            bytes: payload.clone(),
-            lanes: 8,
-        },
-        &RunOptions::default(),
-    )
-    .unwrap();
-    let words = mem
-        .get(out)
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    (words, mem.get(surf).to_vec())
+    run_one_thread(&text, &mut mem, [10, 11, 12, 13, 14, 15, 16, 17]);
+    (dwords(mem.get(out)), mem.get(surf).to_vec())
 }
 
 /// An 8-row surface of 16-byte rows whose 16-bit word (row r, column c) is 16r + c.

@@ -97,6 +97,19 @@ pub const LSC_TYPED_EXTRA: &[FieldSpec] = &[
     f("Src0AddrsROffset", FieldKind::Int(4)),
 ];
 
+/// What an appended field holds when the instruction's form does not use it (no
+/// strided pitch, no coordinate offsets, no block2d shape): zero. Both decoders fill
+/// the unused extras with it.
+pub fn extra_default(kind: FieldKind) -> crate::ir::Field {
+    match kind {
+        FieldKind::Int(_) => crate::ir::Field::Int(0),
+        _ => crate::ir::Field::Vec(crate::ir::VecOperand::Immediate {
+            ty: crate::ir::DataType::UD,
+            bits: 0,
+        }),
+    }
+}
+
 /// The fields appended to `op`'s generated row (none for most opcodes).
 pub fn extra_fields(op: Opcode) -> &'static [FieldSpec] {
     match op {

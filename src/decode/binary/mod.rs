@@ -465,13 +465,7 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
     // Fields of the sub-op's other formats: their defaults (no strided pitch, no
     // coordinate offsets).
     for spec in extra {
-        fields.push(match spec.kind {
-            FieldKind::Int(_) => Field::Int(0),
-            _ => Field::Vec(VecOperand::Immediate {
-                ty: crate::ir::DataType::UD,
-                bits: 0,
-            }),
-        });
+        fields.push(crate::isa::table::extra_default(spec.kind));
     }
     Ok(Instruction { op, fields })
 }

@@ -56,20 +56,14 @@ impl Builder {
         }
     }
 
-    /// The block2d fields of an LSC_UNTYPED message of another sub-op: zero.
-    fn default_block2d(&mut self) {
-        let row = info(self.op);
-        let shape = ["Blocks", "BlockWidth", "BlockHeight", "VNNI"];
-        for name in shape.iter().chain(&crate::isa::table::BLOCK2D_OPERANDS) {
-            if let Some(i) = row.index_of(name) {
-                self.fields[i].get_or_insert(match row.fields[i].kind {
-                    FieldKind::Int(_) => Field::Int(0),
-                    _ => Field::Vec(VecOperand::Immediate {
-                        ty: DataType::UD,
-                        bits: 0,
-                    }),
-                });
-            }
+    /// The row's appended fields the form left unset (`isa::table::extra_default`),
+    /// as the binary decoder fills them.
+    fn default_extras(&mut self) {
+        let row = info(self.op).fields;
+        let extra = crate::isa::table::extra_fields(self.op).len();
+        let first = row.len() - extra;
+        for (spec, f) in row[first..].iter().zip(&mut self.fields[first..]) {
+            f.get_or_insert_with(|| crate::isa::table::extra_default(spec.kind));
         }
     }
 
@@ -777,9 +771,6 @@ impl Cx<'_> {
         if suffixes.first() == Some(&"tgm") {
             return self.lsc_typed(base, subop, suffixes, rest, at);
         }
-        if matches!(subop, 0x03 | 0x07) {
-            return self.lsc_block2d(base, subop, suffixes, rest, at);
-        }
         if matches!(subop, 0x28 | 0x29) {
             return Err(at.fail(
                 "an LSC operation this parser supports (apndctr is not yet)",
@@ -797,6 +788,9 @@ impl Cx<'_> {
             Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?),
             at,
         )?;
+        if matches!(subop, 0x03 | 0x07) {
+            return self.lsc_block2d(b, subop, suffixes, rest, at);
+        }
         let quad = matches!(subop, 0x02 | 0x06);
         let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, quad, "Exec_size", at)?;
         let null = RawOperand {
@@ -866,7 +860,7 @@ impl Cx<'_> {
         if let Some(t) = ops.next() {
             return Err(self.at(t).fail("end of instruction", t.text));
         }
-        b.default_block2d();
+        b.default_extras();
         b.finish(at)
     }
 
@@ -875,25 +869,15 @@ impl Cx<'_> {
     /// optional): DataSize.Blocks x BlockWidth x BlockHeight, then (t)ransposed and VNNI
     /// (t)ransformed or (n)ot. Surface width, height and pitch are kept as written
     /// (minus-one encoded, as IGC passes them).
+    /// `b` holds the predicate, sub-op and SFID (`lsc`).
     fn lsc_block2d(
         &self,
-        base: &str,
+        mut b: Builder,
         subop: u64,
         suffixes: &[&str],
         rest: &[&Token],
         at: At,
     ) -> Result<Instruction, ParseError> {
-        let mut b = Builder::new(Opcode::LscUntyped);
-        self.set_pred(&mut b, at)?;
-        b.set("LscSubOp", Field::Int(subop), at)?;
-        let sfid = suffixes
-            .first()
-            .ok_or_else(|| at.fail("lsc_*_block2d.<sfid>", base))?;
-        b.set(
-            "LscSFID",
-            Field::Int(name_code(&syntax::LSC_SFID, sfid, "an LSC SFID", at)?),
-            at,
-        )?;
         let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, false, "Exec_size", at)?;
         let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
         let store = subop == 0x07;
@@ -1002,8 +986,8 @@ impl Cx<'_> {
             ty: DataType::UD,
             bits: 0,
         };
-        b.set("Surface", Field::Vec(zero.clone()), a)?;
-        b.set("Src0AddrPitch", Field::Vec(zero), a)?;
+        b.set("Surface", Field::Vec(zero), a)?;
+        b.default_extras();
         b.finish(at)
     }
 
