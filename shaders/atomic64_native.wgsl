@@ -1,7 +1,7 @@
 // 64-bit atomics on a device with SHADER_INT64_ATOMIC_ALL_OPS: the heap buffer bound a
 // second time as 64-bit atomic words (binding 7, translate::binding::HEAP64), and a
 // compare-and-swap loop on one `atomic<u64>`: exact under any contention. SLM, scratch
-// and heap words that are not 8-byte aligned keep the split form.
+// and heap words that are not 8-byte aligned keep the split form (a lock per word).
 @group(0) @binding(7) var<storage, read_write> heap64: array<atomic<u64>>;
 
 fn atomic64(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 {
@@ -14,5 +14,6 @@ fn atomic64(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 {
         if (r.keep) { return old; }
         if (atomicCompareExchangeWeak(&heap64[q], old, r.v).exchanged) { return old; }
     }
+    fail(ERR_ATOMIC_CONTENDED, NO_WORD);
     return 0lu;
 }

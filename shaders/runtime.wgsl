@@ -60,6 +60,7 @@ const ERR_NO_PROGRESS: u32 = 5u;    // one block needs more than a whole pass's 
 const ERR_STRAIGHT_STOPPED: u32 = 6u; // a straight lane ran past its loop budget or step limit
 const ERR_STRAIGHT_ALIAS: u32 = 10u;  // a straight lane's unplaced atomic reached another instruction's allocation
 const ERR_STRAIGHT_SLOW: u32 = 11u;   // a straight lane's access needs a case its branch-free form leaves out
+const ERR_ATOMIC_CONTENDED: u32 = 13u; // an atomic's compare-and-swap or lock retried past its bound
 
 const IDLE: u32 = 0xffffffffu;
 
@@ -566,8 +567,10 @@ const SP_SLM: u32 = 2u;
 const SP_SCRATCH: u32 = 3u;
 const NO_WORD: u32 = 0xffffffffu;
 
-// One word past the group's SLM: where `slm_st4` sends stores out of bounds.
-var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u>;
+// One word past the group's SLM: where `slm_st4` sends stores out of bounds; then
+// the locks of its 64-bit atomics (`lock_try`).
+const K_SLM_LOCKS: u32 = 16u;
+var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;
 // Work-group coordination of the barrier rounds (see `main`).
 var<workgroup> wg_live: atomic<u32>;
 var<workgroup> wg_go: u32;
@@ -995,28 +998,80 @@ fn atomic_apply(op: u32, old0: u64, s00: u64, s10: u64, bits: u32) -> AtomicNew 
 }
 
 // One atomic read-modify-write of `n` bytes (2, 4 or 8); returns the old value. 16- and
-// 32-bit operations are a compare-and-swap loop on their word, so they are atomic
-// against every other access. A 64-bit operation swaps its two words one after the
-// other: atomic against other 64-bit operations only when their low words differ
-// (documented in docs/design.md).
-// A 64-bit atomic on words `w`, `w + 1` as a CAS on the low word followed by a store of
-// the high one: atomic against other 64-bit atomics only when their low words differ.
-// Where the device has 64-bit atomics the driver swaps `atomic64` for the version in
-// shaders/atomic64_native.wgsl (translate::native_atomic64), exact on the heap.
+// 32-bit operations are a compare-and-swap loop on their word (or WGSL's own atomic),
+// so they are atomic against every other access. WGSL has no 64-bit atomics without
+// SHADER_INT64_ATOMIC_ALL_OPS, so a 64-bit operation holds a lock while it reads and
+// writes its two words (`atomic64_split`).
+
+// Locks of the 64-bit atomics' split form, hashed by word: SLM's are the group's own
+// (K_SLM_LOCKS words past its SLM, so groups never contend), the other spaces' are
+// words STAT_LOCKS.. of `stat`. Collisions only serialize; a thread holds one lock at
+// a time, so none can deadlock.
+const STAT_LOCKS: u32 = 16u;
+const N_LOCKS: u32 = 1024u;
+
+fn lock_of(space: u32, w: u32) -> u32 {
+    return ((w >> 1u) ^ (space * 0x9e3779b9u)) * 0x85ebca6bu >> 22u;
+}
+
+fn lock_try(space: u32, k: u32) -> bool {
+    if (space == SP_SLM) {
+        return atomicCompareExchangeWeak(&slm[K_SLM_WORDS + 1u + k % K_SLM_LOCKS], 0u, 1u).exchanged;
+    }
+    return atomicCompareExchangeWeak(&stat[STAT_LOCKS + k], 0u, 1u).exchanged;
+}
+
+fn lock_release(space: u32, k: u32) {
+    if (space == SP_SLM) {
+        atomicStore(&slm[K_SLM_WORDS + 1u + k % K_SLM_LOCKS], 0u);
+    } else {
+        atomicStore(&stat[STAT_LOCKS + k], 0u);
+    }
+}
+
+// A 64-bit atomic on words `w`, `w + 1` of `space` under a lock: exact under any
+// contention. The lock is taken, used and released in one iteration, so the
+// invocations of one subgroup that lose the race retry while the winner finishes
+// (lock-step SIMT cannot make the winner wait on the losers). Where the device has
+// 64-bit atomics the driver swaps `atomic64` for shaders/atomic64_native.wgsl
+// (translate::native_atomic64) on 8-byte aligned heap words.
 fn atomic64_split(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 {
-    // loop-bound: 4 (a CAS retries only under contention; see translate/budget.rs)
+    let lk = lock_of(space, w);
+    // loop-bound: 8 (a lock is held for one iteration; retries only under contention; see translate/budget.rs)
     for (var tries = 0u; tries < 1000000u; tries++) {
-        let lo = wld(space, w);
-        let hi = wld(space, w + 1u);
-        let old = u64(lo) | (u64(hi) << 32u);
-        let r = atomic_apply(op, old, s0, s1, 64u);
-        if (r.keep) { return old; }
-        if (wcas(space, w, lo, u32(r.v & 0xfffffffflu))) {
-            // The low word is ours: the high word follows.
-            wstore(space, w + 1u, u32(r.v >> 32u));
+        // Sixteen tries per loop iteration: llvmpipe caps an invocation's loop
+        // iterations (translate/budget.rs), and waiting out a lock holder the OS has
+        // descheduled must not spend that cap in a few milliseconds.
+        var got = lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        got = got || lock_try(space, lk);
+        if (got) {
+            let old = u64(wld(space, w)) | (u64(wld(space, w + 1u)) << 32u);
+            let r = atomic_apply(op, old, s0, s1, 64u);
+            if (!r.keep) {
+                wstore(space, w, u32(r.v & 0xfffffffflu));
+                wstore(space, w + 1u, u32(r.v >> 32u));
+            }
+            lock_release(space, lk);
             return old;
         }
     }
+    // Contended past the bound (or the driver's loop limiter stopped the loop): the
+    // operation did not happen, so the run must not return results.
+    fail(ERR_ATOMIC_CONTENDED, NO_WORD);
     return 0lu;
 }
 
@@ -1052,6 +1107,7 @@ fn mem_atomic(space: u32, bti: u32, addr: u64, n: u32, op: u32, s0: u64, s1: u64
         let nw = (word & ~m) | ((u32(r.v) << sh) & m);
         if (wcas(space, w, word, nw)) { return old; }
     }
+    fail(ERR_ATOMIC_CONTENDED, NO_WORD);
     return 0lu;
 }
 

@@ -1013,3 +1013,152 @@ fn dpas_float_stage_is_one_rounding_like_the_interpreter() {
         &bad[..bad.len().min(5)]
     );
 }
+
+/// The runtime's `const NAME ...;` line (the value the shaders use).
+fn runtime_const(name: &str) -> String {
+    let text = visa_emu::translate::RUNTIME;
+    let start = text
+        .find(&format!("\nconst {name}:"))
+        .unwrap_or_else(|| panic!("runtime has no const {name}"))
+        + 1;
+    let end = text[start..].find(';').unwrap() + start + 1;
+    format!("{}\n", &text[start..end])
+}
+
+/// 64-bit atomics without native 64-bit atomics (`atomic64_split`: 64-bit types
+/// emulated, SLM, unaligned heap words) are exact under contention: 8 work-groups of 64
+/// invocations add 16 times to an SLM counter and a heap counter, every add carrying
+/// into the high word, while the invocations of one subgroup race for the same lock
+/// (the split form without the lock lost hundreds of carries on lavapipe).
+#[test]
+fn split_64_bit_atomics_are_exact_under_contention() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(1) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> scratch: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
+        "const K_SLM_WORDS: u32 = 4u;\n",
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;\n",
+    ));
+    for c in [
+        "K_SLM_LOCKS",
+        "SP_BTI",
+        "SP_SLM",
+        "NO_WORD",
+        "STAT_ERROR",
+        "STAT_ERROR_AT",
+        "STAT_LOCKS",
+        "N_LOCKS",
+        "ERR_ATOMIC_CONTENDED",
+        "AOP_ADD",
+        "AOP_CMPXCHG",
+    ] {
+        wgsl += &runtime_const(c);
+    }
+    for f in [
+        "fail",
+        "wld",
+        "wcas",
+        "wstore",
+        "mask_bits",
+        "sext",
+        "hf2f",
+        "f2hf",
+        "f64_to_hf",
+        "afl",
+        "atf",
+        "fminmax64",
+        "atomic_apply",
+        "lock_of",
+        "lock_try",
+        "lock_release",
+        "atomic64_split",
+    ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl += "struct AtomicNew { v: u64, keep: bool }\n";
+    wgsl += r#"
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    if (l == 0u) {
+        atomicStore(&slm[0], 0x80000000u);
+        atomicStore(&slm[1], 0u);
+        atomicStore(&slm[2], 0u);
+        atomicStore(&slm[3], 0u);
+    }
+    workgroupBarrier();
+    for (var r = 0u; r < 16u; r++) {
+        atomic64_split(SP_SLM, 0u, AOP_ADD, 0xfffffffflu, 0lu);
+        atomic64_split(SP_SLM, 2u, AOP_ADD, 0x100000001lu, 0lu);
+        atomic64_split(SP_BTI, 0u, AOP_ADD, 0xfffffffflu, 0lu);
+        atomic64_split(SP_BTI, 3u, AOP_ADD, 0x100000001lu, 0lu);
+    }
+    // A compare-and-swap that only the first of the 512 invocations can win.
+    let old = atomic64_split(SP_BTI, 5u, AOP_CMPXCHG, 0x1234567800000000lu, 0x1lu + u64(wg.x * 64u + l));
+    if (old == 0x1234567800000000lu) { io[256u] = io[256u] + 1u; }
+    workgroupBarrier();
+    if (l == 0u) {
+        for (var w = 0u; w < 4u; w++) { io[wg.x * 4u + w] = atomicLoad(&slm[w]); }
+    }
+}
+"#;
+    let groups = 64u64;
+    let mut heap = vec![0u8; 32];
+    heap[..8].copy_from_slice(&0x8000_0000u64.to_le_bytes());
+    heap[20..28].copy_from_slice(&0x1234_5678_0000_0000u64.to_le_bytes());
+    let stat_bytes = visa_emu::translate::STAT_BYTES as usize;
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let out = gpu
+        .run(&ComputeJob {
+            key: 0xa64,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                rw(heap, true),
+                rw(vec![0; stat_bytes], true),
+                rw(vec![0; 4], false),
+                rw(vec![0; 4 * 4 * 64 + 4], true),
+            ],
+            workgroups: [groups as u32, 1, 1],
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        })
+        .unwrap()
+        .outputs;
+    let stat = words(&out[1]);
+    assert_eq!(
+        stat[0],
+        0,
+        "runtime error {} raised {:?}",
+        stat[0],
+        &stat[..4]
+    );
+    assert!(stat[16..].iter().all(|&w| w == 0), "a lock was left taken");
+    let q = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let adds = 64 * 16u64;
+    let io = words(&out[3]);
+    for g in 0..groups as usize {
+        let slm: Vec<u8> = io[g * 4..g * 4 + 4]
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        assert_eq!(
+            q(&slm, 0),
+            0x8000_0000 + adds * 0xffff_ffff,
+            "group {g} SLM"
+        );
+        assert_eq!(q(&slm, 8), adds * 0x1_0000_0001, "group {g} SLM");
+    }
+    let heap = &out[0];
+    let all = groups * adds;
+    assert_eq!(q(heap, 0), 0x8000_0000 + all * 0xffff_ffff, "heap, aligned");
+    assert_eq!(q(heap, 12), all * 0x1_0000_0001, "heap, word-aligned");
+    assert!(
+        (1..=groups * 64).contains(&q(heap, 20)),
+        "cmpxchg: {:#x}",
+        q(heap, 20)
+    );
+    assert_eq!(io[256], 1, "invocations that won the compare-and-swap");
+}

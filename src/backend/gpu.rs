@@ -283,9 +283,10 @@ fn build_with(
                 usage: BufferUse::ReadWrite,
                 readback: false,
             },
+            // Counters, then the 64-bit atomics' locks (`STAT_LOCKS`, `N_LOCKS`).
             JobBuffer {
-                size: 64,
-                data: vec![0; 64],
+                size: translate::STAT_BYTES,
+                data: vec![0; translate::STAT_BYTES as usize],
                 usage: BufferUse::ReadWrite,
                 readback: true,
             },
@@ -949,6 +950,10 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         runtime_error::NO_PROGRESS => format!(
             "the block at instruction {at} needs more loop iterations than one pass allows"
         ),
+        runtime_error::ATOMIC_CONTENDED => "an atomic's compare-and-swap loop (or a 64-bit \
+             atomic's lock) retried past its bound under contention, or the driver's loop \
+             limiter stopped it: that operation did not happen, so no results are returned"
+            .to_string(),
         c => format!("runtime error code {c} at instruction {at}"),
     })
 }
@@ -967,7 +972,12 @@ fn finish(
     let lower_ms = for_adapter(gpu, &mut job)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
-    if one_pass_try && stat[0] == runtime_error::DRIVER_LOOPS {
+    if one_pass_try
+        && matches!(
+            stat[0],
+            runtime_error::DRIVER_LOOPS | runtime_error::ATOMIC_CONTENDED
+        )
+    {
         return Err(SliceError::NeedsPasses);
     }
     // A straight run has no saved state: where it stopped (or the driver's loop
@@ -987,6 +997,11 @@ fn finish(
             "the access at instruction {at} is not word-aligned, which the straight \
              form's branch-free accesses leave to the thread mapping"
         )),
+        runtime_error::ATOMIC_CONTENDED if straight => Some(
+            "an atomic retried past its bound under contention (or the driver's loop \
+             limiter stopped its loop) in the straight form"
+                .to_string(),
+        ),
         runtime_error::STRAIGHT_STOPPED => Some(format!(
             "a thread needs more loop iterations than one dispatch allows: a channel of the straight form ran past its loop budget or the step limit in the block at instruction {at}"
         )),

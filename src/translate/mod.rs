@@ -289,6 +289,9 @@ pub mod runtime_error {
     pub const STRAIGHT_SLOW: u32 = 11;
     /// A typed atomic on an image whose format takes none (`ImageDesc::atomic_refusal`).
     pub const IMAGE_ATOMIC: u32 = 12;
+    /// An atomic's compare-and-swap loop or 64-bit lock retried past its bound (or
+    /// the driver's loop limiter stopped it): that operation did not happen.
+    pub const ATOMIC_CONTENDED: u32 = 13;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -296,6 +299,10 @@ pub mod status {
     pub const DONE: u32 = 3;
     pub const STOPPED: u32 = 4;
 }
+
+/// Bytes of the `stat` buffer: 16 counter words, then the 1024 lock words of the
+/// 64-bit atomics' split form (`STAT_LOCKS`, `N_LOCKS` of runtime.wgsl).
+pub const STAT_BYTES: u64 = 4 * (16 + 1024);
 
 /// Word offsets in the `stat` buffer (`STAT_*` of runtime.wgsl).
 pub mod stat {
