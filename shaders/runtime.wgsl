@@ -1029,6 +1029,17 @@ fn lock_release(space: u32, k: u32) {
     }
 }
 
+// Append counters (`lsc_apndctr_atomic_*`): one word per binding-table entry after
+// the locks in `stat`, zero at launch (the hidden counter of the surface state).
+const STAT_APPEND: u32 = STAT_LOCKS + N_LOCKS;
+
+// Add (`op` 0) or subtract (1) `v` on surface `bti`'s append counter; the old value.
+fn append_rmw(bti: u32, op: u32, v: u32) -> u32 {
+    let k = STAT_APPEND + min(bti, 255u);
+    if (op == 1u) { return atomicSub(&stat[k], v); }
+    return atomicAdd(&stat[k], v);
+}
+
 // A 64-bit atomic on words `w`, `w + 1` of `space` under a lock: exact under any
 // contention. The lock is taken, used and released in one iteration, so the
 // invocations of one subgroup that lose the race retry while the winner finishes

@@ -626,7 +626,8 @@ fn images_agree_with_the_interpreter() {
 
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
 /// QW_GATHER/QW_SCATTER (`qword_gather_scatter`) and GATHER/SCATTER of bytes and words
-/// (`gather_scatter_legacy`), IGC's plain messages rewritten by the cases' PATCH: the
+/// (`gather_scatter_legacy`) and LSC load status and append counter atomics
+/// (`lsc_status_apndctr`), IGC's plain messages rewritten by the cases' PATCH: the
 /// interpreter's bytes and counts and the expected outputs.
 #[test]
 fn patched_messages_agree_with_the_interpreter() {
@@ -635,6 +636,7 @@ fn patched_messages_agree_with_the_interpreter() {
         "lsc_strided_quad/acm-g10-simd8",
         "qword_gather_scatter/tgllp-simd8",
         "gather_scatter_legacy/tgllp-simd8",
+        "lsc_status_apndctr/acm-g10-simd8",
     ] {
         own_variant_agrees(&mut ctx, v);
     }

@@ -315,3 +315,54 @@ fn block2d_stores_write_rows_and_clip_to_the_surface() {
     want[7 * 16 + 10..7 * 16 + 12].copy_from_slice(&12u16.to_le_bytes());
     assert_eq!(img, want);
 }
+
+/// LSC_UNTYPED's LOAD_STATUS: bit n of the destination's first dword is set when
+/// channel n's addresses all lie in the surface (the emulator's valid pages), and the
+/// append counter atomics return, channel by channel, the counter before each addend
+/// (AppendCounterAtomicAdd/Sub), the counter starting at zero.
+#[test]
+fn load_status_bits_and_append_counters_follow_the_page() {
+    let text = ".version 4.1\n.kernel \"k\"\n\
+         .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0035 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0033 v_type=G type=ud num_elts=1 align=dword\n\
+         .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
+         .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
+         lsc_load_status.ugm (M1, 8) V0032:d32x2 bti(0x1)[V0040]:a32\n\
+         lsc_apndctr_atomic_add.ugm (M1, 8) V0034:d32 bti(0x1) V0040:d32\n\
+         lsc_apndctr_atomic_sub.ugm (M1, 8) V0035:d32 bti(0x1) V0040:d32\n\
+         mov (M1_NM, 1) V0033(0,0)<1> 0x0:ud\n\
+         lsc_store.ugm (M1_NM, 1) bti(0x0)[V0033]:a32 V0032:d32x8t\n\
+         mov (M1_NM, 1) V0033(0,0)<1> 0x20:ud\n\
+         lsc_store.ugm (M1_NM, 1) bti(0x0)[V0033]:a32 V0034:d32x8t\n\
+         mov (M1_NM, 1) V0033(0,0)<1> 0x40:ud\n\
+         lsc_store.ugm (M1_NM, 1) bti(0x0)[V0033]:a32 V0035:d32x8t\n\
+         ret (M1, 1)\n";
+    let mut mem = Memory::new();
+    let out = mem.add("out", 0x1000, vec![0xee; 96]);
+    let surf = mem.add("surf", 0x2000, vec![0; 48]);
+    mem.bind(0, out);
+    mem.bind(1, surf);
+    // Two dwords per channel: valid when address + 8 <= 48.
+    let addrs = [0, 40, 36, 41, 8, 100, 0x7fff_fff0, 4];
+    run_one_thread(text, &mut mem, addrs);
+    let w = dwords(mem.get(out));
+    assert_eq!(w[0], 0b1001_0111, "status bits");
+    // The rest of the status destination is left as it was (zero-initialized GRF).
+    assert_eq!(&w[1..8], &[0; 7]);
+    let mut ctr = 0u32;
+    for (i, a) in addrs.iter().enumerate() {
+        assert_eq!(w[8 + i], ctr, "append add, channel {i}");
+        ctr = ctr.wrapping_add(*a);
+    }
+    for (i, a) in addrs.iter().enumerate() {
+        assert_eq!(w[16 + i], ctr, "append sub, channel {i}");
+        ctr = ctr.wrapping_sub(*a);
+    }
+    assert_eq!(
+        mem.get(surf),
+        &[0; 48][..],
+        "the surface itself is not touched"
+    );
+}

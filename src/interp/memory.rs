@@ -24,6 +24,9 @@ pub struct Memory {
     /// Reads and writes that hit no allocation.
     pub oob_reads: u64,
     pub oob_writes: u64,
+    /// The append counter of each binding-table surface (`lsc_apndctr_atomic_*`): the
+    /// hidden counter its surface state points to, zero at launch.
+    append_counters: HashMap<u32, u32>,
 }
 
 /// Where an access lands.
@@ -217,6 +220,26 @@ impl Memory {
             }
             Space::Slm | Space::Scratch => None,
         }
+    }
+
+    /// Whether `len` bytes at `addr` lie in memory the launch bound (`lsc_load_status`:
+    /// the emulator's notion of a valid page). `local` is the SLM or scratch space.
+    pub fn valid(&self, space: Space, local: &[u8], addr: u64, len: usize) -> bool {
+        let addr = slm_offset(space, addr);
+        if matches!(space, Space::Slm | Space::Scratch) {
+            return addr
+                .checked_add(len as u64)
+                .is_some_and(|e| e <= local.len() as u64);
+        }
+        self.locate(space, addr, len).is_some()
+    }
+
+    /// Add `delta` (wrapping) to the append counter of surface `bti`; the old value.
+    pub fn append_counter_add(&mut self, bti: u32, delta: u32) -> u32 {
+        let c = self.append_counters.entry(bti).or_insert(0);
+        let old = *c;
+        *c = old.wrapping_add(delta);
+        old
     }
 
     /// Read `len` (<= 8) bytes little-endian; zero when out of bounds.

@@ -1852,6 +1852,59 @@ impl Thread {
                     }
                 }
             }
+            0x1b => {
+                // LOAD_STATUS: bit n of the destination's first dword is set when
+                // channel n is enabled and every element it addresses is valid (in
+                // bound memory: the emulator has no tiled resources); no memory is read.
+                let mut bits = 0u64;
+                let mem = lock(cx.mem);
+                let local: &[u8] = if space == Space::Scratch {
+                    &self.scratch
+                } else {
+                    cx.slm
+                };
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let addr = addr_of(self, i);
+                    let ok = (0..vec).all(|v| {
+                        let a = addr.wrapping_add((v * mem_bytes) as u64);
+                        mem.valid(space, local, a, mem_bytes as usize)
+                    });
+                    bits |= u64::from(ok) << i;
+                }
+                drop(mem);
+                self.raw_write(dst, 0, 4, bits);
+            }
+            0x28 | 0x29 => {
+                // Append counter atomics: no address; the page's loop over channels
+                // in order under one lock (the whole message is one operation).
+                let Space::Bti(bti) = space else {
+                    return Err(ExecError::Unsupported {
+                        index: inst.index,
+                        what: "an append counter on a surface other than a binding-table entry"
+                            .into(),
+                    });
+                };
+                if mem_bytes != 4 {
+                    return Err(ExecError::Unsupported {
+                        index: inst.index,
+                        what: "an append counter atomic of other than 32-bit data".into(),
+                    });
+                }
+                let src0 = addrs;
+                let mut mem = lock(cx.mem);
+                for i in 0..n {
+                    if chen & (1 << i) == 0 {
+                        continue;
+                    }
+                    let x = self.raw_read(src0, i * 4, 4) as u32;
+                    let delta = if subop == 0x28 { x } else { x.wrapping_neg() };
+                    let old = mem.append_counter_add(bti, delta);
+                    self.raw_write(dst, i * 4, 4, u64::from(old));
+                }
+            }
             0x08..=0x1a => {
                 let op = AtomicOp::from_lsc(subop).ok_or_else(|| ExecError::Unsupported {
                     index: inst.index,

@@ -826,7 +826,19 @@ fn lsc(k: &Kernel, inst: &Instruction) -> String {
                 .unwrap_or("?")
         )
     };
-    if matches!(subop, 0x04 | 0x05 | 0x06 | 0x1c) {
+    if matches!(subop, 0x28 | 0x29) {
+        // The append counter's surface, no address; the addend is in `Src0Addrs`.
+        let surface = addr.split('[').next().unwrap_or_default();
+        let size = syntax::LSC_DATA_SIZE
+            .name(int(inst, "DataSize"))
+            .unwrap_or("?");
+        let _ = write!(
+            s,
+            "  {}  {surface}  {}:{size}",
+            data("DstData"),
+            raw_name("Src0Addrs")
+        );
+    } else if matches!(subop, 0x04 | 0x05 | 0x06 | 0x1c) {
         let _ = write!(s, "  {}  {}", addr, data("Src1Data"));
     } else {
         let _ = write!(s, "  {}  {}", data("DstData"), addr);

@@ -595,6 +595,52 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     };
     match subop {
         0x03 | 0x07 => block2d(em, inst, gb).map_err(unsupported)?,
+        0x1b => {
+            // LOAD_STATUS (`Thread::lsc`): bit i of the destination's first dword when
+            // channel i is enabled and every element it addresses is in bound memory.
+            // A whole-thread result: kernels with it keep the thread mapping.
+            em.line("var stb = 0u;");
+            em.open_enabled_elems(n, "ce");
+            em.line(&format!("let addr = {};", addr_of(em, "i")));
+            em.line("var ok = true;");
+            for v in 0..vec {
+                em.line(&format!(
+                    "ok = ok && locate(sp, bt, addr + {}lu, {mem_bytes}u) != NO_WORD;",
+                    v * mem_bytes
+                ));
+            }
+            em.line("if (ok) { stb = stb | (1u << i); }");
+            em.close();
+            em.line(&wr(dst, "0u", 4, "u64(stb)"));
+        }
+        0x28 | 0x29 => {
+            // Append counter atomics (`Thread::lsc`): the page's loop over channels in
+            // order as one operation: one atomic add of the enabled addends' sum, then
+            // each channel's old value is the counter plus the addends before it.
+            if ty != 4 || mem_bytes != 4 {
+                return Err(unsupported(
+                    "an append counter on other than a binding-table surface, or of other than 32-bit data"
+                        .into(),
+                ));
+            }
+            let src0 = raw(inst, "Src0Addrs");
+            let (op, step) = if subop == 0x28 {
+                ("0u", "+")
+            } else {
+                ("1u", "-")
+            };
+            em.line("var tot = 0u;");
+            em.open_enabled_elems(n, "ce");
+            em.line(&format!("tot = tot + u32({});", rd(src0, "i * 4u", 4)));
+            em.close();
+            em.line(&format!(
+                "var run = append_rmw(u32(surf & 0xfffffffflu), {op}, tot);"
+            ));
+            em.open_enabled_elems(n, "ce");
+            em.line(&wr(dst, "i * 4u", 4, "u64(run)"));
+            em.line(&format!("run = run {step} u32({});", rd(src0, "i * 4u", 4)));
+            em.close();
+        }
         0x01 | 0x02 | 0x05 | 0x06 => {
             // Strided (lane i at the first lane's address plus i pitches) and quad (the
             // enabled X/Y/Z/W elements into successive components): `Thread::lsc`.

@@ -300,9 +300,10 @@ pub mod status {
     pub const STOPPED: u32 = 4;
 }
 
-/// Bytes of the `stat` buffer: 16 counter words, then the 1024 lock words of the
-/// 64-bit atomics' split form (`STAT_LOCKS`, `N_LOCKS` of runtime.wgsl).
-pub const STAT_BYTES: u64 = 4 * (16 + 1024);
+/// Bytes of the `stat` buffer: 16 counter words, the 1024 lock words of the 64-bit
+/// atomics' split form (`STAT_LOCKS`, `N_LOCKS` of runtime.wgsl), then the 256
+/// binding-table entries' append counters (`STAT_APPEND`).
+pub const STAT_BYTES: u64 = 4 * (16 + 1024 + 256);
 
 /// Word offsets in the `stat` buffer (`STAT_*` of runtime.wgsl).
 pub mod stat {

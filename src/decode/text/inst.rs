@@ -771,12 +771,6 @@ impl Cx<'_> {
         if suffixes.first() == Some(&"tgm") {
             return self.lsc_typed(base, subop, suffixes, rest, at);
         }
-        if matches!(subop, 0x28 | 0x29) {
-            return Err(at.fail(
-                "an LSC operation this parser supports (apndctr is not yet)",
-                base,
-            ));
-        }
         let mut b = Builder::new(Opcode::LscUntyped);
         self.set_pred(&mut b, at)?;
         b.set("LscSubOp", Field::Int(subop), at)?;
@@ -790,6 +784,9 @@ impl Cx<'_> {
         )?;
         if matches!(subop, 0x03 | 0x07) {
             return self.lsc_block2d(b, subop, suffixes, rest, at);
+        }
+        if matches!(subop, 0x28 | 0x29) {
+            return self.lsc_append_counter(b, suffixes, rest, at);
         }
         let quad = matches!(subop, 0x02 | 0x06);
         let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, quad, "Exec_size", at)?;
@@ -860,6 +857,62 @@ impl Cx<'_> {
         if let Some(t) = ops.next() {
             return Err(self.at(t).fail("end of instruction", t.text));
         }
+        b.default_extras();
+        b.finish(at)
+    }
+
+    /// `lsc_apndctr_atomic_add.ugm (M1, 16) VDATA:d32 bti(0x3) VADDEND:d32` (and `_sub`):
+    /// no address, the surface's append counter. The addend (the page's `Src0Data`)
+    /// is kept in `Src0Addrs`, the raw operand in that position of the format.
+    fn lsc_append_counter(
+        &self,
+        mut b: Builder,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let mut ops = self.lsc_caching_and_exec(&mut b, suffixes, rest, false, "Exec_size", at)?;
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let d = next("append counter destination data `V:d32`")?;
+        let surf = next("the append counter's surface `bti(N)`, `ss(N)` or `bss(N)`")?;
+        let v = next("the addend `V:d32`")?;
+        if let Some(t) = ops.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        let data = self.lsc_data(&mut b, d, false)?;
+        let a = self.at(surf);
+        let (ty, surface) = self.lsc_model(surf.text, a)?;
+        if !matches!(ty, 2..=4) {
+            return Err(a.fail(
+                "a stateful surface `bti(N)`, `ss(N)` or `bss(N)` (append counters live in surface state)",
+                surf.text,
+            ));
+        }
+        let av = self.at(v);
+        let (name, size) = v
+            .text
+            .rsplit_once(':')
+            .ok_or_else(|| av.fail("the addend `V:d32`", v.text))?;
+        if syntax::LSC_DATA_SIZE.code(size) != b.int("DataSize") {
+            return Err(av.fail("the destination's data size", size));
+        }
+        b.set("AddrType", Field::Int(ty), a)?;
+        b.set("AddrSize", Field::Int(2), a)?;
+        b.set("AddrScale", Field::Int(1), a)?;
+        b.set("AddrImmOffset", Field::Int(0), a)?;
+        b.set("Surface", Field::Vec(surface), a)?;
+        b.set(
+            "Src0Addrs",
+            Field::Raw(operand::raw(name, self.sym, av)?),
+            av,
+        )?;
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        b.set("DstData", Field::Raw(data), at)?;
+        b.set("Src1Data", Field::Raw(null), at)?;
+        b.set("Src2Data", Field::Raw(null), at)?;
         b.default_extras();
         b.finish(at)
     }
@@ -1221,23 +1274,8 @@ impl Cx<'_> {
 
     /// `flat[S*V+off]:a64`, `bti(0x3)[V]:a32`, `bss(V)[V]:a32`; `strided`: an optional
     /// `, pitch` (a register or an immediate) after the address, returned.
-    fn lsc_address(
-        &self,
-        b: &mut Builder,
-        t: &Token,
-        strided: bool,
-    ) -> Result<Option<VecOperand>, ParseError> {
-        let a = self.at(t);
-        let s = t.text;
-        let (body, size) = lsc_address_size(s, "an LSC address `model[...]:aNN`", a)?;
-        let open = body
-            .find('[')
-            .ok_or_else(|| a.fail("`[` in an LSC address", s))?;
-        let (model, rest) = body.split_at(open);
-        let inner = rest
-            .strip_prefix('[')
-            .and_then(|r| r.strip_suffix(']'))
-            .ok_or_else(|| a.fail("`[...]` in an LSC address", s))?;
+    /// An LSC address model with its surface: `flat`, `bti(0x3)`, `bss(V)`...
+    fn lsc_model(&self, model: &str, a: At) -> Result<(u64, VecOperand), ParseError> {
         let (mname, surface) = match model.split_once('(') {
             Some((m, sarg)) => {
                 let sarg = sarg
@@ -1262,6 +1300,27 @@ impl Cx<'_> {
             "an address model flat bss ss bti arg",
             a,
         )?;
+        Ok((ty, surface))
+    }
+
+    fn lsc_address(
+        &self,
+        b: &mut Builder,
+        t: &Token,
+        strided: bool,
+    ) -> Result<Option<VecOperand>, ParseError> {
+        let a = self.at(t);
+        let s = t.text;
+        let (body, size) = lsc_address_size(s, "an LSC address `model[...]:aNN`", a)?;
+        let open = body
+            .find('[')
+            .ok_or_else(|| a.fail("`[` in an LSC address", s))?;
+        let (model, rest) = body.split_at(open);
+        let inner = rest
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(|| a.fail("`[...]` in an LSC address", s))?;
+        let (ty, surface) = self.lsc_model(model, a)?;
         let (inner, pitch) = match inner.split_once(',') {
             Some((addr, p)) if strided => {
                 let v =
