@@ -271,7 +271,7 @@ fn format(fmt: &str, next: &mut dyn FnMut() -> Result<Value, String>) -> Result<
             out.push('%');
             continue;
         }
-        if !"diouxXcsfFeEgGp".contains(s.conv) {
+        if !"diouxXcsfFeEgGaAp".contains(s.conv) {
             return Err(format!("conversion %{} is not supported", s.conv));
         }
         match (next()?, s.vector) {
@@ -327,17 +327,17 @@ fn one(s: &Spec, v: &Value) -> String {
             }
             ("", d)
         }
-        (c, Value::Float(f)) if "fFeEgG".contains(c) => {
+        (c, Value::Float(f)) if "fFeEgGaA".contains(c) => {
             let neg = f.is_sign_negative() && !f.is_nan();
             (signed(s, neg), float_body(s, f.abs()))
         }
-        (_, Value::Int(i)) if "fFeEgG".contains(s.conv) => {
+        (_, Value::Int(i)) if "fFeEgGaA".contains(s.conv) => {
             (signed(s, *i < 0), float_body(s, (*i as f64).abs()))
         }
         (_, Value::Float(f)) => (signed(s, *f < 0.0), int_digits(s, f.abs() as u64, 10)),
         (_, other) => return format!("[%{} of {other:?}]", s.conv),
     };
-    let numeric_zero = s.zero && !s.minus && (s.precision.is_none() || "fFeEgG".contains(s.conv));
+    let numeric_zero = s.zero && !s.minus && (s.precision.is_none() || "fFeEgGaA".contains(s.conv));
     pad(
         s,
         sign,
@@ -393,6 +393,7 @@ fn float_body(s: &Spec, f: f64) -> String {
                 t
             }
             'e' => exp_form(f, p, s.alt),
+            'a' => hex_form(f, s.precision, s.alt),
             _ => {
                 let p = p.max(1);
                 // C's rule: the exponent X of the %e form at precision P-1.
@@ -419,6 +420,49 @@ fn float_body(s: &Spec, f: f64) -> String {
     } else {
         body
     }
+}
+
+/// `%a` of a non-negative finite value as glibc writes it: `0x1.8p+1`, subnormals as
+/// `0x0.xxxp-1022`, zero as `0x0p+0`; without a precision the exact value with the
+/// fraction's trailing zeros dropped, with one the fraction rounded to that many hex
+/// digits (to nearest, ties to even; a carry makes the leading digit 2, as glibc's).
+fn hex_form(f: f64, precision: Option<usize>, alt: bool) -> String {
+    let bits = f.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let mut frac = bits & ((1u64 << 52) - 1);
+    let (mut lead, exp) = match (biased, frac) {
+        (0, 0) => (0u64, 0i64),
+        (0, _) => (0, -1022),
+        _ => (1, biased - 1023),
+    };
+    let mut digits = 13usize;
+    if let Some(p) = precision.filter(|&p| p < 13) {
+        // Round the leading digit and the fraction together (at %.0a the leading
+        // digit's parity breaks the tie); a carry makes the leading digit 2.
+        let full = (lead << 52) | frac;
+        let drop = 4 * (13 - p) as u32;
+        let kept = full >> drop;
+        let rest = full & ((1u64 << drop) - 1);
+        let half = 1u64 << (drop - 1);
+        let up = rest > half || (rest == half && kept & 1 == 1);
+        let kept = kept + u64::from(up);
+        lead = kept >> (4 * p);
+        frac = (kept & ((1u64 << (4 * p)) - 1)) << drop;
+        digits = p;
+    }
+    let mut hex = format!("{frac:013x}");
+    hex.truncate(digits);
+    match precision {
+        Some(p) if p > 13 => hex.push_str(&"0".repeat(p - 13)),
+        Some(_) => {}
+        None => hex = hex.trim_end_matches('0').to_string(),
+    }
+    let dot = if hex.is_empty() && !alt { "" } else { "." };
+    format!(
+        "0x{lead}{dot}{hex}p{}{}",
+        if exp < 0 { '-' } else { '+' },
+        exp.abs()
+    )
 }
 
 /// `d.ddde+XX` with `p` fraction digits.
@@ -556,6 +600,57 @@ mod tests {
                 vec![Float(f64::INFINITY), Float(f64::NAN), Float(0.0)]
             ),
             "inf nan 0.000000e+00"
+        );
+    }
+
+    #[test]
+    fn hex_floats_format_like_glibc() {
+        use Value::*;
+        // Each expectation is glibc's printf output.
+        assert_eq!(
+            f(
+                "%a|%a|%A|%a|%a|%a",
+                vec![
+                    Float(1.0),
+                    Float(-3.0),
+                    Float(0.1),
+                    Float(0.0),
+                    Float(f64::INFINITY),
+                    Float(f64::MIN_POSITIVE / 4.0)
+                ]
+            ),
+            "0x1p+0|-0x1.8p+1|0X1.999999999999AP-4|0x0p+0|inf|0x0.4p-1022"
+        );
+        assert_eq!(
+            f(
+                "%.1a|%.0a|%.3a|%#a|%.15a|%12a|%-12a|%012a|%+a",
+                vec![
+                    Float(1.96875),
+                    Float(1.5),
+                    Float(1.0),
+                    Float(1.0),
+                    Float(1.0),
+                    Float(1.0),
+                    Float(1.0),
+                    Float(-1.0),
+                    Float(2.0)
+                ]
+            ),
+            "0x2.0p+0|0x2p+0|0x1.000p+0|0x1.p+0|0x1.000000000000000p+0|      0x1p+0|0x1p+0      |-0x000001p+0|+0x1p+1"
+        );
+        assert_eq!(
+            f(
+                "%.0a|%.0a|%.1a|%.2a|%a|%.1a",
+                vec![
+                    Float(2.5),
+                    Float(3.5),
+                    Float(1.03125),
+                    Float(1.0078125),
+                    Float(1.1f32 as f64),
+                    Float(f64::MIN_POSITIVE / 2.0 * 1.9375)
+                ]
+            ),
+            "0x1p+1|0x2p+1|0x1.0p+0|0x1.02p+0|0x1.19999ap+0|0x1.0p-1022"
         );
     }
 
