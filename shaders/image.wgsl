@@ -14,6 +14,7 @@ const CFG_SAMPLERS: u32 = 15u;    // word offset of the sampler table: count, th
 const ERR_SAMPLER: u32 = 8u;      // a sample through a sampler the emulator cannot reproduce
 const ERR_LINEAR_INT: u32 = 9u;   // linear filtering of an integer image
 const ERR_IMAGE_ATOMIC: u32 = 12u; // a typed atomic on an image whose format takes none
+const ERR_GATHER4_DIMS: u32 = 14u; // gather4 on an image without two filtered axes
 
 // Channel types (`ChannelType` in src/abi/image.rs, in declaration order).
 const CT_SNORM8: u32 = 0u;
@@ -253,6 +254,46 @@ fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u3
     }
     let scale = select(select(1.0lf / 16777216.0lf, 1.0lf / 65536.0lf, axes == 2u), 1.0lf / 256.0lf, axes == 1u);
     return vec4<u32>(img_f32(a0 * scale), img_f32(a1 * scale), img_f32(a2 * scale), img_f32(a3 * scale));
+}
+
+// gather4 (`Memory::texel_gather4`): channel `ch` of the four texels a bilinear sample
+// at (u, v) would blend, whatever the sampler's filter, as R = (i0, j1), G = (i1, j1),
+// B = (i1, j0), A = (i0, j0); the border color's channel outside under border
+// addressing. 2D images and 2D arrays only (the translator's caller refuses others).
+fn img_gather4(bti: u32, sidx: u32, u: u32, v: u32, r: u32, ch: u32, at: u32) -> vec4<u32> {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
+    let st = cfg[CFG_SAMPLERS];
+    if (st == 0u || sidx >= cfg[st] || cfg[st + 1u + sidx] == 0xffffffffu) {
+        fail(ERR_SAMPLER, at);
+        return vec4<u32>(0u);
+    }
+    let code = cfg[st + 1u + sidx];
+    let f = cfg[e + 5u];
+    let ty = f & 0xffu;
+    let layered = (cfg[e + 1u] & 0x100u) != 0u;
+    if ((cfg[e + 1u] & 0xffu) - select(0u, 1u, layered) != 2u) { fail(ERR_GATHER4_DIMS, at); return vec4<u32>(0u); }
+    let norm = (code & 0x1000000u) != 0u;
+    let w = cfg[e + 2u];
+    let h = cfg[e + 3u];
+    let sx = img_snap(select(bitcast<f32>(u), bitcast<f32>(u) * f32(w), norm));
+    let sy = img_snap(select(bitcast<f32>(v), bitcast<f32>(v) * f32(h), norm));
+    let x0 = img_wrap(code, 0u, i32(sx.x), w);
+    let x1 = img_wrap(code, 0u, i32(sx.x) + 1, w);
+    let y0 = img_wrap(code, 1u, i32(sy.x), h);
+    let y1 = img_wrap(code, 1u, i32(sy.x) + 1, h);
+    let z = select(0u, img_layer(r, cfg[e + 4u]), layered);
+    let alpha = ((f >> 8u) & 0xffu) >= 2u;
+    let border = vec4<u32>(0u, 0u, 0u, select(img_one(ty), 0u, alpha));
+    let xs = array<u32, 4>(x0, x1, x1, x0);
+    let ys = array<u32, 4>(y1, y1, y0, y0);
+    var out = vec4<u32>(0u);
+    for (var k = 0u; k < 4u; k++) {
+        var texel = border;
+        if (xs[k] != NO_WORD && ys[k] != NO_WORD) { texel = img_read(bti, xs[k], ys[k], z, 0u, at); }
+        out[k] = texel[ch];
+    }
+    return out;
 }
 
 fn img_f32(x: f64) -> u32 {

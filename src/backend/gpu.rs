@@ -950,6 +950,10 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         runtime_error::NO_PROGRESS => format!(
             "the block at instruction {at} needs more loop iterations than one pass allows"
         ),
+        runtime_error::GATHER4_DIMS => format!(
+            "instruction {at}: gather4 on an image that is not 2D or a 2D array (a bilinear \
+             footprint needs two filtered axes)"
+        ),
         runtime_error::ATOMIC_CONTENDED => "an atomic's compare-and-swap loop (or a 64-bit \
              atomic's lock) retried past its bound under contention, or the driver's loop \
              limiter stopped it: that operation did not happen, so no results are returned"

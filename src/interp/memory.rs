@@ -147,6 +147,31 @@ impl Memory {
         }
     }
 
+    /// gather4 through `s` at coordinates `c` (f32 bits) of the 2D image (or 2D array)
+    /// at `bti`: channel `ch` of the four texels a bilinear sample would blend
+    /// (`SamplerState::linear_taps`, whatever the sampler's filter), returned as the
+    /// page's R = lower left (i0, j1), G = lower right (i1, j1), B = upper right
+    /// (i1, j0), A = upper left (i0, j0); a tap outside under border addressing reads
+    /// the border color's channel.
+    pub fn texel_gather4(
+        &mut self,
+        bti: u32,
+        s: &SamplerState,
+        c: [u32; 3],
+        ch: usize,
+    ) -> Option<[u32; 4]> {
+        let d = self.image(bti)?;
+        let taps = s.linear_taps(&d, c);
+        let mut out = [0u32; 4];
+        for (slot, k) in out.iter_mut().zip([2, 3, 1, 0]) {
+            *slot = match taps.taps[k].0 {
+                Some([u, v, r]) => self.texel_read(bti, u, v, r)?[ch],
+                None => d.border()[ch],
+            };
+        }
+        Some(out)
+    }
+
     /// Byte `x` of row `y` of the image at `bti` for a media block read: outside the
     /// image the nearest edge texel's byte (the hardware clamps media block reads to
     /// the surface; the pages call it format-defined). `None`: no image there.

@@ -274,6 +274,7 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                         inst.op,
                         Opcode::D3Load
                             | Opcode::D3Sample
+                            | Opcode::D3Sample4
                             | Opcode::Gather4Typed
                             | Opcode::Scatter4Typed
                             | Opcode::TypedAtomic

@@ -582,13 +582,13 @@ impl Thread {
                 self.lsc_typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            D3Sample => {
+            D3Sample | D3Sample4 => {
                 self.typed(inst, em, cx)?;
                 Ok(Flow::Next)
             }
-            D3Sample4 | SampleUnorm => Err(unsupported(
-                "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz \
-                 and sample_l, sampler-less image reads and typed messages run",
+            SampleUnorm => Err(unsupported(
+                "unorm sampling (SAMPLE_UNORM, media sampler hardware) is not emulated; \
+                 sample_lz, sample_l, gather4, sampler-less image reads and typed messages run",
             )),
             Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite
             | RawSend | RawSends => Err(unsupported("Intel fixed-function hardware; not emulated")),
@@ -1081,6 +1081,14 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], 
             ))
         }
         (Opcode::D3Sample, 0x18) => (&SAMPLE_3D_PARAMS, [Some("U"), Some("V"), Some("R"), None]),
+        // gather4 reads mip level 0's bilinear footprint (only level 0 exists).
+        (Opcode::D3Sample4, 0x08) => (&SAMPLE_3D_PARAMS, [Some("U"), Some("V"), Some("R"), None]),
+        (Opcode::D3Sample4, _) => {
+            return Err(format!(
+                "3D_SAMPLE4 operation {op:#x} (of the gather4 family only plain gather4 \
+                 is emulated: the table row holds its U, V, R, Ai parameters)"
+            ))
+        }
         (Opcode::D3Sample, 0x02) => (&SAMPLE_3D_PARAMS, [Some("V"), Some("R"), Some("Ai"), None]),
         (o, _) => {
             return Err(format!(
@@ -1205,7 +1213,12 @@ impl Thread {
                 inst.op.spec_name()
             )));
         }
-        let mask = fint(inst, "Channels") as u32 & 0xf;
+        // gather4 writes four samples of one channel as R, G, B, A.
+        let mask = if inst.op == D3Sample4 {
+            0xf
+        } else {
+            fint(inst, "Channels") as u32 & 0xf
+        };
         let lane = |t: &Thread, name: &str, i: u32| t.raw_read(fraw(inst, name), 4 * i, 4) as u32;
         match inst.op {
             TypedAtomic => {
@@ -1244,13 +1257,24 @@ impl Thread {
                     self.raw_write(dst, 4 * i, 4, op.returned(old, width));
                 }
             }
-            D3Load | D3Sample => {
+            D3Load | D3Sample | D3Sample4 => {
                 let coords = sampler_coords(inst).map_err(unsupported)?;
                 let sampler = match inst.op {
-                    D3Sample => Some(self.sampler_of(inst, cx)?),
+                    D3Sample | D3Sample4 => Some(self.sampler_of(inst, cx)?),
                     _ => None,
                 };
-                if let (Some(s), Some(d)) = (&sampler, lock(cx.mem).image(bti)) {
+                let gather = (inst.op == D3Sample4).then(|| fint(inst, "Src_channel") as usize & 3);
+                // One lock, released here (a guard in an `if let` lives through its else).
+                let desc = lock(cx.mem).image(bti);
+                if let (Some(_), Some(d)) = (gather, &desc) {
+                    if d.dims as usize - d.array as usize != 2 {
+                        return Err(unsupported(format!(
+                            "gather4 on a {}-dimensional image (a bilinear footprint needs \
+                             two filtered axes)",
+                            d.dims as usize - d.array as usize
+                        )));
+                    }
+                } else if let (Some(s), Some(d)) = (&sampler, &desc) {
                     if s.linear && !d.ty.is_float() {
                         return Err(unsupported(format!(
                             "linear filtering of an image of {:?} channels (OpenCL filters \
@@ -1263,14 +1287,15 @@ impl Thread {
                 let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {
                     let [u, v, r, lod] = coords.map(|c| c.map_or(0, |f| lane(self, f, i)));
-                    let texel = match &sampler {
-                        Some(s) => lock(cx.mem).texel_sample(bti, s, [u, v, r]),
+                    let texel = match (&sampler, gather) {
+                        (Some(s), Some(ch)) => lock(cx.mem).texel_gather4(bti, s, [u, v, r], ch),
+                        (Some(s), None) => lock(cx.mem).texel_sample(bti, s, [u, v, r]),
                         // Only mip level 0 exists.
-                        None if lod != 0 => {
+                        (None, _) if lod != 0 => {
                             lock(cx.mem).oob_reads += 1;
                             None
                         }
-                        None => lock(cx.mem).texel_read(bti, u, v, r),
+                        (None, _) => lock(cx.mem).texel_read(bti, u, v, r),
                     }
                     .unwrap_or([0; 4]);
                     let enabled = (0..4).filter(|c| mask & (1 << c) != 0);

@@ -395,7 +395,9 @@ pub fn instruction(k: &Kernel, inst: &Instruction) -> String {
             return s;
         }
         Opcode::Barrier => return s + "barrier",
-        Opcode::D3Load | Opcode::D3Sample => return s + &sampler_message(k, inst),
+        Opcode::D3Load | Opcode::D3Sample | Opcode::D3Sample4 => {
+            return s + &sampler_message(k, inst)
+        }
         Opcode::MediaLd | Opcode::MediaSt => return s + &media(k, inst),
         Opcode::Sbarrier => {
             return s + if int(inst, "Mode") == 1 {
@@ -536,6 +538,14 @@ fn sampler_message(k: &Kernel, inst: &Instruction) -> String {
             Some((_, name, params)) => (name.to_string(), params, &["Aoffimmi", "Surface", "Dst"]),
             None => return format!("load_op_{op:#x}"),
         }
+    } else if inst.op == Opcode::D3Sample4 {
+        let name = if base == 0x08 {
+            "sample4".to_string()
+        } else {
+            format!("sample4_op_{base:#x}")
+        };
+        let fixed: &[&str] = &["Aoffimmi", "Sampler", "Surface", "Dst"];
+        (name, &text_form::SAMPLE_3D_PARAMS, fixed)
     } else {
         let name = match text_form::SAMPLE_3D_OPS.iter().find(|o| o.0 == base) {
             Some((_, name)) => name.to_string(),
@@ -547,7 +557,15 @@ fn sampler_message(k: &Kernel, inst: &Instruction) -> String {
     if op & text_form::PIXEL_NULL_MASK != 0 {
         s += ".pixel_null_mask";
     }
-    let _ = write!(s, ".{}", channel_letters(int(inst, "Channels")));
+    if inst.op == Opcode::D3Sample4 {
+        let _ = write!(
+            s,
+            ".{}",
+            ["R", "G", "B", "A"][int(inst, "Src_channel") as usize & 3]
+        );
+    } else {
+        let _ = write!(s, ".{}", channel_letters(int(inst, "Channels")));
+    }
     if let Some(e) = inst.exec_size() {
         let _ = write!(s, " {}", exec(&e));
     }

@@ -130,6 +130,12 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
                 inst.index
             ));
         }
+        if inst.op == D3Sample4 {
+            return Some(format!(
+                "gather4 at instruction {} (the thread mapping runs it)",
+                inst.index
+            ));
+        }
         if inst.op == LscUntyped && matches!(int(inst, "LscSubOp"), 0x1b | 0x28 | 0x29) {
             return Some(format!(
                 "LSC load status or append counter at instruction {} (a result that \

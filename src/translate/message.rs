@@ -320,7 +320,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 pos += 1;
             }
         }
-        D3Load | D3Sample | Gather4Typed | Scatter4Typed | TypedAtomic => {
+        D3Load | D3Sample | D3Sample4 | Gather4Typed | Scatter4Typed | TypedAtomic => {
             typed(em, inst, n, grf_bytes)?
         }
         MediaLd | MediaSt => {
@@ -939,7 +939,12 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
 fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), TranslateError> {
     use Opcode::*;
     space(em, inst, "Surface");
-    let mask = int(inst, "Channels") as u32 & 0xf;
+    // gather4 writes four samples of one channel as R, G, B, A.
+    let mask = if inst.op == D3Sample4 {
+        0xf
+    } else {
+        int(inst, "Channels") as u32 & 0xf
+    };
     let at = inst.index;
     let coord = |em: &Emit, name: &str, has: bool| -> String {
         match raw(inst, name) {
@@ -980,7 +985,7 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
             ));
             em.close();
         }
-        D3Load | D3Sample => {
+        D3Load | D3Sample | D3Sample4 => {
             let coords = crate::interp::thread::sampler_coords(inst).map_err(|what| {
                 TranslateError::Unsupported {
                     index: inst.index,
@@ -992,7 +997,7 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
             let per = (4 * n).div_ceil(grf_bytes) * grf_bytes;
             em.open_enabled_elems(n, "ce");
             let [u, v, r, lod] = coords.map(|c| coord(em, c.unwrap_or(""), c.is_some()));
-            if inst.op == D3Sample {
+            if inst.op != D3Load {
                 let Some(PField::Sampler(sidx)) = field(inst, "Sampler") else {
                     return Err(TranslateError::Unsupported {
                         index: inst.index,
@@ -1000,9 +1005,16 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                         what: "a sample without a sampler".into(),
                     });
                 };
-                em.line(&format!(
-                    "let tx = img_sample(bt, {sidx}u, {u}, {v}, {r}, {at}u);"
-                ));
+                if inst.op == D3Sample4 {
+                    let ch = int(inst, "Src_channel") & 3;
+                    em.line(&format!(
+                        "let tx = img_gather4(bt, {sidx}u, {u}, {v}, {r}, {ch}u, {at}u);"
+                    ));
+                } else {
+                    em.line(&format!(
+                        "let tx = img_sample(bt, {sidx}u, {u}, {v}, {r}, {at}u);"
+                    ));
+                }
             } else {
                 em.line(&format!(
                     "let tx = img_read(bt, {u}, {v}, {r}, {lod}, {at}u);"

@@ -177,6 +177,7 @@ fn runtime_pieces(kernel: &str) -> String {
         "img_read(",
         "img_write(",
         "img_sample(",
+        "img_gather4(",
         "img_block_",
         "img_atomic(",
     ]
@@ -292,6 +293,8 @@ pub mod runtime_error {
     /// An atomic's compare-and-swap loop or 64-bit lock retried past its bound (or
     /// the driver's loop limiter stopped it): that operation did not happen.
     pub const ATOMIC_CONTENDED: u32 = 13;
+    /// gather4 on an image that is not 2D (or a 2D array).
+    pub const GATHER4_DIMS: u32 = 14;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -575,6 +578,7 @@ fn is_message(op: Opcode) -> bool {
             | LscUntyped
             | D3Load
             | D3Sample
+            | D3Sample4
             | Gather4Typed
             | Scatter4Typed
             | TypedAtomic
@@ -1065,9 +1069,9 @@ fn emit_inst(
         Fccall => Err(unsupported(
             "FCCALL (a CM construct IGC's OpenCL output never uses) is not emulated",
         )),
-        D3Sample4 | SampleUnorm => Err(unsupported(
-            "gather4 / unorm sampling (filtering hardware) is not emulated; sample_lz and \
-             sample_l, sampler-less image reads and typed messages run",
+        SampleUnorm => Err(unsupported(
+            "unorm sampling (SAMPLE_UNORM, media sampler hardware) is not emulated; \
+             sample_lz, sample_l, gather4, sampler-less image reads and typed messages run",
         )),
         Avs | VmeIme | VmeSic | VmeFbr | VmeIdm | Info | RtWrite | RtRead | UrbWrite | RawSend
         | RawSends => Err(unsupported("Intel fixed-function hardware; not emulated")),

@@ -205,6 +205,18 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
     if let Some((code, _, params)) = text_form::LOAD_3D_OPS.iter().find(|o| o.1 == base) {
         return cx.sampler_message(Opcode::D3Load, *code, params, &suffixes, &rest, at);
     }
+    // IGC prints 3D_SAMPLE4's gather4 as `sample4`; the row models its parameters only.
+    if base == "sample4" {
+        let params = &text_form::SAMPLE_3D_PARAMS;
+        return cx.sampler_message(Opcode::D3Sample4, 0x08, params, &suffixes, &rest, at);
+    }
+    if base.starts_with("sample4_") {
+        return Err(at.fail(
+            "`sample4` (of the gather4 family the instruction table models gather4's \
+             parameters only)",
+            &base,
+        ));
+    }
     if let Some((code, _)) = text_form::SAMPLE_3D_OPS.iter().find(|o| o.1 == base) {
         let params = &text_form::SAMPLE_3D_PARAMS;
         return cx.sampler_message(Opcode::D3Sample, *code, params, &suffixes, &rest, at);
@@ -342,7 +354,15 @@ impl Cx<'_> {
             return Err(at.fail("one channel suffix (.R ... .RGBA)", &suffixes.join(".")));
         };
         b.set("Op", Field::Int(code), at)?;
-        b.set("Channels", Field::Int(channels(ch, at)?), at)?;
+        if op == Opcode::D3Sample4 {
+            let c = ["R", "G", "B", "A"]
+                .iter()
+                .position(|x| x.eq_ignore_ascii_case(ch))
+                .ok_or_else(|| at.fail("one source channel .R, .G, .B or .A", ch))?;
+            b.set("Src_channel", Field::Int(c as u64), at)?;
+        } else {
+            b.set("Channels", Field::Int(channels(ch, at)?), at)?;
+        }
         let mut ops = rest.iter().map(|t| (t.text, self.at(t)));
         let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
         let (t, a) = next("an execution size")?;
@@ -350,7 +370,7 @@ impl Cx<'_> {
         let (t, a) = next("the aoffimmi operand")?;
         let aoffimmi = operand::vec_operand(t, false, self.sym, a)?;
         b.set("Aoffimmi", Field::Vec(aoffimmi), at)?;
-        if op == Opcode::D3Sample {
+        if op != Opcode::D3Load {
             let (t, a) = next("a sampler")?;
             b.set(
                 "Sampler",
