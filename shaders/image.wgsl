@@ -138,17 +138,31 @@ fn img_layer(c: u32, n: u32) -> u32 {
     return u32(clamp(round(f), 0.0, f32(n - 1u)));
 }
 
+// The state word of the kernel's sampler `sidx` (`SamplerState::code`), or NO_WORD
+// (reported as ERR_SAMPLER) when the launch gives no such sampler.
+fn img_sampler_code(sidx: u32, at: u32) -> u32 {
+    let st = cfg[CFG_SAMPLERS];
+    if (st == 0u || sidx >= cfg[st] || cfg[st + 1u + sidx] == 0xffffffffu) {
+        fail(ERR_SAMPLER, at);
+        return NO_WORD;
+    }
+    return cfg[st + 1u + sidx];
+}
+
+// OpenCL's border color of an image whose format word is `f` (`ImageDesc::border`):
+// zero, with a missing alpha channel 1.
+fn img_border(f: u32) -> vec4<u32> {
+    let alpha = ((f >> 8u) & 0xffu) >= 2u;
+    return vec4<u32>(0u, 0u, 0u, select(img_one(f & 0xffu), 0u, alpha));
+}
+
 // A nearest sample through sampler `sidx` at coordinates (u, v, r) (f32 bits) of the
 // image at `bti`: the addressed texel, or OpenCL's border color.
 fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32> {
     let e = img_find(bti);
     if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
-    let st = cfg[CFG_SAMPLERS];
-    if (st == 0u || sidx >= cfg[st] || cfg[st + 1u + sidx] == 0xffffffffu) {
-        fail(ERR_SAMPLER, at);
-        return vec4<u32>(0u);
-    }
-    let code = cfg[st + 1u + sidx];
+    let code = img_sampler_code(sidx, at);
+    if (code == NO_WORD) { return vec4<u32>(0u); }
     if ((code & 0x2000000u) != 0u) { return img_sample_linear(bti, e, code, u, v, r, at); }
     let dims = cfg[e + 1u] & 0xffu;
     let array = (cfg[e + 1u] & 0x100u) != 0u;
@@ -160,8 +174,7 @@ fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32>
     if (array && dims == 3u) { z = img_layer(r, cfg[e + 4u]); }
     if (x == NO_WORD || y == NO_WORD || z == NO_WORD) {
         let f = cfg[e + 5u];
-        let alpha = ((f >> 8u) & 0xffu) >= 2u;
-        return vec4<u32>(0u, 0u, 0u, select(img_one(f & 0xffu), 0u, alpha));
+        return img_border(f);
     }
     return img_read(bti, x, y, z, 0u, at);
 }
@@ -195,6 +208,15 @@ fn img_wrap(code: u32, axis: u32, i: i32, n: u32) -> u32 {
     }
 }
 
+// Along `axis` (n texels) at coordinate c (f32 bits, normalized when `code` says so):
+// the two texel indices a linear sample blends (NO_WORD: the border) and the second's
+// weight in 1/256 (`SamplerState::linear_taps`).
+fn img_taps(code: u32, axis: u32, c: u32, n: u32) -> vec3<u32> {
+    let x = select(bitcast<f32>(c), bitcast<f32>(c) * f32(n), (code & 0x1000000u) != 0u);
+    let s = img_snap(x);
+    return vec3<u32>(img_wrap(code, axis, i32(s.x), n), img_wrap(code, axis, i32(s.x) + 1, n), s.y);
+}
+
 // A linear sample (`SamplerState::linear_taps` and `LinearTaps::blend`): the 2, 4 or 8
 // taps around the snapped position, each through the address mode (the border color
 // outside), weighted by integers summing to 256^axes; f32 channels times weights are
@@ -218,14 +240,12 @@ fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u3
             i1[a] = i0[a];
             continue;
         }
-        let x = select(bitcast<f32>(c[a]), bitcast<f32>(c[a]) * f32(size[a]), (code & 0x1000000u) != 0u);
-        let s = img_snap(x);
-        i0[a] = img_wrap(code, a, i32(s.x), size[a]);
-        i1[a] = img_wrap(code, a, i32(s.x) + 1, size[a]);
-        fr[a] = s.y;
+        let t = img_taps(code, a, c[a], size[a]);
+        i0[a] = t.x;
+        i1[a] = t.y;
+        fr[a] = t.z;
     }
-    let alpha = ((f >> 8u) & 0xffu) >= 2u;
-    let border = vec4<u32>(0u, 0u, 0u, select(img_one(ty), 0u, alpha));
+    let border = img_border(f);
     // Scalar f64 sums (the 64-bit lowering rewrites scalars, not f64 vectors).
     var a0 = 0.0lf;
     var a1 = 0.0lf;
@@ -263,30 +283,17 @@ fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u3
 fn img_gather4(bti: u32, sidx: u32, u: u32, v: u32, r: u32, ch: u32, at: u32) -> vec4<u32> {
     let e = img_find(bti);
     if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
-    let st = cfg[CFG_SAMPLERS];
-    if (st == 0u || sidx >= cfg[st] || cfg[st + 1u + sidx] == 0xffffffffu) {
-        fail(ERR_SAMPLER, at);
-        return vec4<u32>(0u);
-    }
-    let code = cfg[st + 1u + sidx];
+    let code = img_sampler_code(sidx, at);
+    if (code == NO_WORD) { return vec4<u32>(0u); }
     let f = cfg[e + 5u];
-    let ty = f & 0xffu;
     let layered = (cfg[e + 1u] & 0x100u) != 0u;
     if ((cfg[e + 1u] & 0xffu) - select(0u, 1u, layered) != 2u) { fail(ERR_GATHER4_DIMS, at); return vec4<u32>(0u); }
-    let norm = (code & 0x1000000u) != 0u;
-    let w = cfg[e + 2u];
-    let h = cfg[e + 3u];
-    let sx = img_snap(select(bitcast<f32>(u), bitcast<f32>(u) * f32(w), norm));
-    let sy = img_snap(select(bitcast<f32>(v), bitcast<f32>(v) * f32(h), norm));
-    let x0 = img_wrap(code, 0u, i32(sx.x), w);
-    let x1 = img_wrap(code, 0u, i32(sx.x) + 1, w);
-    let y0 = img_wrap(code, 1u, i32(sy.x), h);
-    let y1 = img_wrap(code, 1u, i32(sy.x) + 1, h);
+    let tu = img_taps(code, 0u, u, cfg[e + 2u]);
+    let tv = img_taps(code, 1u, v, cfg[e + 3u]);
     let z = select(0u, img_layer(r, cfg[e + 4u]), layered);
-    let alpha = ((f >> 8u) & 0xffu) >= 2u;
-    let border = vec4<u32>(0u, 0u, 0u, select(img_one(ty), 0u, alpha));
-    let xs = array<u32, 4>(x0, x1, x1, x0);
-    let ys = array<u32, 4>(y1, y1, y0, y0);
+    let border = img_border(f);
+    let xs = array<u32, 4>(tu.x, tu.y, tu.y, tu.x);
+    let ys = array<u32, 4>(tv.y, tv.y, tv.x, tv.x);
     var out = vec4<u32>(0u);
     for (var k = 0u; k < 4u; k++) {
         var texel = border;
