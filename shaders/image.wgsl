@@ -328,6 +328,14 @@ fn img_read(bti: u32, u: u32, v: u32, r: u32, lod: u32, at: u32) -> vec4<u32> {
     return out;
 }
 
+// LSC load status on a typed surface: whether texel (u, v, r) lies in the image at
+// LOD 0 (nothing is read).
+fn img_inside(bti: u32, u: u32, v: u32, r: u32, lod: u32, at: u32) -> bool {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return false; }
+    return img_texel(e, u, v, r) != NO_WORD && lod == 0u;
+}
+
 // Write the channels of `mask` of texel (u, v, r), converted; dropped outside it.
 fn img_write(bti: u32, u: u32, v: u32, r: u32, lod: u32, mask: u32, val: vec4<u32>, at: u32) {
     let e = img_find(bti);

@@ -60,13 +60,14 @@ fn bundled_example_passes() {
 /// contention), private arrays of several element types with dynamic indices, SIMD32
 /// sub-group shuffles of long/ushort/float, stack functions (fcall/fret) and indirect calls
 /// (ifcall through function pointers), images (typed reads and writes, nearest and
-/// linear samples, block reads, 1D/3D, arrays, sampler arguments, typed atomics), words read at
+/// linear samples, block reads, 1D/3D, arrays, sampler arguments, typed atomics, LSC typed
+/// load status), words read at
 /// unaligned addresses and past the ends of their buffers.
 #[test]
 fn own_cases_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let variants = discover(&[dir]).unwrap();
-    assert_eq!(variants.len(), 73);
+    assert_eq!(variants.len(), 75);
     let opts = RunOptions::default();
     for v in &variants {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));

@@ -588,7 +588,8 @@ fn own_variant_agrees(ctx: &mut GpuContext, v: &str) -> visa_emu::backend::gpu::
 /// images (`image_dims`), image arrays (`image_array`) and sampler kernel arguments
 /// (`image_sampler_arg`) and typed atomics (TYPED_ATOMIC inc, cmpxchg, add, imax and
 /// add.16, `image_atomic`: IGC's typed messages rewritten by the case's PATCH), LSC_TYPED
-/// quad loads and stores and atomics (`image_lsc_typed`, patched likewise) and gather4
+/// quad loads and stores and atomics (`image_lsc_typed`, patched likewise), LSC_TYPED
+/// load status (`lsc_typed_status`, patched likewise) and gather4
 /// (3D_SAMPLE4 `sample4`, `image_gather4`, patched likewise) run through
 /// shaders/image.wgsl with the interpreter's bytes and counts and the expected outputs.
 /// SIMD8 variants: IGC's SIMD32 ones take up to minutes to compile on lavapipe (they
@@ -612,6 +613,7 @@ fn images_agree_with_the_interpreter() {
         "image_atomic/acm-g10-simd8",
         "image_lsc_typed/acm-g10-simd8",
         "image_gather4/tgllp-simd8",
+        "lsc_typed_status/acm-g10-simd8",
     ] {
         let g = own_variant_agrees(&mut ctx, v);
         assert_eq!((g.oob_reads, g.oob_writes), (0, 0), "{v}");

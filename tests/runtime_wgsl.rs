@@ -128,11 +128,13 @@ fn two_allocations(heap_len: usize) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
     let mut heap = vec![0xeeu8; heap_len];
     heap[..36].copy_from_slice(&init);
     heap[40..76].copy_from_slice(&init);
-    let mut cfg = vec![0u32; 272 + 8];
+    let mut cfg = vec![0u32; 280 + 512];
     cfg[7] = 2;
     cfg[16 + 3] = 1;
     cfg[16 + 4] = 2;
     cfg[272..280].copy_from_slice(&[0, 0x10, 36, 0, 0, 0x11, 36, 40]);
+    // The entries' spans (size, heap byte offset) at CFG_BTI_SPAN = 280.
+    cfg[280 + 2 * 3..280 + 2 * 5].copy_from_slice(&[36, 0, 36, 40]);
     (init, heap, cfg)
 }
 
@@ -384,7 +386,7 @@ fn short_binding_table_accesses_match_the_general_ones() {
         "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
         "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
         "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
-        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\nconst CFG_BTI_SPAN: u32 = 280u;\n",
         "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
         "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
         "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
@@ -508,7 +510,7 @@ fn short_slm_accesses_match_the_general_ones() {
         "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
         "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
         "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
-        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\nconst CFG_BTI_SPAN: u32 = 280u;\n",
         "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
         "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
         "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
@@ -844,6 +846,7 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
         "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
         "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
         "const CFG_BTI: u32 = 16u;\nconst CFG_TRASH: u32 = 12u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const CFG_BTI_SPAN: u32 = 280u;\n",
         "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
         "const NO_WORD: u32 = 0xffffffffu;\n",
         "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",

@@ -230,6 +230,10 @@ fn build_with(
         if let Some(b) = a.bti {
             if b < 256 {
                 table[cfg::BTI + b as usize] = a.id.0 as u32 + 1;
+                let k = cfg::ALLOC + 4 * a.id.0;
+                let span = cfg::BTI_SPAN + 2 * b as usize;
+                table[span] = table[k + 2];
+                table[span + 1] = table[k + 3];
             }
         }
     }

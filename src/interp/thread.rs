@@ -1703,6 +1703,19 @@ impl Thread {
         if let Some(why) = op.and_then(|_| desc.atomic_refusal(bits)) {
             return Err(unsupported(why));
         }
+        if subop == 0x1b {
+            // LOAD_STATUS, as on untyped surfaces: bit i of the destination's first
+            // dword when channel i is enabled and its texel lies in the image (LOD 0:
+            // the emulator's images have one level); no texel is read.
+            let mut bits = 0u64;
+            for i in (0..n).filter(|i| chen & (1 << i) != 0) {
+                let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| coord(self, c, i));
+                let inside = desc.texel_offset(u, v, r).is_some() && lod == 0;
+                bits |= u64::from(inside) << i;
+            }
+            self.raw_write(fraw(inst, "DstData"), 0, 4, bits);
+            return Ok(());
+        }
         for i in (0..n).filter(|i| chen & (1 << i) != 0) {
             let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| coord(self, c, i));
             let at = desc.texel_offset(u, v, r).filter(|_| lod == 0);
@@ -2083,17 +2096,17 @@ pub(crate) fn dpas_operands(inst: &PInst, grf_bytes: u32) -> Result<DpasOperands
     })
 }
 
-/// What an LSC_TYPED sub-op does: a quad load or store (`None`) or an atomic; the
-/// other typed forms (block2d, status, surface info) are refused with the reason.
+/// What an LSC_TYPED sub-op does: a quad load or store or a status load (`None`) or
+/// an atomic; the other typed forms (block2d, surface info) are refused with the reason.
 pub(crate) fn lsc_typed_op(subop: u64) -> Result<Option<AtomicOp>, String> {
     match subop {
-        0x02 | 0x06 => Ok(None),
+        0x02 | 0x06 | 0x1b => Ok(None),
         0x08..=0x1a => AtomicOp::from_lsc(subop)
             .map(Some)
             .ok_or_else(|| format!("LSC atomic sub-op {subop:#x}")),
         _ => Err(format!(
-            "{} on a typed surface is not emulated (quad loads and stores of d32 and \
-             atomics are)",
+            "{} on a typed surface is not emulated (quad loads and stores of d32, \
+             atomics and load status are)",
             crate::isa::syntax::LSC_SUBOP
                 .name(subop)
                 .unwrap_or("this LSC sub-op")

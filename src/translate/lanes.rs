@@ -136,7 +136,8 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
                 inst.index
             ));
         }
-        if inst.op == LscUntyped && matches!(int(inst, "LscSubOp"), 0x1b | 0x28 | 0x29) {
+        let status = inst.op == LscTyped && int(inst, "LscSubOp") == 0x1b;
+        if status || inst.op == LscUntyped && matches!(int(inst, "LscSubOp"), 0x1b | 0x28 | 0x29) {
             return Some(format!(
                 "LSC load status or append counter at instruction {} (a result that \
                  depends on every channel: the thread mapping runs them)",

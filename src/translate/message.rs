@@ -867,6 +867,9 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
         "let bt = u32({} & 0xfffffffflu);",
         scalar(inst, "Surface")
     ));
+    if subop == 0x1b {
+        em.line("var stb = 0u;");
+    }
     em.open_enabled_elems(n, "ce");
     let coord = |em: &Emit, c: &str| -> String {
         let v = match raw(inst, &format!("Src0Addrs{c}")) {
@@ -883,6 +886,16 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
     };
     let [u, v, r, lod] = ["U", "V", "R", "LOD"].map(|c| coord(em, c));
     let enabled: Vec<u32> = (0..4).filter(|c| mask & (1 << c) != 0).collect();
+    if subop == 0x1b {
+        // LOAD_STATUS (`Thread::lsc_typed`): bit i when channel i's texel lies in the
+        // image at LOD 0. A whole-thread result: kernels with it keep the thread mapping.
+        em.line(&format!(
+            "stb = stb | select(0u, 1u << i, img_inside(bt, {u}, {v}, {r}, {lod}, {at}u));"
+        ));
+        em.close();
+        em.line(&wr(raw(inst, "DstData"), "0u", 4, "u64(stb)"));
+        return Ok(());
+    }
     match op {
         None if subop == 0x02 => {
             em.line(&format!(

@@ -178,6 +178,7 @@ fn runtime_pieces(kernel: &str) -> String {
         "img_write(",
         "img_sample(",
         "img_gather4(",
+        "img_inside(",
         "img_block_",
         "img_atomic(",
     ]
@@ -265,7 +266,11 @@ pub mod cfg {
     /// Straight modules: the heap word index of a word no allocation holds, where
     /// `bti_st4` sends stores out of bounds.
     pub const TRASH: usize = 273;
-    pub const ALLOC: usize = 276;
+    /// 256 entries of two words: the bound allocation's size in bytes (0 = unbound) and
+    /// its heap byte offset, so that a binding-table access reads its span at a
+    /// constant index.
+    pub const BTI_SPAN: usize = 276;
+    pub const ALLOC: usize = 788;
 }
 
 /// Runtime error codes the shader reports in `stat[0]` (`ERR_*` of runtime.wgsl).

@@ -1100,8 +1100,8 @@ impl Cx<'_> {
     }
 
     /// `lsc_store_quad.tgm (M1, 16) ADDR V:d32.xyzw`, `lsc_atomic_iadd.tgm (M1, 16)
-    /// V:d32 ADDR SRC1 SRC2` (IGC's printer: coordinates up to the first null one, then
-    /// LOD; immediate offsets on U, V and R).
+    /// V:d32 ADDR SRC1 SRC2`, `lsc_load_status.tgm (M1, 16) V:d32 ADDR` (IGC's printer:
+    /// coordinates up to the first null one, then LOD; immediate offsets on U, V and R).
     fn lsc_typed(
         &self,
         base: &str,
@@ -1112,10 +1112,11 @@ impl Cx<'_> {
     ) -> Result<Instruction, ParseError> {
         let quad = matches!(subop, 0x02 | 0x06);
         let atomic = (0x08..=0x1a).contains(&subop);
-        if !quad && !atomic {
+        let status = subop == 0x1b;
+        if !quad && !atomic && !status {
             return Err(at.fail(
                 "a typed LSC operation this parser supports (lsc_load_quad, lsc_store_quad, \
-                 lsc_atomic_*)",
+                 lsc_atomic_*, lsc_load_status)",
                 base,
             ));
         }
