@@ -3,9 +3,10 @@
 // WGSL twin of `abi::image` and `Memory::texel_read/texel_write`. An image is a packed
 // texel array in its binding-table surface; `cfg[CFG_IMAGES]` points at 512 words of
 // conversion tables (x / 255 and max(x / 127, -1) as f32 bits, computed exactly on the
-// host) followed by 6 words per image: bti, dims (| 0x100 for an array), width, height, depth,
-// channel type | order << 8 | channel bytes << 16. Appended to the runtime only for
-// kernels with typed messages.
+// host), then 256 words: the image entry of each binding-table index (NO_WORD: none),
+// then 6 words per image (its entry): bti, dims (| 0x100 for an array), width, height,
+// depth, channel type | order << 8 | channel bytes << 16. Appended to the runtime only
+// for kernels with typed messages.
 
 const CFG_IMAGES: u32 = 13u;      // word offset of the tables (0: no image bound)
 const CFG_NIMAGES: u32 = 14u;
@@ -30,15 +31,12 @@ const CT_FLOAT: u32 = 9u;
 const CT_UNORM16: u32 = 10u;
 const CT_SNORM16: u32 = 11u;
 
-// The image entry (word index) of binding-table index `bti`, or NO_WORD.
+// The image entry (word index) of binding-table index `bti`, or NO_WORD: one read of
+// the per-index table, not a search of the images (llvmpipe compiles every loop, and
+// every typed access ran this one).
 fn img_find(bti: u32) -> u32 {
-    let n = cfg[CFG_NIMAGES];
-    let base = cfg[CFG_IMAGES] + 512u;
-    // loop-bound: 16
-    for (var k = 0u; k < n; k++) {
-        if (cfg[base + 6u * k] == bti) { return base + 6u * k; }
-    }
-    return NO_WORD;
+    let t = cfg[CFG_IMAGES];
+    return select(NO_WORD, cfg[t + 512u + min(bti, 255u)], t != 0u && bti < 256u);
 }
 
 // Byte offset of texel (u, v, r) in image `e`, or NO_WORD outside it; coordinates are

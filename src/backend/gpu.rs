@@ -863,7 +863,8 @@ fn one_pass(job: &mut ComputeJob) {
 
 /// Append the images' conversion tables and descriptors to the cfg words (layout in
 /// shaders/image.wgsl): x / 255 and max(x / 127, -1) as f32 bits for every byte x,
-/// exactly the interpreter's `ChannelType::load`, then 6 words per image.
+/// exactly the interpreter's `ChannelType::load`, the image entry of each binding-table
+/// index (the first image bound there), then 6 words per image.
 fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDesc)]) {
     use crate::abi::image::ChannelType;
     if images.is_empty() {
@@ -873,6 +874,17 @@ fn image_table(table: &mut Vec<u32>, images: &[(u32, crate::abi::image::ImageDes
     table[cfg::NIMAGES] = images.len() as u32;
     table.extend((0..256).map(|x| ChannelType::UnormInt8.load(x)));
     table.extend((0..256).map(|x| ChannelType::SnormInt8.load(x)));
+    // NO_WORD of shaders/runtime.wgsl: no image at that index.
+    const NO_WORD: u32 = u32::MAX;
+    let index = table.len();
+    let entries = index + 256;
+    table.resize(entries, NO_WORD);
+    for (k, (bti, _)) in images.iter().enumerate() {
+        let slot = index + *bti as usize;
+        if *bti < 256 && table[slot] == NO_WORD {
+            table[slot] = (entries + 6 * k) as u32;
+        }
+    }
     for (bti, d) in images {
         table.extend([
             *bti,
