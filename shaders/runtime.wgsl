@@ -578,17 +578,36 @@ var<workgroup> wg_go: u32;
 var<workgroup> wg_yield: atomic<u32>;
 var<workgroup> wg_stop: u32;
 
-// Byte offset of an access of `n` bytes inside its space's word array, or NO_WORD when
-// it hits no allocation (or straddles the end of one).
 // Whether `n` bytes at flat address `addr` lie in the allocation bound at binding-table
 // index `bti` (straight modules check their unplaced atomics with it).
 fn flat_hits_bti(addr: u64, n: u32, bti: u32) -> bool {
-    let o = locate(0u, 0u, addr, n);
+    return bti_holds(locate(0u, 0u, addr, n), bti);
+}
+
+// Whether heap byte offset `o` (NO_WORD: none) lies in the allocation bound at `bti`.
+fn bti_holds(o: u32, bti: u32) -> bool {
     if (o == NO_WORD || bti >= 256u) { return false; }
     let e = CFG_BTI_SPAN + 2u * bti;
     return o >= cfg[e + 1u] && o - cfg[e + 1u] < cfg[e];
 }
 
+// Straight modules: a 32-bit atomic that is one of WGSL's own (`wrmw`) at byte offset
+// `o` of `space` (located once, by the caller, who may check it against the binding
+// table too): `mem_atomic`'s result without its other widths and operations, and
+// without its misaligned path, which records `slow_at` instead (the host then runs the
+// launch in the thread mapping; a misaligned atomic is not atomic on hardware either).
+// atomic_histogram's straight module on lavapipe: 1.9 -> 1.0 GPU ms, pipeline creation
+// 1.0 -> 0.5 s.
+fn rmw4(space: u32, o: u32, op: u32, v: u32, at: u32) -> u32 {
+    let found = o != NO_WORD;
+    slow_at = select(slow_at, at + 1u, found && (o & 3u) != 0u);
+    oob_reads += select(1u, 0u, found);
+    if (found && (o & 3u) == 0u) { return wrmw(space, o >> 2u, op, v); }
+    return 0u;
+}
+
+// Byte offset of an access of `n` bytes inside its space's word array, or NO_WORD when
+// it hits no allocation (or straddles the end of one).
 fn locate(space: u32, bti: u32, addr: u64, n: u32) -> u32 {
     switch space {
         case 0u: {

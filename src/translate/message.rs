@@ -159,18 +159,66 @@ fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
     }
 }
 
+/// The atomic `op` of `bytes` at `addr` (space `sp`/`bt`, `known` where the translator
+/// knows it, `flat` where it knows it is flat) with operands `x`, `y`, its old value in `old`. Straight modules give
+/// WGSL's own 32-bit atomics on a known space the short form (`rmw4`: the word located
+/// once, also for the alias check, and no misaligned path); the rest `mem_atomic`.
+#[allow(clippy::too_many_arguments)]
+fn atomic_old(
+    em: &mut Emit,
+    inst: &PInst,
+    (known, flat): (Known, bool),
+    addr: &str,
+    bytes: u32,
+    op: AtomicOp,
+    x: &str,
+    y: &str,
+) {
+    let code = atomic_code(op);
+    let own = bytes == 4 && (code <= 6 || (8..=10).contains(&code) || code == 13);
+    let located = match known {
+        Known::BtiFast => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
+        Known::SlmFast => Some(("SP_SLM", format!("slm_at({addr}, 4u)"))),
+        Known::Any if em.straight && flat => {
+            Some(("SP_FLAT", format!("locate(SP_FLAT, 0u, {addr}, 4u)")))
+        }
+        _ => None,
+    };
+    match located {
+        Some((space, o)) if own => {
+            em.line(&format!("let o = {o};"));
+            if space == "SP_FLAT" {
+                avoid_check(em, inst, |b| format!("bti_holds(o, {b}u)"));
+            } else {
+                avoid_check(em, inst, |b| format!("flat_hits_bti({addr}, 4u, {b}u)"));
+            }
+            em.line(&format!(
+                "let old = u64(rmw4({space}, o, {code}u, u32({x} & 0xfffffffflu), {}u));",
+                inst.index
+            ));
+        }
+        _ => {
+            if bytes == 8 {
+                em.line(super::ATOMIC64_MARK);
+            }
+            avoid_check(em, inst, |b| {
+                format!("flat_hits_bti({addr}, {bytes}u, {b}u)")
+            });
+            em.line(&format!(
+                "let old = mem_atomic(sp, bt, {addr}, {bytes}u, {code}u, {x}, {y});"
+            ));
+        }
+    }
+}
+
 /// Straight modules: stop the run (the host then runs the thread mapping) when this
 /// flat atomic's address falls in an allocation another instruction of the kernel
-/// addresses through the binding table (`Emit::atomic_avoid`).
-fn avoid_check(em: &mut Emit, inst: &PInst, addr: &str, bytes: u32) {
+/// addresses through the binding table (`Emit::atomic_avoid`; `hit(b)` tests entry b).
+fn avoid_check(em: &mut Emit, inst: &PInst, hit: impl Fn(u32) -> String) {
     if em.atomic_avoid.is_empty() {
         return;
     }
-    let hits: Vec<String> = em
-        .atomic_avoid
-        .iter()
-        .map(|b| format!("flat_hits_bti({addr}, {bytes}u, {b}u)"))
-        .collect();
+    let hits: Vec<String> = em.atomic_avoid.iter().map(|&b| hit(b)).collect();
     // Recorded, reported by `main` (an atomic in every access's branch costs llvmpipe
     // even where it is never taken); the run's results are discarded then anyway.
     em.line(&format!(
@@ -494,11 +542,13 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             let width = atomic_width(inst);
             let bytes = width / 8;
             let slot = if width == 64 { 8 } else { 4 };
-            if svm {
+            let known = if svm {
                 em.line("let sp = SP_FLAT; let bt = 0u;");
+                (Known::Any, true)
             } else {
-                space(em, inst, "Surface");
-            }
+                let flat = matches!(field(inst, "Surface"), Some(PField::Surface(1..=4)));
+                (space(em, inst, "Surface"), flat)
+            };
             let addrs = if svm {
                 raw(inst, "Addresses")
             } else {
@@ -520,14 +570,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             } else {
                 ("a0", "a1")
             };
-            if bytes == 8 {
-                em.line(super::ATOMIC64_MARK);
-            }
-            avoid_check(em, inst, "a", bytes);
-            em.line(&format!(
-                "let old = mem_atomic(sp, bt, a, {bytes}u, {}u, {x}, {y});",
-                atomic_code(op)
-            ));
+            atomic_old(em, inst, known, "a", bytes, op, x, y);
             em.line(&wrv(em, d, 0, slot, slot, &returned(op, width, "old")));
             em.close();
         }
@@ -745,14 +788,8 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             em.line(&format!("let addr = {};", addr_of(em, "i")));
             em.line(&format!("let a1 = {};", rdv(em, src1, 0, slot, slot)));
             em.line(&format!("let a2 = {};", rdv(em, src2, 0, slot, slot)));
-            if mem_bytes == 8 {
-                em.line(super::ATOMIC64_MARK);
-            }
-            avoid_check(em, inst, "addr", mem_bytes);
-            em.line(&format!(
-                "let old = mem_atomic(sp, bt, addr, {mem_bytes}u, {}u, a1, a2);",
-                atomic_code(op)
-            ));
+            let flat = sfid != 3 && !matches!(bti, Known::Bti | Known::BtiFast);
+            atomic_old(em, inst, (bti, flat), "addr", mem_bytes, op, "a1", "a2");
             em.line(&wrv(em, dst, 0, slot, slot, "old"));
             em.close();
         }
