@@ -939,6 +939,87 @@ fn main() {
     );
 }
 
+/// Straight modules' short atomic (`rmw4`): WGSL's own 32-bit operations on heap words
+/// located through the binding table (`bti_at`) give the old word and leave the result
+/// of the operation (checked against the page's arithmetic here); an access outside the
+/// buffer reads 0 and is counted; a misaligned word is refused: the instruction is
+/// recorded in `slow_at` and nothing changes.
+#[test]
+fn short_atomics_apply_or_refuse() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
+        "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
+        "const CFG_BTI_SPAN: u32 = 280u;\n",
+        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
+        "const SP_BTI: u32 = 1u;\nconst NO_WORD: u32 = 0xffffffffu;\n",
+        "var<workgroup> slm: array<atomic<u32>, 4>;\n",
+        "var<private> slow_at: u32;\n",
+        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
+    ));
+    for f in ["wrmw", "bti_at", "rmw4", "flush_oob"] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl += r#"
+@compute @workgroup_size(1)
+fn main() {
+    // Entry 4: heap bytes 40..76 (`two_allocations`); operation k on its word k % 9.
+    let ops = array<u32, 10>(0u, 1u, 2u, 3u, 4u, 5u, 6u, 8u, 9u, 10u);
+    for (var k = 0u; k < 10u; k++) {
+        io[k] = rmw4(SP_BTI, bti_at(4u, u64(4u * (k % 9u)), 4u), ops[k], 0x9e3779b9u * (k + 1u), 7u);
+    }
+    io[10u] = slow_at;
+    io[11u] = rmw4(SP_BTI, bti_at(4u, 36lu, 4u), 0u, 5u, 7u);
+    io[12u] = rmw4(SP_BTI, bti_at(4u, 2lu, 4u), 0u, 5u, 9u);
+    io[13u] = slow_at;
+    flush_oob();
+    io[14u] = atomicLoad(&stat[STAT_OOB_READS]);
+}
+"#;
+    let (_, heap, cfg) = two_allocations(80);
+    let mut want = words(&heap);
+    let out = run_with_cfg(
+        0x7a4d,
+        wgsl,
+        &cfg,
+        vec![
+            rw(heap, true),
+            rw(vec![0; 64], true),
+            rw(vec![0; 64], false),
+            rw(vec![0; 4 * 15], true),
+        ],
+    );
+    let io = words(&out[4]);
+    for (k, op) in [0u32, 1, 2, 3, 4, 5, 6, 8, 9, 10].into_iter().enumerate() {
+        let w = &mut want[10 + k % 9];
+        let v = 0x9e37_79b9u32.wrapping_mul(k as u32 + 1);
+        assert_eq!(io[k], *w, "old word of operation {op}");
+        *w = match op {
+            0 => w.wrapping_add(v),
+            1 => w.wrapping_sub(v),
+            2 => w.wrapping_add(1),
+            3 => w.wrapping_sub(1),
+            4 => (*w).min(v),
+            5 => (*w).max(v),
+            6 => v,
+            8 => *w & v,
+            9 => *w | v,
+            _ => *w ^ v,
+        };
+    }
+    assert_eq!(io[10], 0, "aligned words are not refused");
+    assert_eq!(
+        (io[11], io[12], io[13]),
+        (0, 0, 10),
+        "outside: 0; misaligned: refused"
+    );
+    assert_eq!(io[14], 1, "the access outside the buffer is counted");
+    assert_eq!(words(&out[1]), want, "final words");
+}
+
 /// DPAS's float stage (shaders/dpas.wgsl `dpas_acc`): t + a0*b0 + a1*b1 rounded once
 /// to f32, against the interpreter's `alu::dpas` on the same bf16 elements, where the
 /// products span 2^-120..2^120 and often cancel each other or the accumulator.
