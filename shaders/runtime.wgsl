@@ -625,13 +625,7 @@ fn locate(space: u32, bti: u32, addr: u64, n: u32) -> u32 {
             }
             return NO_WORD;
         }
-        case 1u: {
-            if (bti >= 256u) { return NO_WORD; }
-            // An unbound entry's span is empty.
-            let size = u64(cfg[CFG_BTI_SPAN + 2u * bti]);
-            if (addr >= size || addr + u64(n) > size) { return NO_WORD; }
-            return cfg[CFG_BTI_SPAN + 2u * bti + 1u] + u32(addr);
-        }
+        case 1u: { return bti_at(bti, addr, n); }
         case 2u: {
             // IGC tags SLM addresses with bit 28; the data port decodes the bits below.
             let a = addr & 0x0ffffffflu;
@@ -734,6 +728,9 @@ fn byte_ld(space: u32, o: u32) -> u32 {
 // the same results as `mem_ld`/`mem_st` on SP_BTI, without the other spaces' code.
 // llvmpipe runs every side of a divergent branch, so the common case must not carry
 // the rare ones: the word index is selected, not branched to.
+// `bti_at`: the heap byte offset of `n` bytes at `addr` of entry `bti`, or NO_WORD
+// (outside it, unbound), from the entry's span at a constant index (the entry, then its
+// allocation, were two dependent reads: saxpy over 1M items 14 -> 11 GPU ms).
 fn bti_at(bti: u32, addr: u64, n: u32) -> u32 {
     let e = CFG_BTI_SPAN + 2u * min(bti, 255u);
     let size = select(0u, cfg[e], bti < 256u);
@@ -793,9 +790,8 @@ var<private> stop_at: u32;
 // Straight modules: 1 + the unplaced atomic that reached another instruction's allocation.
 var<private> alias_at: u32;
 
+// `bti_at`'s test for a word, with the alignment the branch-free form needs.
 fn bti_fast(bti: u32, addr: u64, at: u32) -> vec2<u32> {
-    // The entry's span read at a constant index (the binding-table entry, then its
-    // allocation, were two dependent reads: saxpy over 1M items 14 -> 11 GPU ms).
     let e = CFG_BTI_SPAN + 2u * min(bti, 255u);
     let size = select(0u, cfg[e], bti < 256u);
     let lo = u32(addr & 0xfffffffflu);

@@ -520,6 +520,7 @@ fn short_slm_accesses_match_the_general_ones() {
     ));
     for f in [
         "locate",
+        "bti_at",
         "wld",
         "wstore",
         "wmerge",

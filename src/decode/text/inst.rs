@@ -926,13 +926,9 @@ impl Cx<'_> {
             Field::Raw(operand::raw(name, self.sym, av)?),
             av,
         )?;
-        let null = RawOperand {
-            var: VarId(0),
-            offset: 0,
-        };
         b.set("DstData", Field::Raw(data), at)?;
-        b.set("Src1Data", Field::Raw(null), at)?;
-        b.set("Src2Data", Field::Raw(null), at)?;
+        // Src1Data and Src2Data: null.
+        b.fill_null_raw();
         b.default_extras();
         b.finish(at)
     }
