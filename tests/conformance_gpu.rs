@@ -812,3 +812,44 @@ fn unaligned_words_leave_the_straight_form_to_the_thread_mapping() {
         );
     }
 }
+
+/// Loop scalars in SLM addresses and guards (`translate::lane_passes`): slm_prefix_scan's
+/// double buffer (`buf[1 - p][l]`, `p` flipped each pass) and slm_reduce's halving bound
+/// (`if (l < off) s[l] += s[l + off]`) run straight, the host checking every value the
+/// scalars take; the own case `slm_rounds_overlap` writes another channel's slot in the
+/// round that reads it, the host finds the overlap, and the scheduled lanes run it. All
+/// agree with the interpreter and the expected outputs.
+#[test]
+fn loop_scalars_run_straight_unless_channels_meet() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for (dir, straight) in [
+        (corpus.join("slm_prefix_scan/tgllp-simd32"), true),
+        (corpus.join("slm_reduce/tgllp-simd16"), true),
+        (corpus.join("slm_reduce/acm-g10-simd8"), true),
+        (own.join("slm_rounds_overlap/tgllp-simd16"), false),
+        (own.join("slm_rounds_overlap/acm-g10-simd32"), false),
+    ] {
+        let v = dir.display().to_string();
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_same_run(&v, &cpu, &g);
+        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        let why = launch
+            .lanes
+            .as_ref()
+            .and_then(|l| l.module.why_not_straight.clone());
+        if straight {
+            assert_eq!(g.mapping, "straight", "{v}: {why:?}");
+        } else {
+            assert_ne!(g.mapping, "straight", "{v}");
+            let why = why.unwrap_or_default();
+            assert!(why.contains("when the loop scalars hold"), "{v}: {why}");
+        }
+    }
+}

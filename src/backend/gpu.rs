@@ -341,12 +341,7 @@ fn build_with(
         .and_then(|s| {
             // Thread `t`'s payload is the same in every group but for the group ids: the
             // first group's threads decide unless an address reads those words.
-            let reads_group = s
-                .launch
-                .distinct_inputs
-                .iter()
-                .any(|f| f.reads_group_ids(p.simd))
-                || s.launch.single.iter().any(|g| g.reads_group_ids(p.simd));
+            let reads_group = s.launch.reads_group_ids(p.simd);
             let checked = if reads_group { groups } else { [1, 1, 1] };
             straight_unsafe(
                 &s.launch,
@@ -588,7 +583,7 @@ fn straight_unsafe(
             }
         }
         for form in &c.distinct_inputs {
-            if let Some(why) = form.overlap(&rec.bytes, lanes) {
+            if let Some(why) = form.overlap(&c.passes, &rec.bytes, lanes) {
                 return Some(why);
             }
         }
@@ -1238,6 +1233,7 @@ mod tests {
             bytes: 2,
             signed: false,
             factors: vec![],
+            pass: vec![],
             coef,
         };
         let mut terms = vec![t(0, coef)];
@@ -1275,6 +1271,7 @@ mod tests {
             signed: false,
             lo: i64::MIN,
             hi,
+            bound: None,
         };
         assert!(straight_unsafe(&reduce(None), &table, rec.iter().cloned(), 32).is_some());
         assert_eq!(
@@ -1330,6 +1327,7 @@ mod tests {
                         bytes: 2,
                         signed: false,
                         factors: vec![],
+                        pass: vec![],
                         coef: 2,
                     },
                     Term {
@@ -1337,6 +1335,7 @@ mod tests {
                         bytes: 0,
                         signed: false,
                         factors: vec![(32, 4)],
+                        pass: vec![],
                         coef: 1,
                     },
                 ]),

@@ -19,11 +19,14 @@
 //! Anything else (flat or scratch addresses, data-dependent indices) keeps the
 //! scheduled form.
 
+use super::lane_passes::{self, Carried, Node, Passes, Ref, Typed};
 use super::lanes::{self, Plan, Run};
+use crate::interp::alu::AluOp;
 use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::interp::thread::{ffld as field, fint as int, fraw as raw};
 use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
+use std::cell::RefCell;
 
 /// What the launch must satisfy for the straight module to be exact.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -43,6 +46,22 @@ pub struct Conditions {
     /// that index (another instruction's). The shader checks each address; a hit stops
     /// the straight run and the host runs the thread mapping instead.
     pub flat_atomics: Vec<(usize, u32)>,
+    /// The loop scalars the forms' terms and guards read ([`lane_passes`]).
+    pub passes: Passes,
+}
+
+impl Conditions {
+    /// Whether any payload bytes the checks read over `simd` channels lie in the group
+    /// id words (then every group's threads must be checked, not the first group's).
+    pub fn reads_group_ids(&self, simd: u32) -> bool {
+        self.distinct_inputs.iter().any(|f| f.reads_group_ids(simd))
+            || self.single.iter().any(|g| g.reads_group_ids(simd))
+            || self
+                .passes
+                .inputs()
+                .iter()
+                .any(|&(o, n)| group_id_bytes(o, n))
+    }
 }
 
 /// A channel's address offset as a linear function of the launch's payload vectors:
@@ -80,6 +99,40 @@ pub struct Guard {
     pub signed: bool,
     pub lo: i64,
     pub hi: i64,
+    /// A bound the kernel computes (`l < off`, `off` halved each pass; `l < n`, an
+    /// argument): the interval follows from its value, `lo` and `hi` are unused.
+    pub bound: Option<Bound>,
+}
+
+/// `v rel value`, the compare that sets the guard's predicate; the channel goes
+/// through where it is set when `through_when_set`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    pub value: Typed,
+    pub rel: u8,
+    pub through_when_set: bool,
+}
+
+/// The interval of `v` in which a channel goes through a `goto` on `v rel konst`.
+fn through_interval(rel: u8, konst: i64, through_when_set: bool) -> Option<(i64, i64)> {
+    let (lo, hi) = (i64::MIN, i64::MAX);
+    let set = match rel {
+        4 => (lo, konst),                    // v < K
+        5 => (lo, konst.checked_add(1)?),    // v <= K
+        3 => (konst, hi),                    // v >= K
+        2 => (konst.checked_add(1)?, hi),    // v > K
+        0 => (konst, konst.checked_add(1)?), // v == K
+        _ => return None,
+    };
+    if through_when_set {
+        Some(set)
+    } else if set.0 == i64::MIN {
+        Some((set.1, hi))
+    } else if set.1 == i64::MAX {
+        Some((lo, set.0))
+    } else {
+        None
+    }
 }
 
 impl Guard {
@@ -89,8 +142,32 @@ impl Guard {
     }
 
     /// Whether channel `c` of a thread with payload `rec` may run the instruction
-    /// (`None`: the payload is too short to tell).
+    /// (`None`: the payload is too short to tell, or the bound is computed).
     pub fn admits(&self, rec: &[u8], c: usize) -> Option<bool> {
+        if self.bound.is_some() {
+            return None;
+        }
+        self.admits_within(rec, c, (self.lo, self.hi))
+    }
+
+    /// The interval the channels' elements must lie in, loop scalars valued by `vals`
+    /// (`None`: no channel is refused, as when the bound does not fit 64 bits).
+    fn interval(
+        &self,
+        passes: &Passes,
+        rec: &[u8],
+        vals: &[u64],
+    ) -> Result<Option<(i64, i64)>, String> {
+        let Some(b) = &self.bound else {
+            return Ok(Some((self.lo, self.hi)));
+        };
+        let v = passes.typed(b.value, rec, vals)?;
+        Ok(i64::try_from(v)
+            .ok()
+            .and_then(|k| through_interval(b.rel, k, b.through_when_set)))
+    }
+
+    fn admits_within(&self, rec: &[u8], c: usize, (lo, hi): (i64, i64)) -> Option<bool> {
         let e = self.bytes as usize;
         let at = self.offset as usize + c * e;
         let mut v = [0u8; 8];
@@ -101,7 +178,7 @@ impl Guard {
         } else {
             u as i64
         };
-        Some(self.lo <= x && x < self.hi)
+        Some(lo <= x && x < hi)
     }
 }
 
@@ -118,6 +195,8 @@ pub struct Term {
     /// Scalars of the thread's payload `(byte offset, bytes)` the element is
     /// multiplied by (kernel arguments and sizes: a row pitch, a plane size).
     pub factors: Vec<(u32, u32)>,
+    /// Loop scalars it is multiplied by (a term of no bytes: a double buffer's half).
+    pub pass: Vec<Typed>,
     pub coef: i64,
 }
 
@@ -140,17 +219,60 @@ impl LaneForm {
                 .any(|g| g.reads_group_ids(simd))
     }
 
+    /// The loop scalars' carried registers the form reads.
+    fn carried(&self, passes: &Passes) -> Vec<u16> {
+        let mut used = Vec::new();
+        for t in self.terms.iter().chain(self.terms2.iter().flatten()) {
+            for f in &t.pass {
+                passes.carried_in(f.r, &mut used);
+            }
+        }
+        for b in self
+            .guards
+            .iter()
+            .flatten()
+            .filter_map(|g| g.bound.as_ref())
+        {
+            passes.carried_in(b.value.r, &mut used);
+        }
+        used
+    }
+
     /// Why the channels' offsets of one thread (payload bytes `rec`, `lanes`
-    /// dispatched channels) may overlap, if they may.
-    pub fn overlap(&self, rec: &[u8], lanes: usize) -> Option<String> {
+    /// dispatched channels) may overlap, if they may: in any pass, where loop scalars
+    /// take part (every value each can hold, in every combination).
+    pub fn overlap(&self, passes: &Passes, rec: &[u8], lanes: usize) -> Option<String> {
+        let used = self.carried(passes);
+        let vals = match passes.valuations(&used, rec) {
+            Ok(v) => v,
+            Err(why) => return Some(why),
+        };
+        vals.iter().find_map(|v| {
+            let why = self.overlap_at(passes, rec, lanes, v)?;
+            Some(if used.is_empty() {
+                why
+            } else {
+                let at: Vec<u64> = used.iter().map(|&i| v[i as usize]).collect();
+                format!("{why} when the loop scalars hold {at:?}")
+            })
+        })
+    }
+
+    fn overlap_at(
+        &self,
+        passes: &Passes,
+        rec: &[u8],
+        lanes: usize,
+        vals: &[u64],
+    ) -> Option<String> {
         let modulus = 1i128 << self.width.min(64);
-        let offs = match offsets(&self.terms, rec, lanes, modulus) {
+        let offs = match offsets(&self.terms, passes, vals, rec, lanes, modulus) {
             Ok(o) => o,
             Err(why) => return Some(why),
         };
         let offs2 = match &self.terms2 {
             None => offs.clone(),
-            Some(t) => match offsets(t, rec, lanes, modulus) {
+            Some(t) => match offsets(t, passes, vals, rec, lanes, modulus) {
                 Ok(o) => o,
                 Err(why) => return Some(why),
             },
@@ -164,14 +286,21 @@ impl LaneForm {
             k1 as i128 - k2 as i128 - s2 as i128,
             k1 as i128 - k2 as i128 + s1 as i128,
         );
-        let admitted = |g: &Option<Guard>| -> Option<Vec<bool>> {
-            (0..offs.len())
-                .map(|c| g.as_ref().map_or(Some(true), |g| g.admits(rec, c)))
-                .collect()
+        let admitted = |g: &Option<Guard>| -> Result<Option<Vec<bool>>, String> {
+            let Some(g) = g else {
+                return Ok(Some(vec![true; offs.len()]));
+            };
+            Ok(match g.interval(passes, rec, vals)? {
+                None => Some(vec![true; offs.len()]),
+                Some(i) => (0..offs.len())
+                    .map(|c| g.admits_within(rec, c, i))
+                    .collect(),
+            })
         };
-        let (Some(first), Some(second)) = (admitted(&self.guards[0]), admitted(&self.guards[1]))
-        else {
-            return Some(short());
+        let (first, second) = match (admitted(&self.guards[0]), admitted(&self.guards[1])) {
+            (Ok(Some(a)), Ok(Some(b))) => (a, b),
+            (Err(why), _) | (_, Err(why)) => return Some(why),
+            _ => return Some(short()),
         };
         let mut order: Vec<usize> = (0..offs2.len()).filter(|&d| second[d]).collect();
         order.sort_unstable_by_key(|&i| offs2[i]);
@@ -198,7 +327,14 @@ impl LaneForm {
 
 /// Each dispatched channel's offset `Σ coef · L[c] · Π factors` (a term of no bytes:
 /// `coef · Π factors`), reduced modulo the form's `2^width`.
-fn offsets(terms: &[Term], rec: &[u8], lanes: usize, modulus: i128) -> Result<Vec<i128>, String> {
+fn offsets(
+    terms: &[Term],
+    passes: &Passes,
+    vals: &[u64],
+    rec: &[u8],
+    lanes: usize,
+    modulus: i128,
+) -> Result<Vec<i128>, String> {
     let short = || "the payload is shorter than its vectors".to_string();
     let too_big = || "the address offsets exceed 128 bits".to_string();
     let mut offs: Vec<i128> = Vec::with_capacity(lanes);
@@ -236,6 +372,10 @@ fn offsets(terms: &[Term], rec: &[u8], lanes: usize, modulus: i128) -> Result<Ve
                     return Err(format!("the payload scalar at byte {o} is negative"));
                 }
                 m = m.checked_mul(x as i128).ok_or_else(too_big)?;
+            }
+            for &f in &t.pass {
+                let x = passes.typed(f, rec, vals)?;
+                m = m.checked_mul(x).ok_or_else(too_big)?;
             }
             f = f
                 .checked_add((u as i128).checked_mul(m).ok_or_else(too_big)?)
@@ -290,6 +430,8 @@ struct Scalar {
     ty: u8,
     size: u32,
     input: Option<u32>,
+    /// Its value where it is not one for the whole kernel: a loop scalar's expression.
+    pass: Option<Typed>,
 }
 
 /// The value channel `c` holds, `Σ coef·L[c] + Σ mult·Π scalars + konst` computed in
@@ -403,6 +545,7 @@ pub fn conditions(
     }
     let dom = dominators(p, block_of);
     let loops = loops_of(p);
+    let passes = RefCell::new(Passes::default());
     let mut targets = vec![false; p.insts.len() + 1];
     for t in p.insts.iter().flat_map(super::blocks::targets) {
         targets[(t as usize).min(p.insts.len())] = true;
@@ -422,8 +565,10 @@ pub fn conditions(
             block_of,
             prefix,
             blocks: [block_of[k], block_of[k]],
+            passes: &passes,
         };
-        let g = guard(&chain, &targets, k).ok_or_else(|| {
+        // One channel is counted from the launch's payload alone.
+        let g = guard(&chain, &targets, k).filter(|g| g.bound.is_none()).ok_or_else(|| {
             format!(
                 "a store or atomic for the whole thread at instruction {} that more than one channel may reach",
                 p.insts[k].index
@@ -488,7 +633,16 @@ pub fn conditions(
                 _ => {}
             }
             // The same space: the same injective per-lane address at both.
-            let forms = same_lane_address(p, plan, block_of, prefix, &dom, &loops, &targets, x, y).ok_or_else(|| {
+            let chains = Chains {
+                p,
+                plan,
+                block_of,
+                prefix,
+                dom: &dom,
+                loops: &loops,
+                passes: &passes,
+            };
+            let forms = same_lane_address(&chains, &targets, x, y).ok_or_else(|| {
                 format!(
                     "memory instructions {} and {} may touch the same bytes from different channels",
                     at(x),
@@ -502,6 +656,7 @@ pub fn conditions(
             }
         }
     }
+    out.passes = passes.into_inner();
     Ok(out)
 }
 
@@ -753,17 +908,19 @@ fn lsc_pieces(
 /// The launch vector both accesses' addresses are injective in, when every channel's
 /// address is the same function of its element of that vector at `x` and at `y`.
 #[allow(clippy::too_many_arguments)]
-fn same_lane_address(
-    p: &Prepared,
-    plan: &Plan,
-    block_of: &[usize],
+/// What every [`Chain`] of one analysis shares.
+struct Chains<'a> {
+    p: &'a Prepared,
+    plan: &'a Plan,
+    block_of: &'a [usize],
     prefix: usize,
-    dom: &[Vec<bool>],
-    loops: &[(usize, usize)],
-    targets: &[bool],
-    x: usize,
-    y: usize,
-) -> Option<Vec<LaneForm>> {
+    dom: &'a [Vec<bool>],
+    loops: &'a [(usize, usize)],
+    passes: &'a RefCell<Passes>,
+}
+
+fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option<Vec<LaneForm>> {
+    let (p, plan, block_of) = (c.p, c.plan, c.block_of);
     let (ax, ay) = (access(p, plan, x)?, access(p, plan, y)?);
     if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
         return None;
@@ -772,11 +929,12 @@ fn same_lane_address(
     let chain = |k: usize| Chain {
         p,
         plan,
-        dom,
-        loops,
+        dom: c.dom,
+        loops: c.loops,
         block_of,
-        prefix,
+        prefix: c.prefix,
         blocks: [block_of[k], block_of[k]],
+        passes: c.passes,
     };
     let (cx, cy) = (chain(x), chain(y));
     if let Some((at, size)) = ax.scalar {
@@ -818,20 +976,24 @@ fn same_lane_address(
                     bytes: l.bytes,
                     signed: l.signed,
                     factors: l.factors.iter().flatten().copied().collect(),
+                    pass: Vec::new(),
                     coef: c.checked_mul(ax.scale)?,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
         if uniform {
             for (scalars, c) in &f.uni {
+                let (pass, inputs): (Vec<&Scalar>, Vec<&Scalar>) =
+                    scalars.iter().partition(|s| s.pass.is_some());
                 out.push(Term {
                     offset: 0,
                     bytes: 0,
                     signed: false,
-                    factors: scalars
+                    factors: inputs
                         .iter()
                         .map(|s| s.input.map(|o| (o, s.size)))
                         .collect::<Option<Vec<_>>>()?,
+                    pass: pass.iter().filter_map(|s| s.pass).collect(),
                     coef: c.checked_mul(ax.scale)?,
                 });
             }
@@ -856,6 +1018,24 @@ fn same_lane_address(
     };
     let (kx, ky) = (k(&fx)?, k(&fy)?);
     let guards = [guard(&cx, targets, x), guard(&cy, targets, y)];
+    // Loop scalars on both sides must be one pass's values.
+    let uses = |f: &Affine, g: &Option<Guard>| {
+        let mut used = Vec::new();
+        let passes = c.passes.borrow();
+        for s in f.uni.iter().flat_map(|u| &u.0) {
+            if let Some(t) = s.pass {
+                passes.carried_in(t.r, &mut used);
+            }
+        }
+        if let Some(b) = g.as_ref().and_then(|g| g.bound.as_ref()) {
+            passes.carried_in(b.value.r, &mut used);
+        }
+        used
+    };
+    let (ux, uy) = (uses(&fx, &guards[0]), uses(&fy, &guards[1]));
+    if !ux.is_empty() && !uy.is_empty() && !one_pass(c, &ux, &uy, x, y) {
+        return None;
+    }
     // A form per pair of pieces (a gather of channels R and B skips G's bytes).
     let mut forms = Vec::new();
     for &(ox, lx) in &ax.pieces {
@@ -871,6 +1051,24 @@ fn same_lane_address(
     }
     // No pieces: a load none of whose elements is ever read.
     Some(forms)
+}
+
+/// Whether instructions `x` and `y` read one pass's values of the loop scalars whose
+/// carried registers are `ux` and `uy` whenever two channels run them in one round:
+/// all are carried around one loop `[t, j]`, and both instructions lie at or after `t`
+/// and before a barrier whose block dominates the back edge's. Every way from either
+/// instruction to the next pass then meets that barrier, so a round never holds one
+/// of them in one pass and the other in the next.
+fn one_pass(c: &Chains, ux: &[u16], uy: &[u16], x: usize, y: usize) -> bool {
+    let passes = c.passes.borrow();
+    let mut lps = ux.iter().chain(uy).map(|&i| passes.carried[i as usize].lp);
+    let Some((t, j)) = lps.next() else {
+        return true;
+    };
+    lps.all(|l| l == (t, j))
+        && t <= x.min(y)
+        && (x.max(y) + 1..=j)
+            .any(|b| c.p.insts[b].op == Opcode::Barrier && c.dom[c.block_of[j]][c.block_of[b]])
 }
 
 /// Which channels can run instruction `k`, when only some pass the branch before it:
@@ -912,7 +1110,7 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
     // each before the goto in a block that dominates it (so every channel at the goto
     // ran them), together covering the goto's channels.
     let mut covered = Vec::new();
-    let mut shape: Option<(Leaf, u64, i64, bool)> = None;
+    let mut shape: Option<(Leaf, u64, GuardBound, bool)> = None;
     let gb = chain.block_of[g];
     for j in 0..p.insts.len() {
         if !chain.plan.writes[j].1.contains(&pid) {
@@ -932,21 +1130,47 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
         let rel = *ints.first()?;
         let moff = inst.exec.mask.channel_offset();
         let n = inst.exec.size as u32;
+        let at_cmp = Chain {
+            blocks: [chain.block_of[j], chain.block_of[j]],
+            ..*chain
+        };
+        let swapped = match rel {
+            2 => 4,
+            3 => 5,
+            4 => 2,
+            5 => 3,
+            r => r,
+        };
+        // A scalar bound of the vector's own type, as the host computes it.
+        let scalar = |s: &Src, v: &Src| -> Option<GuardBound> {
+            let (
+                Src::Direct {
+                    ty,
+                    m: Modifier::None,
+                    ..
+                },
+                Src::Direct { ty: vt, .. },
+            ) = (s, v)
+            else {
+                return None;
+            };
+            let (from, stride) = lanes::src_linear(s, n)?;
+            if ty != vt || stride != 0 {
+                return None;
+            }
+            let r = at_cmp.pass_ref(from, ty.size(), j, 0)?;
+            Some(GuardBound::Value(Typed { r, ty: *ty }))
+        };
         // `v rel K`, or `K rel v` turned around.
-        let (v, konst, rel) = match srcs.as_slice() {
+        let (v, bound, rel) = match srcs.as_slice() {
             [v @ Src::Direct { .. }, Src::Imm { ty, bits }] if ty.is_int() => {
-                (v, imm_value(*ty, *bits), rel)
+                (v, GuardBound::Const(imm_value(*ty, *bits)), rel)
             }
             [Src::Imm { ty, bits }, v @ Src::Direct { .. }] if ty.is_int() => {
-                let swapped = match rel {
-                    2 => 4,
-                    3 => 5,
-                    4 => 2,
-                    5 => 3,
-                    r => r,
-                };
-                (v, imm_value(*ty, *bits), swapped)
+                (v, GuardBound::Const(imm_value(*ty, *bits)), swapped)
             }
+            [v, s] if scalar(s, v).is_some() => (v, scalar(s, v)?, rel),
+            [s, v] if scalar(s, v).is_some() => (v, scalar(s, v)?, swapped),
             _ => return None,
         };
         let Src::Direct {
@@ -964,32 +1188,34 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
         if stride != ty.size() {
             return None;
         }
-        let at_cmp = Chain {
-            blocks: [chain.block_of[j], chain.block_of[j]],
-            ..*chain
-        };
         let f = at_cmp.vector(off, ty.size(), moff, n, j, 0)?;
         let [(leaf, 1)] = f.leaves.as_slice() else {
             return None;
         };
-        // The register holds the payload element itself, at its full size.
+        // The register holds the payload element itself: at its full size, read as
+        // the compare's type; or extended as the copy's source type says (IGC's
+        // `mov (16) l:d ids:uw`) into a wider type, which holds every such value.
         if !f.uni.is_empty()
             || f.konst != 0
             || f.width < 8 * ty.size()
-            || leaf.bytes != ty.size()
+            || leaf.bytes > ty.size()
             || leaf.factors != [None; 3]
         {
             return None;
         }
-        let signed = matches!(ty, DataType::W | DataType::B | DataType::D | DataType::Q);
-        let this = (*leaf, rel, konst, signed);
+        let signed = if leaf.bytes == ty.size() {
+            lane_passes::signed(*ty)
+        } else {
+            leaf.signed
+        };
+        let this = (*leaf, rel, bound, signed);
         if shape.is_some_and(|s| s != this) {
             return None;
         }
         shape = Some(this);
         covered.push((moff, moff + n));
     }
-    let (leaf, rel, konst, signed) = shape?;
+    let (leaf, rel, bound, signed) = shape?;
     covered.sort_unstable();
     // Overlapping writes: the later one would decide some channels.
     if covered.windows(2).any(|w| w[1].0 < w[0].1) {
@@ -1004,24 +1230,22 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
     if upto < need.1 {
         return None;
     }
-    // The interval of v where P is set, then the one where the channel goes through.
-    let (lo, hi) = (i64::MIN, i64::MAX);
-    let set = match rel {
-        4 => (lo, konst),                    // v < K
-        5 => (lo, konst.checked_add(1)?),    // v <= K
-        3 => (konst, hi),                    // v >= K
-        2 => (konst.checked_add(1)?, hi),    // v > K
-        0 => (konst, konst.checked_add(1)?), // v == K
-        _ => return None,
-    };
-    let (lo, hi) = if through_when_set {
-        set
-    } else if set.0 == i64::MIN {
-        (set.1, hi)
-    } else if set.1 == i64::MAX {
-        (lo, set.0)
-    } else {
-        return None;
+    // The interval of v where the channel goes through: now, or per valuation of the
+    // bound (a relation the interval cannot express is refused either way).
+    let rel = u8::try_from(rel).ok()?;
+    let ((lo, hi), bound) = match bound {
+        GuardBound::Const(k) => (through_interval(rel, k, through_when_set)?, None),
+        GuardBound::Value(value) => {
+            through_interval(rel, 0, through_when_set)?;
+            (
+                (i64::MIN, i64::MAX),
+                Some(Bound {
+                    value,
+                    rel,
+                    through_when_set,
+                }),
+            )
+        }
     };
     Some(Guard {
         offset: leaf.at,
@@ -1029,7 +1253,15 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
         signed,
         lo,
         hi,
+        bound,
     })
+}
+
+/// A guard's compare operand: an immediate, or a scalar the host evaluates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GuardBound {
+    Const(i64),
+    Value(Typed),
 }
 
 /// Dominators of the blocks (`block_of`: each instruction's block; blocks are
@@ -1113,6 +1345,8 @@ struct Chain<'a> {
     block_of: &'a [usize],
     prefix: usize,
     blocks: [usize; 2],
+    /// The loop scalars' expressions, shared by the analysis.
+    passes: &'a RefCell<Passes>,
 }
 
 impl Chain<'_> {
@@ -1125,17 +1359,36 @@ impl Chain<'_> {
     /// `before` whose range holds that writer (a loop that ends before `before`
     /// leaves it through `d`, which dominates). So no other writer may lie in a loop
     /// around `before`.
+    ///
+    /// One exception: where `d` lies in the only loop around `before`, at or after its
+    /// start `t`, which dominates both, and `d` dominates `before`, every way from the
+    /// start of a pass to `before` passes `d` (the first arrival at `t` cannot have
+    /// passed `d`, which `t` dominates), so `d`'s value of the same pass reaches it.
     fn reaching(&self, a: u32, b: u32, before: usize) -> Result<Option<usize>, ()> {
         let d = (0..before).rev().find(|&k| writes_any(self.plan, k, a, b));
         for &(t, j) in self.loops {
             if t <= before
                 && before <= j
                 && (t..=j).any(|k| Some(k) != d && writes_any(self.plan, k, a, b))
+                && !d.is_some_and(|d| self.in_pass(d, (t, j), before))
             {
                 return Err(());
             }
         }
         Ok(d)
+    }
+
+    /// `d` in loop `[t, j]` before `before`, as [`Chain::reaching`] allows.
+    fn in_pass(&self, d: usize, (t, j): (usize, usize), before: usize) -> bool {
+        let dom = |x: usize, y: usize| self.dom[self.block_of[x]][self.block_of[y]];
+        t <= d
+            && self
+                .loops
+                .iter()
+                .all(|&(t2, j2)| (t2, j2) == (t, j) || j2 < t || j < t2)
+            && dom(before, t)
+            && dom(d, t)
+            && dom(before, d)
     }
 
     /// Whether scalar bytes `[at, at + size)` hold one value wherever instruction `d`
@@ -1197,6 +1450,179 @@ impl Chain<'_> {
                 }
             }
             _ => None,
+        }
+    }
+
+    /// The value scalar bytes `[at, at + size)` hold when instruction `before` reads
+    /// them, as an expression the host evaluates ([`lane_passes`]): the launch's
+    /// input, a NoMask scalar integer instruction every channel there ran, or the
+    /// register's value at the top of the pass of the loop around `before`.
+    fn pass_ref(&self, at: u32, size: u32, before: usize, depth: u32) -> Option<Ref> {
+        if depth > 16 {
+            return None;
+        }
+        match self.reaching(at, at + size, before) {
+            Ok(None) => self.launch_input(at, size),
+            Ok(Some(d)) => {
+                let (bd, bb) = (self.block_of[d], self.block_of[before]);
+                if !(bd < self.prefix || self.dom[bb][bd]) {
+                    return None;
+                }
+                self.def_node(d, at, size, depth)
+            }
+            Err(()) => self.carried(at, size, before, depth),
+        }
+    }
+
+    /// The payload bytes of scalar bytes `[at, at + size)` where the launch gives them.
+    fn launch_input(&self, at: u32, size: u32) -> Option<Ref> {
+        let &(goff, poff, _) = self
+            .p
+            .inputs
+            .iter()
+            .find(|&&(goff, _, isize)| goff <= at && at + size <= goff + isize)?;
+        Some(Ref::Input(poff + (at - goff), size))
+    }
+
+    /// Instruction `d`'s result as a node: a NoMask scalar integer operation writing
+    /// exactly `[at, at + size)` from immediates and scalars.
+    fn def_node(&self, d: usize, at: u32, size: u32, depth: u32) -> Option<Ref> {
+        let inst = &self.p.insts[d];
+        if inst.exec.size != 1
+            || !inst.exec.mask.no_mask
+            || inst.pred.is_some()
+            || self.plan.run[d] != Run::Uniform
+        {
+            return None;
+        }
+        let (dsts, srcs, ints) = inst.alu_operands();
+        let [Dst::Direct {
+            off,
+            ty,
+            sat: false,
+            ..
+        }] = dsts.as_slice()
+        else {
+            return None;
+        };
+        if *off != at || ty.size() != size || !ty.is_int() {
+            return None;
+        }
+        use AluOp as A;
+        let op = AluOp::from_opcode(inst.op, &ints)?;
+        let plain = matches!(
+            op,
+            A::Mov | A::Add | A::Mul | A::Shl | A::Shr | A::Asr | A::And | A::Or | A::Xor | A::Not
+        );
+        if !plain || srcs.len() != op.arity() {
+            return None;
+        }
+        let mut operands = Vec::new();
+        for s in srcs {
+            operands.push(match s {
+                Src::Imm { ty, bits } if ty.is_int() && !ty.is_packed() => {
+                    (Ref::Imm(*bits), *ty, Modifier::None)
+                }
+                Src::Direct { ty, m, .. }
+                    if ty.is_int() && matches!(m, Modifier::None | Modifier::Neg) =>
+                {
+                    let (from, _) = lanes::src_linear(s, 1)?;
+                    (self.pass_ref(from, ty.size(), d, depth + 1)?, *ty, *m)
+                }
+                _ => return None,
+            });
+        }
+        self.passes.borrow_mut().node(Node {
+            op,
+            dst: *ty,
+            srcs: operands,
+        })
+    }
+
+    /// Register `[at, at + size)` at the top of a pass of the one loop `[t, j]` around
+    /// `before`, where `before` reads the value the pass started with: nothing in the
+    /// loop writes it before `before` and one instruction at or after it does (the
+    /// update; no other loop meets this one, so it runs once per pass at most). The
+    /// start is the write that reaches `t` from before the loop, which dominates it.
+    fn carried(&self, at: u32, size: u32, before: usize, depth: u32) -> Option<Ref> {
+        let around: Vec<(usize, usize)> = self
+            .loops
+            .iter()
+            .copied()
+            .filter(|&(t, j)| t <= before && before <= j)
+            .collect();
+        let &[(t, j)] = around.as_slice() else {
+            return None;
+        };
+        if self
+            .loops
+            .iter()
+            .any(|&(t2, j2)| (t2, j2) != (t, j) && t2 <= j && t <= j2)
+            || !self.dom[self.block_of[before]][self.block_of[t]]
+        {
+            return None;
+        }
+        let writers: Vec<usize> = (t..=j)
+            .filter(|&k| writes_any(self.plan, k, at, at + size))
+            .collect();
+        let &[w] = writers.as_slice() else {
+            return None;
+        };
+        if w < before {
+            return None;
+        }
+        let known = self
+            .passes
+            .borrow()
+            .carried
+            .iter()
+            .position(|c| c.at == at && c.bytes == size && c.lp == (t, j));
+        if let Some(i) = known {
+            return Some(Ref::Carried(i as u16));
+        }
+        let init = match (0..t)
+            .rev()
+            .find(|&k| writes_any(self.plan, k, at, at + size))
+        {
+            None => self.launch_input(at, size)?,
+            Some(d0) => {
+                let (b0, bt) = (self.block_of[d0], self.block_of[t]);
+                if !(b0 < self.prefix || self.dom[bt][b0]) {
+                    return None;
+                }
+                self.def_node(d0, at, size, depth + 1)?
+            }
+        };
+        // Registered before its update is built: the update reads it.
+        let id = {
+            let mut passes = self.passes.borrow_mut();
+            let id = u16::try_from(passes.carried.len()).ok()?;
+            passes.carried.push(Carried {
+                at,
+                bytes: size,
+                lp: (t, j),
+                init,
+                update: init,
+            });
+            id
+        };
+        let update = self.def_node(w, at, size, depth + 1);
+        let mut passes = self.passes.borrow_mut();
+        let (mut from_init, mut from_update) = (Vec::new(), Vec::new());
+        passes.carried_in(init, &mut from_init);
+        if let Some(u) = update {
+            passes.carried_in(u, &mut from_update);
+        }
+        match update {
+            Some(u) if from_init.is_empty() && from_update.iter().all(|&i| i == id) => {
+                passes.carried[id as usize].update = u;
+                Some(Ref::Carried(id))
+            }
+            // Nothing refers to what was registered since (the caller fails too).
+            _ => {
+                passes.carried.truncate(id as usize);
+                None
+            }
         }
     }
 
@@ -1305,15 +1731,26 @@ impl Chain<'_> {
                 };
                 let (at, stride) = lanes::src_linear(s, inst.exec.size as u32)?;
                 let f = if stride == 0 {
-                    // A scalar symbol: the same value wherever it is read.
-                    if !self.fixed_scalar(at, ty.size(), d) {
-                        return None;
-                    }
-                    let sym = Scalar {
-                        at,
-                        ty: *ty as u8,
-                        size: ty.size(),
-                        input: self.input_scalar(at, ty.size()),
+                    let sym = if self.fixed_scalar(at, ty.size(), d) {
+                        // A scalar symbol: the same value wherever it is read.
+                        Scalar {
+                            at,
+                            ty: *ty as u8,
+                            size: ty.size(),
+                            input: self.input_scalar(at, ty.size()),
+                            pass: None,
+                        }
+                    } else {
+                        // A value the host computes (a loop scalar): its expression
+                        // is its identity, wherever it is held.
+                        let r = self.pass_ref(at, ty.size(), d, depth + 1)?;
+                        Scalar {
+                            at: u32::MAX,
+                            ty: *ty as u8,
+                            size: ty.size(),
+                            input: None,
+                            pass: Some(Typed { r, ty: *ty }),
+                        }
                     };
                     Affine {
                         leaves: Vec::new(),

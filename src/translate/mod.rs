@@ -21,6 +21,7 @@ pub mod budget;
 mod dpas;
 mod lane_emit;
 pub mod lane_memory;
+pub mod lane_passes;
 pub mod lanes;
 #[cfg(feature = "gpu")]
 pub mod lower64;

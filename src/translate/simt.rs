@@ -37,8 +37,18 @@ pub fn check(
     }
     let block_of = block_of_each(p, cfg);
     let rounds = Rounds::of(p, cfg);
+    // Blocks that end with a branch where channels may part.
+    let parts: Vec<bool> = cfg
+        .ranges
+        .iter()
+        .map(|r| {
+            let last = &p.insts[r.end - 1];
+            matches!(last.op, Opcode::Goto | Opcode::Jmp | Opcode::Switchjmp)
+                && may_part(p, plan, last)
+        })
+        .collect();
     super::lane_memory::conditions(p, plan, &block_of, prefix_blocks(p, cfg), &|x, y| {
-        rounds.apart(block_of[x], block_of[y])
+        rounds.apart(block_of[x], block_of[y], &parts)
     })
 }
 
@@ -761,10 +771,25 @@ impl Rounds {
         (seen, first)
     }
 
-    /// Whether blocks `a` and `b` never run in one round (a barrier lies between them
-    /// on every path): their memory accesses are then ordered by it.
-    fn apart(&self, a: usize, b: usize) -> bool {
-        !self.reach.iter().any(|r| r[a] && r[b])
+    /// Whether two channels of a thread never run blocks `a` and `b` in one round:
+    /// their memory accesses are then ordered by a barrier. The channels of a thread
+    /// start a round together (the rounds are aligned), so they can only be in both
+    /// when one block leads to the other without a barrier, or a branch of the round
+    /// where channels may part (`parts`, per block) leads to both; ways that a branch
+    /// on one value for every channel separates are never taken in one round.
+    fn apart(&self, a: usize, b: usize, parts: &[bool]) -> bool {
+        let (from_a, from_b) = (self.reach_from(a).0, self.reach_from(b).0);
+        !self.reach.iter().any(|r| {
+            r[a] && r[b]
+                && (from_a[b]
+                    || from_b[a]
+                    || (0..parts.len()).any(|q| {
+                        parts[q] && r[q] && {
+                            let from_q = self.reach_from(q).0;
+                            from_q[a] && from_q[b]
+                        }
+                    }))
+        })
     }
 
     /// A branch where channels may part and then meet different barriers first (the
