@@ -359,8 +359,9 @@ fn lane_mapping_resumes_in_passes() {
     assert_eq!(cpu.stats.channel_ops, g.channel_ops);
 }
 
-/// A one-thread group in the lane mapping: SLM shared by the lanes and vISA barriers
-/// between them (the reduction of `slm_reduce` over work-groups of one SIMD16 thread).
+/// A one-thread group in the scheduled lane mapping: SLM shared by the lanes and vISA
+/// barriers between them (the reduction of `slm_reduce` over work-groups of one SIMD16
+/// thread; it also runs straight, which `build_scheduled` leaves out).
 #[test]
 fn lane_mapping_runs_slm_and_barriers_of_one_thread_groups() {
     use visa_emu::backend::gpu::{self, Mapping};
@@ -369,7 +370,7 @@ fn lane_mapping_runs_slm_and_barriers_of_one_thread_groups() {
     case.ndrange.local_size = vec![16];
     let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let mut launch = gpu::build_scheduled(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
     assert!(launch.lanes.is_some(), "{:?}", launch.module.why_not_lanes);
     launch.mapping = Mapping::Lanes;
     let g = gpu::execute(&mut ctx, &launch).unwrap();

@@ -1247,6 +1247,89 @@ mod tests {
         }
     }
 
+    /// The same reduction with `off` a loop scalar (`lane_passes`): half the payload's
+    /// group size (32, at byte 64), halved each pass; the host checks every value it
+    /// takes, 16 down to 0. `l < off` keeps the channels apart in every pass; `l <= off`
+    /// lets channel off write what channel 0 reads (off = 16 first), and so does a
+    /// write that every channel makes.
+    #[test]
+    fn loop_scalar_bounds_are_checked_for_every_value() {
+        use crate::interp::alu::AluOp;
+        use crate::ir::{DataType, Modifier};
+        use crate::translate::lane_memory::Bound;
+        use crate::translate::lane_passes::{Carried, Node, Passes, Ref, Typed};
+        let table = vec![0u32; cfg::ALLOC];
+        let ids: Vec<u16> = (0..32).collect();
+        let mut rec = payload(&[&ids]);
+        rec[0].bytes.resize(68, 0);
+        rec[0].bytes[64..68].copy_from_slice(&32u32.to_le_bytes());
+        let mut passes = Passes::default();
+        let half = |p: &mut Passes, r| {
+            p.node(Node {
+                op: AluOp::Shr,
+                dst: DataType::UD,
+                srcs: vec![
+                    (r, DataType::UD, Modifier::None),
+                    (Ref::Imm(1), DataType::UD, Modifier::None),
+                ],
+            })
+            .unwrap()
+        };
+        let init = half(&mut passes, Ref::Input(64, 4));
+        let update = half(&mut passes, Ref::Carried(0));
+        passes.carried.push(Carried {
+            at: 256,
+            bytes: 4,
+            lp: (10, 20),
+            init,
+            update,
+        });
+        let off = Typed {
+            r: Ref::Carried(0),
+            ty: DataType::UD,
+        };
+        let reduce = |rel: u8, write_guarded: bool| {
+            let guard = Guard {
+                offset: 0,
+                bytes: 2,
+                signed: false,
+                lo: i64::MIN,
+                hi: i64::MAX,
+                bound: Some(Bound {
+                    value: off,
+                    rel,
+                    through_when_set: true,
+                }),
+            };
+            let mut read = form(4, None, 4);
+            read.terms.push(Term {
+                offset: 0,
+                bytes: 0,
+                signed: false,
+                factors: vec![],
+                pass: vec![off],
+                coef: 4,
+            });
+            Conditions {
+                distinct_inputs: vec![LaneForm {
+                    terms2: Some(form(4, None, 4).terms),
+                    guards: [Some(guard.clone()), write_guarded.then_some(guard)],
+                    ..read
+                }],
+                passes: passes.clone(),
+                ..Default::default()
+            }
+        };
+        // rel 4: v < off; rel 5: v <= off.
+        assert_eq!(
+            straight_unsafe(&reduce(4, true), &table, rec.iter().cloned(), 32),
+            None
+        );
+        let why = straight_unsafe(&reduce(5, true), &table, rec.iter().cloned(), 32).unwrap();
+        assert!(why.contains("when the loop scalars hold [16]"), "{why}");
+        assert!(straight_unsafe(&reduce(4, false), &table, rec.iter().cloned(), 32).is_some());
+    }
+
     /// `if (l < off) s[l] += s[l + off]`: channel l reads 4 bytes at 4l + 4 off and
     /// writes 4 at 4l. Without the guard, channel l + off's write meets channel l's
     /// read; with it, channel l + off does not write.

@@ -16,6 +16,10 @@
 //!   channels then touch disjoint bytes when the launch's `v` has distinct elements
 //!   within each thread, spread at most 65535 (the host checks `distinct_inputs`).
 //!
+//! Scalars that change from one pass of a loop to the next (a tree reduction's bound, a
+//! double buffer's index) enter as expressions the host evaluates for every value they
+//! can take ([`super::lane_passes`]).
+//!
 //! Anything else (flat or scratch addresses, data-dependent indices) keeps the
 //! scheduled form.
 
@@ -337,10 +341,33 @@ fn offsets(
 ) -> Result<Vec<i128>, String> {
     let short = || "the payload is shorter than its vectors".to_string();
     let too_big = || "the address offsets exceed 128 bits".to_string();
+    // Each term's multiplier `coef * Π factors` is the same in every channel.
+    let mut mults = Vec::with_capacity(terms.len());
+    for t in terms {
+        let mut m = t.coef as i128;
+        for &(o, n) in &t.factors {
+            let (o, n) = (o as usize, n as usize);
+            let mut w = [0u8; 8];
+            match rec.get(o..o + n) {
+                Some(b) if n <= 8 => w[..n].copy_from_slice(b),
+                _ => return Err(short()),
+            }
+            let x = u64::from_le_bytes(w);
+            if x >> (8 * n - 1) != 0 {
+                return Err(format!("the payload scalar at byte {o} is negative"));
+            }
+            m = m.checked_mul(x as i128).ok_or_else(too_big)?;
+        }
+        for &f in &t.pass {
+            let x = passes.typed(f, rec, vals)?;
+            m = m.checked_mul(x).ok_or_else(too_big)?;
+        }
+        mults.push(m);
+    }
     let mut offs: Vec<i128> = Vec::with_capacity(lanes);
     for c in 0..lanes {
         let mut f = 0i128;
-        for t in terms {
+        for (t, &m) in terms.iter().zip(&mults) {
             let u = if t.bytes == 0 {
                 1
             } else {
@@ -359,24 +386,6 @@ fn offsets(
                 }
                 u
             };
-            let mut m = t.coef as i128;
-            for &(o, n) in &t.factors {
-                let (o, n) = (o as usize, n as usize);
-                let mut w = [0u8; 8];
-                match rec.get(o..o + n) {
-                    Some(b) if n <= 8 => w[..n].copy_from_slice(b),
-                    _ => return Err(short()),
-                }
-                let x = u64::from_le_bytes(w);
-                if x >> (8 * n - 1) != 0 {
-                    return Err(format!("the payload scalar at byte {o} is negative"));
-                }
-                m = m.checked_mul(x as i128).ok_or_else(too_big)?;
-            }
-            for &f in &t.pass {
-                let x = passes.typed(f, rec, vals)?;
-                m = m.checked_mul(x).ok_or_else(too_big)?;
-            }
             f = f
                 .checked_add((u as i128).checked_mul(m).ok_or_else(too_big)?)
                 .ok_or_else(too_big)?;

@@ -727,6 +727,8 @@ struct Rounds {
     barrier: Vec<bool>,
     succ: Vec<Vec<usize>>,
     block_of: Vec<usize>,
+    /// `reach_from(b).0` per block, as `apart` needs them.
+    from: std::cell::RefCell<Vec<Option<Vec<bool>>>>,
 }
 
 impl Rounds {
@@ -746,6 +748,7 @@ impl Rounds {
             barrier,
             succ,
             block_of,
+            from: Default::default(),
         };
         out.reach = starts.iter().map(|&s| out.reach_from(s).0).collect();
         out
@@ -778,17 +781,27 @@ impl Rounds {
     /// where channels may part (`parts`, per block) leads to both; ways that a branch
     /// on one value for every channel separates are never taken in one round.
     fn apart(&self, a: usize, b: usize, parts: &[bool]) -> bool {
-        let (from_a, from_b) = (self.reach_from(a).0, self.reach_from(b).0);
+        let from = |x: usize| {
+            let mut memo = self.from.borrow_mut();
+            if memo.len() <= x {
+                memo.resize(x + 1, None);
+            }
+            memo[x].get_or_insert_with(|| self.reach_from(x).0).clone()
+        };
+        if !self.reach.iter().any(|r| r[a] && r[b]) {
+            return true;
+        }
+        if from(a)[b] || from(b)[a] {
+            return false;
+        }
         !self.reach.iter().any(|r| {
             r[a] && r[b]
-                && (from_a[b]
-                    || from_b[a]
-                    || (0..parts.len()).any(|q| {
-                        parts[q] && r[q] && {
-                            let from_q = self.reach_from(q).0;
-                            from_q[a] && from_q[b]
-                        }
-                    }))
+                && (0..parts.len()).any(|q| {
+                    parts[q] && r[q] && {
+                        let f = from(q);
+                        f[a] && f[b]
+                    }
+                })
         })
     }
 
