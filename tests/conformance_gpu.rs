@@ -315,7 +315,7 @@ fn straight_lane_mapping_agrees_with_the_interpreter() {
             "{name}: {:?}",
             g.note
         );
-        assert_same_run(&name, &cpu, &g);
+        common::assert_same_run_within(&name, &case, &cpu, &g);
         eprintln!(
             "{name}: straight agrees ({}, pipeline {:.0} ms, dispatch {:.1} ms)",
             g.instructions_text(),

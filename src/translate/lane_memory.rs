@@ -1278,7 +1278,7 @@ enum GuardBound {
 /// successors are the next block (always, which is conservative: more predecessors,
 /// fewer dominators) and its branch targets. The greatest fixed point of the dataflow
 /// equations, iterated from "everything dominates" (back edges included).
-fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
+pub(super) fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
     let n = block_of.last().map_or(0, |&b| b + 1);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (k, inst) in p.insts.iter().enumerate() {

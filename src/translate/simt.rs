@@ -211,6 +211,10 @@ fn uniform_consistency(
             written.insert(key, b);
         }
     }
+    // Constants (IGC materializes float constants with `mov (M1_NM, 1) V imm` where
+    // they are first needed) are exact in every copy that reads them after a write.
+    let dom = super::lane_memory::dominators(p, block_of);
+    loose.retain(|key, _| !constant_key(p, plan, block_of, &dom, key));
     let first = loose.values().min().copied()?;
     parting_branch(p, plan, block_of, &loose).map(|at| {
         format!(
@@ -218,6 +222,73 @@ fn uniform_consistency(
             p.insts[first].index
         )
     })
+}
+
+/// The third way a copy of a scalar written outside the entry blocks stays exact: it
+/// holds a constant. Every write of the byte `key` is a NoMask scalar `mov` of an
+/// immediate of the destination's own type, all giving it one value, and every read of
+/// it comes after a write in its block or in a block such a write dominates: every
+/// channel that reads it wrote that value first, and nothing writes another.
+fn constant_key(
+    p: &Prepared,
+    plan: &Plan,
+    block_of: &[usize],
+    dom: &[Vec<bool>],
+    key: &Key,
+) -> bool {
+    let Key::Byte(x) = *key else {
+        return false;
+    };
+    let touches = |ranges: &[(u32, u32)]| ranges.iter().any(|&(a, b)| a <= x && x < b);
+    let mut value = None;
+    let mut writers = Vec::new();
+    for (k, inst) in p.insts.iter().enumerate() {
+        if !touches(&plan.writes[k].0) {
+            continue;
+        }
+        let (dsts, srcs, _) = inst.alu_operands();
+        let byte = match (inst.op, dsts.as_slice(), srcs.as_slice()) {
+            (
+                Opcode::Mov,
+                [Dst::Direct {
+                    off,
+                    ty,
+                    sat: false,
+                    ..
+                }],
+                [Src::Imm { ty: it, bits }],
+            ) if inst.exec.size == 1
+                && inst.exec.mask.no_mask
+                && inst.pred.is_none()
+                && it == ty
+                && !ty.is_packed()
+                && *off <= x
+                && x < off + ty.size() =>
+            {
+                (bits >> (8 * (x - off))) & 0xff
+            }
+            _ => return false,
+        };
+        if value.is_some_and(|v| v != byte) {
+            return false;
+        }
+        value = Some(byte);
+        writers.push(k);
+    }
+    let written_before = |r: usize| {
+        writers.iter().any(|&w| {
+            let (bw, br) = (block_of[w], block_of[r]);
+            if bw == br {
+                w < r
+            } else {
+                dom[br][bw]
+            }
+        })
+    };
+    !writers.is_empty()
+        && (0..p.insts.len())
+            .filter(|&k| touches(&plan.reads[k].0))
+            .all(written_before)
 }
 
 /// The second way a copy of a scalar written outside the entry blocks stays exact:
