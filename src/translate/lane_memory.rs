@@ -559,6 +559,15 @@ pub fn conditions(
     for t in p.insts.iter().flat_map(super::blocks::targets) {
         targets[(t as usize).min(p.insts.len())] = true;
     }
+    let chains = Chains {
+        p,
+        plan,
+        block_of,
+        prefix,
+        dom: &dom,
+        loops: &loops,
+        passes: &passes,
+    };
     // Whole-thread stores and atomics: one channel's invocation makes them, so one
     // channel at most may reach them.
     let mut single_at = Vec::new();
@@ -566,16 +575,7 @@ pub fn conditions(
         if plan.run[k] != Run::Uniform || !plan.mem[k].1 {
             continue;
         }
-        let chain = Chain {
-            p,
-            plan,
-            dom: &dom,
-            loops: &loops,
-            block_of,
-            prefix,
-            blocks: [block_of[k], block_of[k]],
-            passes: &passes,
-        };
+        let chain = chains.chain(k);
         // One channel is counted from the launch's payload alone.
         let g = guard(&chain, &targets, k).filter(|g| g.bound.is_none()).ok_or_else(|| {
             format!(
@@ -642,15 +642,6 @@ pub fn conditions(
                 _ => {}
             }
             // The same space: the same injective per-lane address at both.
-            let chains = Chains {
-                p,
-                plan,
-                block_of,
-                prefix,
-                dom: &dom,
-                loops: &loops,
-                passes: &passes,
-            };
             let forms = same_lane_address(&chains, &targets, x, y).ok_or_else(|| {
                 format!(
                     "memory instructions {} and {} may touch the same bytes from different channels",
@@ -928,24 +919,30 @@ struct Chains<'a> {
     passes: &'a RefCell<Passes>,
 }
 
+impl Chains<'_> {
+    /// Reaching definitions seen from the channels that run instruction `k`.
+    fn chain(&self, k: usize) -> Chain<'_> {
+        Chain {
+            p: self.p,
+            plan: self.plan,
+            dom: self.dom,
+            loops: self.loops,
+            block_of: self.block_of,
+            prefix: self.prefix,
+            blocks: [self.block_of[k], self.block_of[k]],
+            passes: self.passes,
+        }
+    }
+}
+
 fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option<Vec<LaneForm>> {
-    let (p, plan, block_of) = (c.p, c.plan, c.block_of);
+    let (p, plan) = (c.p, c.plan);
     let (ax, ay) = (access(p, plan, x)?, access(p, plan, y)?);
     if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
         return None;
     }
     // Each address's definitions must reach every channel at its own instruction.
-    let chain = |k: usize| Chain {
-        p,
-        plan,
-        dom: c.dom,
-        loops: c.loops,
-        block_of,
-        prefix: c.prefix,
-        blocks: [block_of[k], block_of[k]],
-        passes: c.passes,
-    };
-    let (cx, cy) = (chain(x), chain(y));
+    let (cx, cy) = (c.chain(x), c.chain(y));
     if let Some((at, size)) = ax.scalar {
         if !cx.fixed_scalar(at, size, x.min(y)) {
             return None;
@@ -1389,15 +1386,29 @@ impl Chain<'_> {
 
     /// `d` in loop `[t, j]` before `before`, as [`Chain::reaching`] allows.
     fn in_pass(&self, d: usize, (t, j): (usize, usize), before: usize) -> bool {
-        let dom = |x: usize, y: usize| self.dom[self.block_of[x]][self.block_of[y]];
         t <= d
-            && self
-                .loops
-                .iter()
-                .all(|&(t2, j2)| (t2, j2) == (t, j) || j2 < t || j < t2)
-            && dom(before, t)
-            && dom(d, t)
-            && dom(before, d)
+            && self.alone((t, j))
+            && self.dominates(t, before)
+            && self.dominates(t, d)
+            && self.dominates(d, before)
+    }
+
+    /// No other loop lies inside loop `[t, j]` or crosses it.
+    fn alone(&self, (t, j): (usize, usize)) -> bool {
+        self.loops
+            .iter()
+            .all(|&(t2, j2)| (t2, j2) == (t, j) || j2 < t || j < t2)
+    }
+
+    /// Instruction `d`'s block dominates instruction `k`'s.
+    fn dominates(&self, d: usize, k: usize) -> bool {
+        self.dom[self.block_of[k]][self.block_of[d]]
+    }
+
+    /// Every channel at instruction `k` ran instruction `d` before it: `d` lies in an
+    /// entry block or its block dominates `k`'s.
+    fn ran_before(&self, d: usize, k: usize) -> bool {
+        self.block_of[d] < self.prefix || self.dominates(d, k)
     }
 
     /// Whether scalar bytes `[at, at + size)` hold one value wherever instruction `d`
@@ -1473,8 +1484,7 @@ impl Chain<'_> {
         match self.reaching(at, at + size, before) {
             Ok(None) => self.launch_input(at, size),
             Ok(Some(d)) => {
-                let (bd, bb) = (self.block_of[d], self.block_of[before]);
-                if !(bd < self.prefix || self.dom[bb][bd]) {
+                if !self.ran_before(d, before) {
                     return None;
                 }
                 self.def_node(d, at, size, depth)
@@ -1563,12 +1573,7 @@ impl Chain<'_> {
         let &[(t, j)] = around.as_slice() else {
             return None;
         };
-        if self
-            .loops
-            .iter()
-            .any(|&(t2, j2)| (t2, j2) != (t, j) && t2 <= j && t <= j2)
-            || !self.dom[self.block_of[before]][self.block_of[t]]
-        {
+        if !self.alone((t, j)) || !self.dominates(t, before) {
             return None;
         }
         let writers: Vec<usize> = (t..=j)
@@ -1595,8 +1600,7 @@ impl Chain<'_> {
         {
             None => self.launch_input(at, size)?,
             Some(d0) => {
-                let (b0, bt) = (self.block_of[d0], self.block_of[t]);
-                if !(b0 < self.prefix || self.dom[bt][b0]) {
+                if !self.ran_before(d0, t) {
                     return None;
                 }
                 self.def_node(d0, at, size, depth + 1)?

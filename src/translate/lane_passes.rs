@@ -18,6 +18,14 @@ use crate::ir::{DataType, Modifier};
 /// The most values one carried register may take before the host gives up (a loop
 /// halving or doubling a 64-bit scalar takes 65).
 const MAX_VALUES: usize = 80;
+/// %cr0 for the nodes' integer operations, which read none of it.
+const INT_ENV: FpEnv = FpEnv {
+    rounding: 0,
+    f_denorm: false,
+    df_denorm: false,
+    hf_denorm: false,
+    alt: false,
+};
 /// The most valuations one form's check may try.
 const MAX_VALUATIONS: usize = 4096;
 
@@ -143,14 +151,7 @@ impl Passes {
                         Ok(apply_src_modifier(Val::new(ty, bits & mask(ty)), m))
                     })
                     .collect::<Result<Vec<_>, String>>()?;
-                let env = FpEnv {
-                    rounding: 0,
-                    f_denorm: false,
-                    df_denorm: false,
-                    hf_denorm: false,
-                    alt: false,
-                };
-                exec(n.op, n.dst, &srcs, false, &env)
+                exec(n.op, n.dst, &srcs, false, &INT_ENV)
                     .map(|o| o.dst)
                     .map_err(|e| format!("a loop scalar's operation: {e}"))
             }
