@@ -208,3 +208,45 @@ fn adapters_tell_where_64_bit_atomics_are_exact() {
     }
     assert!(exact >= 1, "no adapter with exact 64-bit atomics:\n{text}");
 }
+
+/// A sampler message with `_aoffimmi` texel offsets is refused by name on both
+/// paths, never run as if the offsets were 0.
+#[test]
+fn texel_offsets_are_refused_not_ignored() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/image_sample");
+    let dir = std::env::temp_dir().join(format!("visa-emu-aoff-{}", std::process::id()));
+    let case = dir.join("image_sample");
+    let variant = case.join("tgllp-simd8");
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
+    for sub in ["inputs", "expected"] {
+        std::fs::create_dir_all(case.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), case.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(
+        src.join("tgllp-simd8/kernel.bin"),
+        variant.join("kernel.bin"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(src.join("tgllp-simd8/kernel.visaasm")).unwrap();
+    let patched = text.replacen(" 0x0:uw S", " 0x210:uw S", 1);
+    assert_ne!(patched, text, "the case samples with an immediate 0 offset");
+    std::fs::write(variant.join("kernel.visaasm"), patched).unwrap();
+    for backend in ["cpu", "gpu"] {
+        let out = bin()
+            .args(["run", "--backend", backend])
+            .arg(&variant)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{backend}: must fail");
+        assert!(
+            err.contains("_aoffimmi texel offsets 0x210"),
+            "{backend}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

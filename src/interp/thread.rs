@@ -1098,6 +1098,23 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], 
             ))
         }
     };
+    // `_aoffimmi`: texel offsets the sampler adds to the coordinates. IGC writes 0 for
+    // OpenCL; any other offset is refused rather than silently ignored.
+    match ffld(inst, "Aoffimmi") {
+        None | Some(PField::Src(Src::Imm { bits: 0, .. })) => {}
+        Some(PField::Src(Src::Imm { bits, .. })) => {
+            return Err(format!(
+                "{} with _aoffimmi texel offsets {bits:#x} (only offset 0 is emulated)",
+                inst.op.spec_name()
+            ))
+        }
+        Some(_) => {
+            return Err(format!(
+                "{} with _aoffimmi texel offsets in a register (only an immediate 0 is emulated)",
+                inst.op.spec_name()
+            ))
+        }
+    }
     let given = &params[..(fint(inst, "NumParams") as usize).min(params.len())];
     Ok(coords.map(|c| c.filter(|c| given.contains(c))))
 }
