@@ -536,7 +536,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     if let Some(x) = second {
         let xs = if two_pass { "tx[i]" } else { x };
         if let Some(d2) = dsts.get(1) {
-            stores.push(operand::store(d2, "i", xs));
+            stores.push(operand::store_at(em, d2, "i", xs));
         }
         if inst.op == Madw {
             if let Dst::Direct { off, ty, hs, sat } = dst {

@@ -71,6 +71,9 @@ pub struct Plan {
     /// Straight plans (`simt.rs`): promoted lane vectors the launch initializes,
     /// `(base, element bytes, payload byte offset of element 0)`.
     pub promoted_inputs: Vec<(u32, u32, u32)>,
+    /// Per GRF word: every byte of it an access touches belongs to a promoted lane
+    /// vector (the image never holds it).
+    pub in_registers: Vec<bool>,
     /// Per instruction: whether it reads / writes memory.
     pub mem: Vec<(bool, bool)>,
     /// Per instruction: GRF byte ranges and predicates it writes (for the straight
@@ -100,10 +103,70 @@ struct Foot {
 /// lane `i + moff`: when the stride is the element size, lane `c` always finds its
 /// element at `base + c * len`, so the bytes `[base, base + SIMD * len)` can live in
 /// one register per invocation. Returns `(base, len)`. The analysis and the emitters
-/// both decide with this function, so they cannot disagree.
+/// both decide with this function, so they cannot disagree. A narrower access at
+/// that stride (the low byte of a gathered dword, one half of a 64-bit address) is a
+/// [`LanePart`] of the vector of `stride`-byte elements aligned to `stride`.
 pub fn lane_vector(at: u32, stride: u32, len: u32, moff: u32) -> Option<(u32, u32)> {
-    (stride == len && matches!(len, 1 | 2 | 4 | 8) && at >= moff * len)
-        .then(|| (at - moff * len, len))
+    lane_part(at, stride, len, moff).map(|p| (p.base, p.elem))
+}
+
+/// The part of its lane's element a per-lane access touches (see [`lane_vector`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LanePart {
+    /// The vector: element `c` (lane `c`'s) at `base + c * elem`.
+    pub base: u32,
+    pub elem: u32,
+    /// The access: `len` bytes from byte `k` of the element.
+    pub k: u32,
+    pub len: u32,
+}
+
+pub fn lane_part(at: u32, stride: u32, len: u32, moff: u32) -> Option<LanePart> {
+    if !matches!(len, 1 | 2 | 4 | 8) || at < moff * stride {
+        return None;
+    }
+    let first = at - moff * stride;
+    if stride == len {
+        return Some(LanePart {
+            base: first,
+            elem: len,
+            k: 0,
+            len,
+        });
+    }
+    // A part: the elements aligned to their size, the part to its own.
+    let k = first % stride.max(1);
+    (matches!(stride, 2 | 4 | 8) && len < stride && k.is_multiple_of(len)).then_some(LanePart {
+        base: first - k,
+        elem: stride,
+        k,
+        len,
+    })
+}
+
+/// The lane's part as a u64 expression, `r` the vector's register (u32, or u64 for
+/// 8-byte elements).
+pub fn part_read(r: &str, p: LanePart) -> String {
+    if p.k == 0 && p.len == p.elem {
+        return format!("u64({r})");
+    }
+    let mask = (1u64 << (8 * p.len)) - 1;
+    format!("((u64({r}) >> {}u) & {mask}lu)", 8 * p.k)
+}
+
+/// Store the low `len` bytes of the u64 `v` into the lane's part.
+pub fn part_store(r: &str, p: LanePart, v: &str) -> String {
+    if p.k == 0 && p.len == p.elem {
+        return operand::reg_store(r, p.elem, v);
+    }
+    let mask = (1u64 << (8 * p.len)) - 1;
+    let field = format!("((({v}) & {mask}lu) << {}u)", 8 * p.k);
+    let keep = !(mask << (8 * p.k)) & ((1u128 << (8 * p.elem)) - 1) as u64;
+    if p.elem >= 8 {
+        format!("{r} = ({r} & {keep}lu) | {field};")
+    } else {
+        format!("{r} = ({r} & {keep}u) | u32({field});")
+    }
 }
 
 /// The register holding lane vector `base`.
@@ -278,9 +341,10 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                     let e = ty.size();
                     let o = off + i * hs * e;
                     f.writes.push((o, o + e, l));
-                    // Only the first destination's stores use registers.
+                    // Both destinations' stores use registers (ADDC's carry, SUBB's
+                    // borrow: `alu::emit`), MADW's high half does not.
                     let v = lane_vector(*off, hs * e, e, moff);
-                    f.vec_writes.push(if k == 0 { l.and(v) } else { None });
+                    f.vec_writes.push(l.and(v));
                     if k == 0 && inst.op == Opcode::Madw {
                         let hi = off + (n * e * hs).div_ceil(grf) * grf + i * hs * e;
                         f.writes.push((hi, hi + e, l));
@@ -545,9 +609,9 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                             } else {
                                 rd("Src1Data", at, slot, l, f);
                             }
-                            // Several elements per address are addressed through a
+                            // Many elements per address are addressed through a
                             // loop variable (`message::lsc`): never in registers.
-                            if vec > 1 {
+                            if !message::lsc_unrolled(vec) {
                                 let last = if subop == 0x00 {
                                     f.vec_writes.last_mut()
                                 } else {
@@ -785,7 +849,7 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
         .iter()
         .rposition(|&m| m)
         .map_or(1, |w| w as u32 + 1);
-    let (promoted, promoted_inputs) = promote(p, &feet, &mirrored, total, straight);
+    let (promoted, promoted_inputs, in_registers) = promote(p, &feet, &mirrored, total, straight);
     // What each instruction touches, whichever lane does it.
     let touched = |bytes: &[(u32, u32, Option<u32>)], preds: &[(u32, u32, Option<u32>)]| {
         (
@@ -811,6 +875,7 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
         xg_words,
         promoted,
         promoted_inputs,
+        in_registers,
         mem: feet.iter().map(|f| (f.mem_read, f.mem_write)).collect(),
         writes,
         reads,
@@ -820,22 +885,19 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
 impl Plan {
     /// GRF words some instruction reads from the GRF image (promoted lane vectors are
     /// read from their registers instead): the only words `init` must fill.
-    pub fn image_reads(&self, simd: u32) -> Vec<bool> {
+    pub fn image_reads(&self) -> Vec<bool> {
         let mut words = vec![false; self.mirrored.len()];
-        let mut mark = |a: u32, b: u32, on: bool| {
-            for w in (a / 4)..b.div_ceil(4) {
-                if let Some(x) = words.get_mut(w as usize) {
-                    *x = on;
-                }
-            }
-        };
         for (bytes, _) in &self.reads {
             for &(a, b) in bytes {
-                mark(a, b, true);
+                for w in (a / 4)..b.div_ceil(4) {
+                    if let Some(x) = words.get_mut(w as usize) {
+                        *x = true;
+                    }
+                }
             }
         }
-        for &(base, e) in &self.promoted {
-            mark(base, base + simd * e, false);
+        for (w, x) in words.iter_mut().enumerate() {
+            *x &= !self.in_registers.get(w).copied().unwrap_or(false);
         }
         words
     }
@@ -843,13 +905,14 @@ impl Plan {
 
 /// The lane vectors that can live in registers: every access to any of their bytes
 /// addresses exactly that vector regularly, and the launch does not initialize them
-/// (`inputs`: or initializes them from one input, whose element the invocation then
+/// (`inputs`: or initializes them from inputs, whose element the invocation then
 /// loads; returned second with the payload offset of element 0).
-type Promoted = (Vec<(u32, u32)>, Vec<(u32, u32, u32)>);
+type Promoted = (Vec<(u32, u32)>, Vec<(u32, u32, u32)>, Vec<bool>);
 fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs: bool) -> Promoted {
     const BLOCKED: u32 = u32::MAX;
     let mut ids: Vec<(u32, u32)> = Vec::new();
     let mut claim = vec![0u32; total];
+    let mut past = std::collections::HashMap::new();
     let mut mark = |a: u32, b: u32, v: Option<(u32, u32)>, claim: &mut Vec<u32>| {
         let id = match v {
             Some(v) => match ids.iter().position(|x| *x == v) {
@@ -864,6 +927,10 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
         for x in a..b.min(total as u32) {
             let c = &mut claim[x as usize];
             *c = if *c == 0 || *c == id { id } else { BLOCKED };
+        }
+        // An access past the image cannot be in a register either.
+        if b as usize > total {
+            *past.entry(id).or_insert(false) = true;
         }
     };
     for f in feet {
@@ -887,36 +954,174 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
     for o in pre.group_id {
         mark(o, o + 4, None, &mut claim);
     }
-    let regular: Vec<(u32, u32)> = ids
-        .iter()
-        .enumerate()
-        .filter(|&(k, &(base, e))| {
-            let end = base + p.simd * e;
-            end as usize <= total
-                && (base..end).all(|x| {
-                    let c = claim[x as usize];
-                    (c == 0 || c == k as u32 + 1) && !mirrored[x as usize / 4]
-                })
-        })
-        .map(|(_, v)| *v)
-        .collect();
-    // A vector the launch initializes is promoted when it lies in one input.
+    // A vector is regular when no byte its accesses touch is touched otherwise (a
+    // blocked claim) or mirrored. Bytes of its span that it never touches may hold
+    // anything: IGC places the two SIMD16 halves of a SIMD32 value apart, so lanes
+    // 16-31 of the first half's vector are other data.
+    let mut bad = vec![false; ids.len()];
+    let mut seen = vec![false; ids.len()];
+    for (x, &c) in claim.iter().enumerate() {
+        if c != 0 && c != BLOCKED {
+            seen[c as usize - 1] = true;
+            if mirrored[x / 4] {
+                bad[c as usize - 1] = true;
+            }
+        }
+    }
+    for (k, b) in bad.iter_mut().enumerate() {
+        // Every byte it touched went to another claim too.
+        *b |= !seen[k] || past.contains_key(&(k as u32 + 1));
+    }
+    // Bytes a vector touched that another access also touched block it: find them by
+    // replaying its accesses against the final claims.
+    let mut extent = vec![(u32::MAX, 0u32); ids.len()];
+    for f in feet {
+        let accesses = f
+            .reads
+            .iter()
+            .zip(&f.vec_reads)
+            .chain(f.writes.iter().zip(&f.vec_writes));
+        for (&(a, b, _), v) in accesses {
+            let Some(k) = v.and_then(|v| ids.iter().position(|x| *x == v)) else {
+                continue;
+            };
+            if (a..b.min(total as u32)).any(|x| claim[x as usize] != k as u32 + 1) {
+                bad[k] = true;
+            }
+            extent[k] = (extent[k].0.min(a), extent[k].1.max(b));
+        }
+    }
+    // A vector the launch initializes is promoted when inputs that lie back to back
+    // in the payload as in the GRF cover the bytes it touches (IGC's SIMD32 local
+    // ids: two inputs of 16 channels each); each invocation loads its element.
     let (mut plain, mut loaded) = (Vec::new(), Vec::new());
-    for (base, e) in regular {
-        let end = base + p.simd * e;
+    for (k, &(base, e)) in ids.iter().enumerate() {
+        if bad[k] || (base + p.simd * e) as usize > total {
+            continue;
+        }
+        let (from, to) = extent[k];
         let overlaps: Vec<_> = p
             .inputs
             .iter()
-            .filter(|&&(goff, _, size)| base < goff + size && goff < end)
+            .filter(|&&(goff, _, size)| from < goff + size && goff < to)
             .collect();
-        match overlaps.as_slice() {
-            [] => plain.push((base, e)),
-            [&(goff, poff, size)] if goff <= base && end <= goff + size => {
-                plain.push((base, e));
-                loaded.push((base, e, poff + (base - goff)));
-            }
-            _ => {}
+        if overlaps.is_empty() {
+            plain.push((base, e));
+        } else if let Some(poff) = linear_payload(&overlaps, from, to)
+            .and_then(|d| u32::try_from(i64::from(base) - d).ok())
+        {
+            plain.push((base, e));
+            loaded.push((base, e, poff));
         }
     }
-    (plain, loaded)
+    // GRF words whose every touched byte is a promoted vector's: `init` leaves them.
+    let ours: Vec<u32> = plain
+        .iter()
+        .filter_map(|v| ids.iter().position(|x| x == v).map(|k| k as u32 + 1))
+        .collect();
+    let in_registers = claim
+        .chunks(4)
+        .map(|w| w.iter().all(|c| *c == 0 || ours.contains(c)) && w.iter().any(|c| *c != 0))
+        .collect();
+    (plain, loaded, in_registers)
+}
+
+/// The GRF-to-payload distance (GRF offset minus payload offset) when the inputs
+/// `ins` (`(grf offset, payload offset, size)`) cover `[base, end)` without a gap and
+/// place it in the payload in one piece (the same distance for all).
+fn linear_payload(ins: &[&(u32, u32, u32)], base: u32, end: u32) -> Option<i64> {
+    let delta = |&&(goff, poff, _): &&(u32, u32, u32)| i64::from(goff) - i64::from(poff);
+    let d = delta(ins.first()?);
+    if ins.iter().any(|i| delta(i) != d) {
+        return None;
+    }
+    let mut sorted: Vec<_> = ins
+        .iter()
+        .map(|&&(goff, _, size)| (goff, goff + size))
+        .collect();
+    sorted.sort_unstable();
+    let mut covered = base;
+    for (a, b) in sorted {
+        if a > covered {
+            return None;
+        }
+        covered = covered.max(b);
+    }
+    if covered < end {
+        return None;
+    }
+    Some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_of_a_lane_vector() {
+        // Whole elements: the vector starts at lane 0's element, aligned or not.
+        let whole = lane_part(3040, 4, 4, 8).unwrap();
+        assert_eq!(
+            (whole.base, whole.elem, whole.k, whole.len),
+            (3008, 4, 0, 4)
+        );
+        assert_eq!(lane_vector(3042, 4, 4, 0), Some((3042, 4)));
+        // The high half of lane 16's 64-bit element, the low byte of a dword.
+        let hi = lane_part(3268, 8, 4, 16).unwrap();
+        assert_eq!((hi.base, hi.elem, hi.k, hi.len), (3136, 8, 4, 4));
+        assert_eq!(lane_vector(2464, 4, 1, 0), Some((2464, 4)));
+        // A part that would straddle two elements, or misaligned within its own.
+        assert_eq!(lane_part(3138, 8, 8, 0).map(|p| p.k), Some(0));
+        assert_eq!(lane_part(3142, 8, 4, 0), None);
+        assert_eq!(lane_part(3137, 8, 2, 0), None);
+        assert_eq!(lane_part(100, 3, 1, 0), None);
+        assert_eq!(lane_part(100, 4, 3, 0), None);
+        // Element 0 would lie before the GRF.
+        assert_eq!(lane_part(16, 4, 4, 8), None);
+    }
+
+    #[test]
+    fn part_accessors_touch_only_their_bytes() {
+        let hi = LanePart {
+            base: 0,
+            elem: 8,
+            k: 4,
+            len: 4,
+        };
+        assert_eq!(part_read("r", hi), "((u64(r) >> 32u) & 4294967295lu)");
+        assert_eq!(
+            part_store("r", hi, "v"),
+            "r = (r & 4294967295lu) | (((v) & 4294967295lu) << 32u);"
+        );
+        let byte1 = LanePart {
+            base: 0,
+            elem: 4,
+            k: 1,
+            len: 1,
+        };
+        assert_eq!(
+            part_store("r", byte1, "v"),
+            "r = (r & 4294902015u) | u32((((v) & 255lu) << 8u));"
+        );
+        let whole = LanePart {
+            base: 0,
+            elem: 4,
+            k: 0,
+            len: 4,
+        };
+        assert_eq!(part_read("r", whole), "u64(r)");
+    }
+
+    #[test]
+    fn inputs_cover_a_vector_in_one_payload_piece() {
+        // IGC's SIMD32 local ids: two 32-byte inputs back to back in both places.
+        let (a, b) = ((1792, 32, 32), (1824, 64, 32));
+        assert_eq!(linear_payload(&[&a, &b], 1792, 1856), Some(1760));
+        assert_eq!(linear_payload(&[&b, &a], 1800, 1856), Some(1760));
+        // Apart in the payload, a gap in the GRF, or short of the vector's end.
+        assert_eq!(linear_payload(&[&a, &(1824, 96, 32)], 1792, 1856), None);
+        assert_eq!(linear_payload(&[&a, &(1828, 68, 28)], 1792, 1856), None);
+        assert_eq!(linear_payload(&[&a], 1792, 1856), None);
+        assert_eq!(linear_payload(&[&a], 1796, 1824), Some(1760));
+    }
 }

@@ -34,7 +34,7 @@ fn wr(off: Option<u32>, byte: &str, len: u32, v: &str) -> String {
 fn rdv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32) -> String {
     match off {
         Some(o) => match em.lane_reg(o + k, stride, len) {
-            Some(r) => format!("u64({r})"),
+            Some((r, part)) => super::lanes::part_read(&r, part),
             None => format!("gld({}u + {stride}u * i, {len}u)", o + k),
         },
         None => "0lu".into(),
@@ -44,11 +44,17 @@ fn rdv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32) -> String {
 fn wrv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32, v: &str) -> String {
     match off {
         Some(o) => match em.lane_reg(o + k, stride, len) {
-            Some(r) => super::operand::reg_store(&r, len, v),
+            Some((r, part)) => super::lanes::part_store(&r, part, v),
             None => format!("gst({}u + {stride}u * i, {len}u, {v});", o + k),
         },
         None => format!("_ = {v};"),
     }
+}
+
+/// Whether a SIMT LSC load or store of `vec` elements per address is emitted one
+/// element at a time (constant GRF offsets) rather than as a loop over them.
+pub(crate) fn lsc_unrolled(vec: u32) -> bool {
+    vec <= 8
 }
 
 /// The scalar source `name` (element 0) as a u64 expression.
@@ -765,6 +771,22 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                 } else {
                     let v = format!("{}{keep}", rdv(em, src1, 0, slot, slot));
                     em.line(&st(bti, "addr", mem_bytes, &v, inst.index));
+                }
+                em.close();
+                return Ok(());
+            }
+            if lsc_unrolled(vec) {
+                // Each element at its own constant offset, so that lane mode can
+                // keep it in the lane's register (`lanes::msg_foot` agrees).
+                for v in 0..vec {
+                    let a = format!("(addr + {}lu)", v * mem_bytes);
+                    if load {
+                        let x = ld(bti, &a, mem_bytes, inst.index);
+                        em.line(&wrv(em, dst, v * pitch, slot, slot, &x));
+                    } else {
+                        let x = format!("{}{keep}", rdv(em, src1, v * pitch, slot, slot));
+                        em.line(&st(bti, &a, mem_bytes, &x, inst.index));
+                    }
                 }
                 em.close();
                 return Ok(());

@@ -467,14 +467,15 @@ impl Emit {
     }
 
     /// The register of a per-lane access of element `i` at `at + i * stride` (`len`
-    /// bytes), where the plan keeps that lane vector in registers.
-    pub fn lane_reg(&self, at: u32, stride: u32, len: u32) -> Option<String> {
+    /// bytes), and the part of the lane's element it touches, where the plan keeps
+    /// that lane vector in registers.
+    pub fn lane_reg(&self, at: u32, stride: u32, len: u32) -> Option<(String, lanes::LanePart)> {
         if !self.lane_elems {
             return None;
         }
-        lanes::lane_vector(at, stride, len, self.moff)
-            .filter(|v| self.promoted.contains(v))
-            .map(|(base, _)| lanes::register(base))
+        lanes::lane_part(at, stride, len, self.moff)
+            .filter(|p| self.promoted.contains(&(p.base, p.elem)))
+            .map(|p| (lanes::register(p.base), p))
     }
 
     /// Open a loop over the `n` elements of an instruction (in a per-lane

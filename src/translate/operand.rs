@@ -87,11 +87,11 @@ pub fn dst_range(d: &Dst, n: u32) -> Option<(u32, u32)> {
 /// [`src_elem`], through the lane's register where lane mode promoted the operand.
 pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
     if let Src::Direct { ty, m, .. } = s {
-        if let Some(r) = super::lanes::src_linear(s, n)
+        if let Some((r, part)) = super::lanes::src_linear(s, n)
             .and_then(|(at, stride)| em.lane_reg(at, stride, ty.size()))
         {
             return Elem {
-                raw: format!("u64({r})"),
+                raw: super::lanes::part_read(&r, part),
                 ty: *ty,
                 m: *m,
             };
@@ -104,8 +104,8 @@ pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) ->
 pub fn store_at(em: &super::Emit, d: &Dst, lane: &str, v: &str) -> String {
     if let Dst::Direct { off, ty, hs, .. } = d {
         let e = ty.size();
-        if let Some(r) = em.lane_reg(*off, hs * e, e) {
-            return reg_store(&r, e, v);
+        if let Some((r, part)) = em.lane_reg(*off, hs * e, e) {
+            return super::lanes::part_store(&r, part, v);
         }
     }
     store(d, lane, v)

@@ -483,13 +483,7 @@ pub(super) fn translate(
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
     em.line("");
-    super::emit_init(
-        &mut em,
-        p,
-        shared_from,
-        Some(&plan.image_reads(p.simd)),
-        false,
-    );
+    super::emit_init(&mut em, p, shared_from, Some(&plan.image_reads()), false);
     // Promoted inputs: each invocation loads its channel's element of the payload.
     em.open("fn load_lane_inputs()");
     for &(base, e, poff) in &plan.promoted_inputs {
