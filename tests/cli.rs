@@ -213,32 +213,15 @@ fn adapters_tell_where_64_bit_atomics_are_exact() {
 /// paths, never run as if the offsets were 0.
 #[test]
 fn texel_offsets_are_refused_not_ignored() {
-    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/image_sample");
-    let dir = std::env::temp_dir().join(format!("visa-emu-aoff-{}", std::process::id()));
-    let case = dir.join("image_sample");
-    let variant = case.join("tgllp-simd8");
-    std::fs::create_dir_all(&variant).unwrap();
-    std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
-    for sub in ["inputs", "expected"] {
-        std::fs::create_dir_all(case.join(sub)).unwrap();
-        for e in std::fs::read_dir(src.join(sub)).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), case.join(sub).join(e.file_name())).unwrap();
-        }
-    }
-    std::fs::copy(
-        src.join("tgllp-simd8/kernel.bin"),
-        variant.join("kernel.bin"),
-    )
-    .unwrap();
-    let text = std::fs::read_to_string(src.join("tgllp-simd8/kernel.visaasm")).unwrap();
-    let patched = text.replacen(" 0x0:uw S", " 0x210:uw S", 1);
-    assert_ne!(patched, text, "the case samples with an immediate 0 offset");
-    std::fs::write(variant.join("kernel.visaasm"), patched).unwrap();
+    let case = patched_case("image_sample", "tgllp-simd8", &|t| {
+        let out = t.replacen(" 0x0:uw S", " 0x210:uw S", 1);
+        assert_ne!(out, t, "the case samples with an immediate 0 offset");
+        out
+    });
     for backend in ["cpu", "gpu"] {
         let out = bin()
             .args(["run", "--backend", backend])
-            .arg(&variant)
+            .arg(case.join("tgllp-simd8"))
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -248,5 +231,79 @@ fn texel_offsets_are_refused_not_ignored() {
             "{backend}: {err}"
         );
     }
-    std::fs::remove_dir_all(&dir).ok();
+    std::fs::remove_dir_all(case.parent().unwrap()).ok();
+}
+
+/// Copy own case `name` with only `variant` into a temporary folder, its kernel text
+/// passed through `patch`; returns the case folder.
+fn patched_case(name: &str, variant: &str, patch: &dyn Fn(&str) -> String) -> std::path::PathBuf {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases")
+        .join(name);
+    let root = std::env::temp_dir().join(format!("visa-emu-{name}-{}", std::process::id()));
+    let case = root.join(name);
+    std::fs::create_dir_all(case.join(variant)).unwrap();
+    std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
+    for sub in ["inputs", "expected"] {
+        std::fs::create_dir_all(case.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), case.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    let v = src.join(variant);
+    std::fs::copy(v.join("kernel.bin"), case.join(variant).join("kernel.bin")).unwrap();
+    let text = std::fs::read_to_string(v.join("kernel.visaasm")).unwrap();
+    std::fs::write(case.join(variant).join("kernel.visaasm"), patch(&text)).unwrap();
+    case
+}
+
+/// gather4_l and gather4_b (a LOD or a bias before the coordinates) and gather4_i
+/// gather the same footprint as gather4 from a one-level image: image_gather4 with
+/// its three gathers rewritten into them (the LOD and the bias taken from the V
+/// coordinate's register, so that reading the coordinates one parameter early would
+/// sample elsewhere) still gives the expected outputs on both paths.
+#[test]
+fn gather4_lod_bias_and_implicit_forms_run() {
+    let case = patched_case("image_gather4", "tgllp-simd8", &|t| {
+        let out = t
+            .replace(
+                "sample4.R (M1, 8) 0x0:uw S0 T6 V0072.0 V0054.0 V0058.0",
+                "sample4_l.R (M1, 8) 0x0:uw S0 T6 V0072.0 V0058.0 V0054.0 V0058.0",
+            )
+            .replace(
+                "sample4.A (M1, 8) 0x0:uw S0 T6 V0075.0 V0073.0 V0074.0",
+                "sample4_b.A (M1, 8) 0x0:uw S0 T6 V0075.0 V0074.0 V0073.0 V0074.0",
+            )
+            .replace("sample4.G (M1, 8)", "sample4_i.G (M1, 8)");
+        assert_eq!(
+            out.matches("sample4_").count(),
+            3,
+            "the case's three gathers"
+        );
+        out
+    });
+    let dis = bin()
+        .arg("disasm")
+        .arg(case.join("tgllp-simd8/kernel.visaasm"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&dis.stdout);
+    for form in ["sample4_l.R", "sample4_b.A", "sample4_i.G"] {
+        assert!(text.contains(form), "disasm prints {form}");
+    }
+    for backend in ["cpu", "gpu"] {
+        let out = bin()
+            .args(["conformance", "--backend", backend])
+            .arg(case.parent().unwrap())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed, 0 failed"),
+            "{backend}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(case.parent().unwrap()).ok();
 }

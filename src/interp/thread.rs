@@ -1068,7 +1068,7 @@ pub(crate) fn media_pitch(width: u32) -> u32 {
 /// clamps to it),
 /// whose text-order parameters sit in the row's U, V, R, Ai slots.
 pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], String> {
-    use crate::isa::text_form::{LOAD_3D_OPS, PIXEL_NULL_MASK, SAMPLE_3D_PARAMS};
+    use crate::isa::text_form::{LOAD_3D_OPS, PIXEL_NULL_MASK, SAMPLE4_OPS, SAMPLE_3D_PARAMS};
     let op = fint(inst, "Op") & !PIXEL_NULL_MASK;
     let (params, coords): (&[&str], [Option<&'static str>; 4]) = match (inst.op, op) {
         (Opcode::D3Load, 0x07 | 0x1a) => (
@@ -1081,14 +1081,19 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], 
             ))
         }
         (Opcode::D3Sample, 0x18) => (&SAMPLE_3D_PARAMS, [Some("U"), Some("V"), Some("R"), None]),
-        // gather4 reads mip level 0's bilinear footprint (only level 0 exists).
-        (Opcode::D3Sample4, 0x08) => (&SAMPLE_3D_PARAMS, [Some("U"), Some("V"), Some("R"), None]),
-        (Opcode::D3Sample4, _) => {
-            return Err(format!(
-                "3D_SAMPLE4 operation {op:#x} (of the gather4 family only plain gather4 \
-                 is emulated: the table row holds its U, V, R, Ai parameters)"
-            ))
-        }
+        // gather4 reads mip level 0's bilinear footprint (only level 0 exists, so
+        // gather4_l's LOD and gather4_b's bias, the first parameter, select it too).
+        (Opcode::D3Sample4, _) => match SAMPLE4_OPS.iter().find(|o| o.0 == op) {
+            Some((_, _, false)) => (&SAMPLE_3D_PARAMS, [Some("U"), Some("V"), Some("R"), None]),
+            Some((_, _, true)) => (&SAMPLE_3D_PARAMS, [Some("V"), Some("R"), Some("Ai"), None]),
+            None => {
+                return Err(format!(
+                    "3D_SAMPLE4 operation {op:#x} (gather4, gather4_l, gather4_b and gather4_i \
+                     are emulated; the compare forms need a sampler's shadow function, which \
+                     OpenCL samplers lack, and the offset forms are not modelled)"
+                ))
+            }
+        },
         (Opcode::D3Sample, 0x02) => (&SAMPLE_3D_PARAMS, [Some("V"), Some("R"), Some("Ai"), None]),
         (o, _) => {
             return Err(format!(

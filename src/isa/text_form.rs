@@ -325,6 +325,19 @@ pub static SAMPLE_3D_OPS: &[(u64, &str)] = &[
     (0x19, "sample_c_lz"),
 ];
 
+/// 3D_SAMPLE4's operations that run (IGC's names and codes), and whether a parameter
+/// (gather4_l's LOD, gather4_b's bias) precedes the coordinates. Only mip level 0
+/// exists, so the LOD and the bias select it whatever their value, as they do for a
+/// one-level surface. IGC numbers gather4_b 0xE and gather4_i 0xF (its
+/// `VISASampler3DSubOpCode` and printer); the spec's 3D_SAMPLE4 page lists them the
+/// other way round. IGC writes the streams, so its numbering is followed.
+pub static SAMPLE4_OPS: &[(u64, &str, bool)] = &[
+    (0x08, "sample4", false),
+    (0x0d, "sample4_l", true),
+    (0x0e, "sample4_b", true),
+    (0x0f, "sample4_i", false),
+];
+
 /// The parameter fields of 3D_SAMPLE's row, in text order.
 pub const SAMPLE_3D_PARAMS: [&str; 4] = ["U", "V", "R", "Ai"];
 

@@ -539,10 +539,9 @@ fn sampler_message(k: &Kernel, inst: &Instruction) -> String {
             None => return format!("load_op_{op:#x}"),
         }
     } else if inst.op == Opcode::D3Sample4 {
-        let name = if base == 0x08 {
-            "sample4".to_string()
-        } else {
-            format!("sample4_op_{base:#x}")
+        let name = match text_form::SAMPLE4_OPS.iter().find(|o| o.0 == base) {
+            Some((_, name, _)) => name.to_string(),
+            None => format!("sample4_op_{base:#x}"),
         };
         let fixed: &[&str] = &["Aoffimmi", "Sampler", "Surface", "Dst"];
         (name, &text_form::SAMPLE_3D_PARAMS, fixed)

@@ -205,15 +205,16 @@ pub fn instruction(text: &str, line: usize, sym: &Symbols) -> Result<Instruction
     if let Some((code, _, params)) = text_form::LOAD_3D_OPS.iter().find(|o| o.1 == base) {
         return cx.sampler_message(Opcode::D3Load, *code, params, &suffixes, &rest, at);
     }
-    // IGC prints 3D_SAMPLE4's gather4 as `sample4`; the row models its parameters only.
-    if base == "sample4" {
+    // IGC prints 3D_SAMPLE4's gather4 as `sample4`; the row holds four parameters.
+    if let Some((code, _, _)) = text_form::SAMPLE4_OPS.iter().find(|o| o.1 == base) {
         let params = &text_form::SAMPLE_3D_PARAMS;
-        return cx.sampler_message(Opcode::D3Sample4, 0x08, params, &suffixes, &rest, at);
+        return cx.sampler_message(Opcode::D3Sample4, *code, params, &suffixes, &rest, at);
     }
     if base.starts_with("sample4_") {
         return Err(at.fail(
-            "`sample4` (of the gather4 family the instruction table models gather4's \
-             parameters only)",
+            "`sample4`, `sample4_l`, `sample4_b` or `sample4_i` (the compare forms need \
+             a sampler's shadow function, which OpenCL samplers lack; the offset forms \
+             are not modelled)",
             &base,
         ));
     }
