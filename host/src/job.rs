@@ -307,6 +307,7 @@ impl GpuContext {
         });
         let mut passes = 0u32;
         let mut gpu_ms: Option<f64> = None;
+        let mut last: Option<wgpu::CommandEncoder> = None;
         loop {
             passes += 1;
             if let Some(r) = job.repeat {
@@ -336,20 +337,23 @@ impl GpuContext {
                 enc.resolve_query_set(set, 0..2, resolve, 0);
                 enc.copy_buffer_to_buffer(resolve, 0, read, 0, 16);
             }
-            if let (Some(r), Some(f)) = (job.repeat, flag.as_ref()) {
-                enc.copy_buffer_to_buffer(&gpu_buffers[r.buffer].0, r.word * 4, f, 0, 4);
-            }
-            self.queue.submit([enc.finish()]);
-            if let Some((_, _, read)) = queries.as_ref() {
-                let bytes = self.read_buffer(read, 16)?;
-                let t: &[u64] = bytemuck::cast_slice(&bytes);
-                let period = self.queue.get_timestamp_period() as f64;
-                *gpu_ms.get_or_insert(0.0) += t[1].saturating_sub(t[0]) as f64 * period / 1e6;
-            }
             let (Some(r), Some(f)) = (job.repeat, flag.as_ref()) else {
+                // One pass: its readbacks join this submission (one submit, one wait).
+                last = Some(enc);
                 break;
             };
-            let raised = self.read_buffer(f, 4)?;
+            enc.copy_buffer_to_buffer(&gpu_buffers[r.buffer].0, r.word * 4, f, 0, 4);
+            self.queue.submit([enc.finish()]);
+            let mut reads = vec![(f, 4)];
+            if let Some((_, _, read)) = queries.as_ref() {
+                reads.push((read, 16));
+            }
+            let mut got = self.read_buffers(&reads)?;
+            if queries.is_some() {
+                let ts = got.pop().unwrap_or_default();
+                *gpu_ms.get_or_insert(0.0) += self.elapsed_ms(&ts);
+            }
+            let raised = &got[0];
             if raised.iter().all(|&b| b == 0) {
                 break;
             }
@@ -357,7 +361,9 @@ impl GpuContext {
                 return Err(HostError::Unfinished { passes });
             }
         }
-        let mut enc = self.device.create_command_encoder(&Default::default());
+        let mut enc = last
+            .take()
+            .unwrap_or_else(|| self.device.create_command_encoder(&Default::default()));
         let mut staging = Vec::new();
         for (i, b) in job.buffers.iter().enumerate() {
             if !b.readback {
@@ -378,12 +384,28 @@ impl GpuContext {
             return Err(HostError::Shader(err.to_string()));
         }
 
+        // Every staging buffer mapped at once, then one wait.
+        let mut reads: Vec<(&wgpu::Buffer, u64)> = staging
+            .iter()
+            .map(|(i, dst)| {
+                let b = &job.buffers[*i];
+                (dst, b.size.max(b.data.len() as u64))
+            })
+            .collect();
+        // The single pass's timestamps came with this submission.
+        let single_pass_ts = job.repeat.is_none() && queries.is_some();
+        if let (true, Some((_, _, read))) = (single_pass_ts, queries.as_ref()) {
+            reads.push((read, 16));
+        }
+        let mut got = self.read_buffers(&reads)?;
+        if single_pass_ts {
+            if let Some(ts) = got.pop() {
+                *gpu_ms.get_or_insert(0.0) += self.elapsed_ms(&ts);
+            }
+        }
         let mut outputs = vec![Vec::new(); job.buffers.len()];
-        for (i, dst) in &staging {
-            outputs[*i] = self.read_buffer(
-                dst,
-                job.buffers[*i].size.max(job.buffers[*i].data.len() as u64),
-            )?;
+        for ((i, _), bytes) in staging.iter().zip(got) {
+            outputs[*i] = bytes;
         }
         self.check_lost()?;
         Ok(JobResult {
@@ -398,27 +420,50 @@ impl GpuContext {
         })
     }
 
-    fn read_buffer(&self, buf: &wgpu::Buffer, len: u64) -> Result<Vec<u8>, HostError> {
-        let slice = buf.slice(..);
-        let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
-        slice.map_async(wgpu::MapMode::Read, move |r| {
-            tx.send(r).ok();
-        });
+    /// Map every buffer, wait for the device once, and copy each one's first `len`
+    /// bytes out.
+    fn read_buffers(&self, bufs: &[(&wgpu::Buffer, u64)]) -> Result<Vec<Vec<u8>>, HostError> {
+        let receivers: Vec<_> = bufs
+            .iter()
+            .map(|(buf, _)| {
+                let (tx, rx) = futures_intrusive::channel::shared::oneshot_channel();
+                buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+                    tx.send(r).ok();
+                });
+                rx
+            })
+            .collect();
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| HostError::Readback(e.to_string()))?;
-        match pollster::block_on(rx.receive()) {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(HostError::Readback(e.to_string())),
-            None => return Err(HostError::Readback("map callback dropped".into())),
+        let mut out = Vec::with_capacity(bufs.len());
+        for ((buf, len), rx) in bufs.iter().zip(receivers) {
+            match pollster::block_on(rx.receive()) {
+                Some(Ok(())) => {}
+                Some(Err(e)) => return Err(HostError::Readback(e.to_string())),
+                None => return Err(HostError::Readback("map callback dropped".into())),
+            }
+            let view = buf
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| HostError::Readback(e.to_string()))?;
+            let mut bytes = view.to_vec();
+            drop(view);
+            buf.unmap();
+            bytes.truncate(*len as usize);
+            out.push(bytes);
         }
-        let view = slice
-            .get_mapped_range()
-            .map_err(|e| HostError::Readback(e.to_string()))?;
-        let mut out = view.to_vec();
-        drop(view);
-        buf.unmap();
-        out.truncate(len as usize);
         Ok(out)
+    }
+
+    /// Milliseconds between the two timestamps of a resolved query pair.
+    fn elapsed_ms(&self, ts: &[u8]) -> f64 {
+        let at = |k: usize| {
+            ts.get(8 * k..8 * k + 8)
+                .and_then(|b| b.try_into().ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let period = self.queue.get_timestamp_period() as f64;
+        at(1).saturating_sub(at(0)) as f64 * period / 1e6
     }
 }
