@@ -954,23 +954,28 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
     for o in pre.group_id {
         mark(o, o + 4, None, &mut claim);
     }
-    // A vector is regular when no byte its accesses touch is touched otherwise (a
-    // blocked claim) or mirrored. Bytes of its span that it never touches may hold
-    // anything: IGC places the two SIMD16 halves of a SIMD32 value apart, so lanes
-    // 16-31 of the first half's vector are other data.
+    // A vector is regular when no byte its accesses touch is touched otherwise, and
+    // no byte of its span is blocked (touched by an access that is no lane vector's,
+    // or by two vectors) or mirrored. Bytes of its span that it never touches may
+    // belong to other vectors: IGC places the two SIMD16 halves of a SIMD32 value
+    // apart, so lanes 16-31 of the first half's vector hold the second half of
+    // another. (A blocked byte in the span could be one an emitter still addresses
+    // as this vector's element, through a path the footprint records as a whole
+    // operand: GATHER/SCATTER.)
     let mut bad = vec![false; ids.len()];
     let mut seen = vec![false; ids.len()];
-    for (x, &c) in claim.iter().enumerate() {
+    for &c in &claim {
         if c != 0 && c != BLOCKED {
             seen[c as usize - 1] = true;
-            if mirrored[x / 4] {
-                bad[c as usize - 1] = true;
-            }
         }
     }
     for (k, b) in bad.iter_mut().enumerate() {
+        let (base, e) = ids[k];
+        let span = base as usize..((base + p.simd * e) as usize).min(total);
         // Every byte it touched went to another claim too.
-        *b |= !seen[k] || past.contains_key(&(k as u32 + 1));
+        *b |= !seen[k]
+            || past.contains_key(&(k as u32 + 1))
+            || span.clone().any(|x| claim[x] == BLOCKED || mirrored[x / 4]);
     }
     // Bytes a vector touched that another access also touched block it: find them by
     // replaying its accesses against the final claims.
