@@ -912,7 +912,7 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
     const BLOCKED: u32 = u32::MAX;
     let mut ids: Vec<(u32, u32)> = Vec::new();
     let mut claim = vec![0u32; total];
-    let mut past = std::collections::HashMap::new();
+    let mut past = std::collections::HashSet::new();
     let mut mark = |a: u32, b: u32, v: Option<(u32, u32)>, claim: &mut Vec<u32>| {
         let id = match v {
             Some(v) => match ids.iter().position(|x| *x == v) {
@@ -930,7 +930,7 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
         }
         // An access past the image cannot be in a register either.
         if b as usize > total {
-            *past.entry(id).or_insert(false) = true;
+            past.insert(id);
         }
     };
     for f in feet {
@@ -974,7 +974,7 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
         let span = base as usize..((base + p.simd * e) as usize).min(total);
         // Every byte it touched went to another claim too.
         *b |= !seen[k]
-            || past.contains_key(&(k as u32 + 1))
+            || past.contains(&(k as u32 + 1))
             || span.clone().any(|x| claim[x] == BLOCKED || mirrored[x / 4]);
     }
     // Bytes a vector touched that another access also touched block it: find them by
