@@ -57,25 +57,27 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Corpus variant `name` translated for the lane mapping with the straight form.
+fn straight_module(name: &str) -> visa_emu::translate::Module {
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join(name);
+    let p = common::prepared(&dir);
+    let target = Target {
+        threads_per_group: 1,
+        slm_bytes: 4096,
+        lanes: true,
+        straight: true,
+        probe: false,
+        table: None,
+        shared_payload_from: None,
+    };
+    translate(&p, &target).unwrap()
+}
+
 /// The lane mapping runs straight (each invocation its own channel's branches, no
 /// scheduler) exactly where no channel meets another, and says why elsewhere.
 #[test]
 fn straight_form_where_no_channel_meets_another() {
-    let lane_module = |name: &str| {
-        let dir = visa_emu::corpus::paths::default_corpus_dir().join(name);
-        let p = common::prepared(&dir);
-        let target = Target {
-            threads_per_group: 1,
-            slm_bytes: 4096,
-            lanes: true,
-            straight: true,
-            probe: false,
-            table: None,
-            shared_payload_from: None,
-        };
-        translate(&p, &target).unwrap()
-    };
-    let saxpy = lane_module("saxpy/tgllp-simd16");
+    let saxpy = straight_module("saxpy/tgllp-simd16");
     let s = saxpy.straight.as_ref().expect("saxpy runs straight");
     assert_eq!(s.block_lens.len(), saxpy.blocks);
     assert!(!saxpy.wgsl.contains("fn run_thread"), "no block scheduler");
@@ -97,15 +99,15 @@ fn straight_form_where_no_channel_meets_another() {
         "{form:?}"
     );
     // SIMD32 in two halves: two address registers computing the same function.
-    let halves = lane_module("uint_bitops/acm-g10-simd32");
+    let halves = straight_module("uint_bitops/acm-g10-simd32");
     assert!(halves.straight.is_some(), "{:?}", halves.why_not_straight);
     // Stores in two branches through an address defined in a block that dominates both.
-    let joined = lane_module("early_return/acm-g10-simd32");
+    let joined = straight_module("early_return/acm-g10-simd32");
     assert!(joined.straight.is_some(), "{:?}", joined.why_not_straight);
     // A loop whose counter IGC keeps in one NoMask scalar: the channels that read it
     // never part (the divergent exit leads past every use), and the store address is
     // a function of both local ids and a kernel argument (the row pitch).
-    let looped = lane_module("mandelbrot/tgllp-simd16");
+    let looped = straight_module("mandelbrot/tgllp-simd16");
     let s = looped.straight.as_ref().expect("mandelbrot runs straight");
     assert!(s.cyclic);
     let [form] = s.launch.distinct_inputs.as_slice() else {
@@ -114,7 +116,7 @@ fn straight_form_where_no_channel_meets_another() {
     assert_eq!(form.terms.len(), 2, "{form:?}");
     assert!(form.terms.iter().any(|t| !t.factors.is_empty()), "{form:?}");
     // A 2D group: x + pitch * y, distinct for the host to check.
-    let rows = lane_module("ndrange_2d_ids/acm-g10-simd16");
+    let rows = straight_module("ndrange_2d_ids/acm-g10-simd16");
     assert!(rows.straight.is_some(), "{:?}", rows.why_not_straight);
     // Stores at `2i + 1` and `2i` in the two branches of an if (one byte each), and
     // struct fields at `32i + 16` written through `or`: one linear function of the
@@ -124,7 +126,7 @@ fn straight_form_where_no_channel_meets_another() {
         "global_offset_ids_1d/acm-g10-simd32",
         "ndrange_3d_ids/acm-g10-simd32",
     ] {
-        let m = lane_module(name);
+        let m = straight_module(name);
         assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
     }
     // A loop whose exit test is a NoMask compare of scalars in two SIMD16 halves, and
@@ -134,14 +136,14 @@ fn straight_form_where_no_channel_meets_another() {
         "constant_arg/acm-g10-simd32",
         "int_arith_wrap/acm-g10-simd16",
     ] {
-        let m = lane_module(name);
+        let m = straight_module(name);
         assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
     }
     // A tree reduction in SLM, `if (l < off) s[l] += s[l + off]`: each round's accesses
     // run only in the channels a compare of the local id lets through (a gather of
     // channels R and B touches two pieces, not G between them), and the group's sum is
     // stored for the whole thread by the one channel with `l == 0`.
-    let tree = lane_module("dot_product_reduce/tgllp-simd32");
+    let tree = straight_module("dot_product_reduce/tgllp-simd32");
     let s = tree
         .straight
         .as_ref()
@@ -161,16 +163,16 @@ fn straight_form_where_no_channel_meets_another() {
     assert_eq!((g.offset, g.lo, g.hi), (32, 0, 1), "{g:?}");
     // acm-g10 loads `s[l .. l + 3]` (LSC d32x3) in round 2 and adds the first and the
     // third: the middle element, another channel's store, is never read.
-    let lsc = lane_module("dot_product_reduce/acm-g10-simd32");
+    let lsc = straight_module("dot_product_reduce/acm-g10-simd32");
     assert!(lsc.straight.is_some(), "{:?}", lsc.why_not_straight);
     // A tile stored at `68 * ly + 4 * lx` (IGC's `mad 0x44 ly (lx << 2)`) and read
     // transposed after a barrier.
-    let tile = lane_module("slm_transpose_tile/acm-g10-simd32");
+    let tile = straight_module("slm_transpose_tile/acm-g10-simd32");
     assert!(tile.straight.is_some(), "{:?}", tile.why_not_straight);
     // Two `__local` arguments, `tmp[l]` (4-byte) and `tmp2[l]` (2-byte) at the offset a
     // kernel argument gives (copied into a register first): two functions the host
     // evaluates whole.
-    let args = lane_module("local_arg_pointer/acm-g10-simd32");
+    let args = straight_module("local_arg_pointer/acm-g10-simd32");
     let s = args
         .straight
         .as_ref()
@@ -185,7 +187,7 @@ fn straight_form_where_no_channel_meets_another() {
     );
     // Histogram bins through flat 64-bit addresses: commuting atomics nobody reads
     // back, checked in the shader against the input buffer's allocation.
-    let hist = lane_module("atomic_histogram/acm-g10-simd32");
+    let hist = straight_module("atomic_histogram/acm-g10-simd32");
     let s = hist
         .straight
         .as_ref()
@@ -201,13 +203,13 @@ fn straight_form_where_no_channel_meets_another() {
         ),
         ("noinline_calls/tgllp-simd16", "CALL at"),
     ] {
-        let m = lane_module(name);
+        let m = straight_module(name);
         assert!(m.straight.is_none(), "{name} must not run straight");
         let got = m.why_not_straight.unwrap_or_default();
         assert!(got.contains(why), "{name}: {got}");
     }
     // Constants (`mov (M1_NM, 1) V imm`) read past a branch where channels part.
-    let consts = lane_module("math_exp_log_pow/acm-g10-simd16");
+    let consts = straight_module("math_exp_log_pow/acm-g10-simd16");
     assert!(consts.straight.is_some(), "{:?}", consts.why_not_straight);
 }
 
@@ -218,18 +220,7 @@ fn straight_form_where_no_channel_meets_another() {
 /// addressed per channel in memory (atomic_histogram SIMD32: ~0.5 -> ~0.3 GPU ms).
 #[test]
 fn straight_form_keeps_channel_elements_in_registers() {
-    let dir = visa_emu::corpus::paths::default_corpus_dir().join("atomic_histogram/tgllp-simd32");
-    let p = common::prepared(&dir);
-    let target = Target {
-        threads_per_group: 1,
-        slm_bytes: 4096,
-        lanes: true,
-        straight: true,
-        probe: false,
-        table: None,
-        shared_payload_from: None,
-    };
-    let m = translate(&p, &target).unwrap();
+    let m = straight_module("atomic_histogram/tgllp-simd32");
     assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
     let body = &m.wgsl[m.wgsl.find("fn run_lane").unwrap()..];
     let body = &body[..body.find("\n}\n").unwrap()];

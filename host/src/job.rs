@@ -344,14 +344,9 @@ impl GpuContext {
             };
             enc.copy_buffer_to_buffer(&gpu_buffers[r.buffer].0, r.word * 4, f, 0, 4);
             self.queue.submit([enc.finish()]);
-            let mut reads = vec![(f, 4)];
-            if let Some((_, _, read)) = queries.as_ref() {
-                reads.push((read, 16));
-            }
-            let mut got = self.read_buffers(&reads)?;
-            if queries.is_some() {
-                let ts = got.pop().unwrap_or_default();
-                *gpu_ms.get_or_insert(0.0) += self.elapsed_ms(&ts);
+            let (got, ms) = self.read_timed(vec![(f, 4)], queries.as_ref().map(|q| &q.2))?;
+            if let Some(ms) = ms {
+                *gpu_ms.get_or_insert(0.0) += ms;
             }
             let raised = &got[0];
             if raised.iter().all(|&b| b == 0) {
@@ -361,9 +356,8 @@ impl GpuContext {
                 return Err(HostError::Unfinished { passes });
             }
         }
-        let mut enc = last
-            .take()
-            .unwrap_or_else(|| self.device.create_command_encoder(&Default::default()));
+        let mut enc =
+            last.unwrap_or_else(|| self.device.create_command_encoder(&Default::default()));
         let mut staging = Vec::new();
         for (i, b) in job.buffers.iter().enumerate() {
             if !b.readback {
@@ -384,24 +378,18 @@ impl GpuContext {
             return Err(HostError::Shader(err.to_string()));
         }
 
-        // Every staging buffer mapped at once, then one wait.
-        let mut reads: Vec<(&wgpu::Buffer, u64)> = staging
+        let reads = staging
             .iter()
             .map(|(i, dst)| {
                 let b = &job.buffers[*i];
                 (dst, b.size.max(b.data.len() as u64))
             })
             .collect();
-        // The single pass's timestamps came with this submission.
-        let single_pass_ts = job.repeat.is_none() && queries.is_some();
-        if let (true, Some((_, _, read))) = (single_pass_ts, queries.as_ref()) {
-            reads.push((read, 16));
-        }
-        let mut got = self.read_buffers(&reads)?;
-        if single_pass_ts {
-            if let Some(ts) = got.pop() {
-                *gpu_ms.get_or_insert(0.0) += self.elapsed_ms(&ts);
-            }
+        // A single pass's timestamps came with this submission.
+        let ts = queries.as_ref().filter(|_| job.repeat.is_none());
+        let (got, ms) = self.read_timed(reads, ts.map(|q| &q.2))?;
+        if let Some(ms) = ms {
+            *gpu_ms.get_or_insert(0.0) += ms;
         }
         let mut outputs = vec![Vec::new(); job.buffers.len()];
         for ((i, _), bytes) in staging.iter().zip(got) {
@@ -454,6 +442,21 @@ impl GpuContext {
             out.push(bytes);
         }
         Ok(out)
+    }
+
+    /// [`Self::read_buffers`] of `bufs` and, when given, of the resolved timestamp
+    /// pair `ts` (one wait): the buffers' bytes and the milliseconds between the pair.
+    fn read_timed<'a>(
+        &self,
+        mut bufs: Vec<(&'a wgpu::Buffer, u64)>,
+        ts: Option<&'a wgpu::Buffer>,
+    ) -> Result<(Vec<Vec<u8>>, Option<f64>), HostError> {
+        if let Some(t) = ts {
+            bufs.push((t, 16));
+        }
+        let mut got = self.read_buffers(&bufs)?;
+        let ms = ts.map(|_| self.elapsed_ms(&got.pop().unwrap_or_default()));
+        Ok((got, ms))
     }
 
     /// Milliseconds between the two timestamps of a resolved query pair.

@@ -1087,34 +1087,24 @@ mod tests {
 
     #[test]
     fn part_accessors_touch_only_their_bytes() {
-        let hi = LanePart {
+        let part = |elem, k, len| LanePart {
             base: 0,
-            elem: 8,
-            k: 4,
-            len: 4,
+            elem,
+            k,
+            len,
         };
+        let hi = part(8, 4, 4);
         assert_eq!(part_read("r", hi), "((u64(r) >> 32u) & 4294967295lu)");
         assert_eq!(
             part_store("r", hi, "v"),
             "r = (r & 4294967295lu) | (((v) & 4294967295lu) << 32u);"
         );
-        let byte1 = LanePart {
-            base: 0,
-            elem: 4,
-            k: 1,
-            len: 1,
-        };
+        let byte1 = part(4, 1, 1);
         assert_eq!(
             part_store("r", byte1, "v"),
             "r = (r & 4294902015u) | u32((((v) & 255lu) << 8u));"
         );
-        let whole = LanePart {
-            base: 0,
-            elem: 4,
-            k: 0,
-            len: 4,
-        };
-        assert_eq!(part_read("r", whole), "u64(r)");
+        assert_eq!(part_read("r", part(4, 0, 4)), "u64(r)");
     }
 
     #[test]
