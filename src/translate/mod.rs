@@ -438,6 +438,10 @@ pub struct Emit {
     /// thread mapping, so its accesses may take branch-free forms that leave rare
     /// cases (`bti_ld4`) to that fallback.
     pub straight: bool,
+    /// A straight per-lane instruction without a predicate: its enabled channels
+    /// (`ce`, from the invocation's own bit) hold exactly the lane's element when it
+    /// lies in the instruction's range, so the element test is the range test alone.
+    pub own_lane: bool,
 }
 
 impl Emit {
@@ -453,6 +457,7 @@ impl Emit {
             surface_bti: None,
             atomic_avoid: Vec::new(),
             straight: false,
+            own_lane: false,
         }
     }
 
@@ -494,7 +499,10 @@ impl Emit {
     /// pays a one-iteration loop around every instruction (saxpy over 1M items,
     /// straight mapping: 24 -> 16 GPU ms).
     pub fn open_enabled_elems(&mut self, n: u32, enabled: &str) {
-        if self.lane_elems {
+        if self.lane_elems && self.own_lane && enabled == "ce" {
+            self.open(&format!("if (li < {n}u)"));
+            self.line("let i = li;");
+        } else if self.lane_elems {
             self.open(&format!("if (li < {n}u && ({enabled} & (1u << li)) != 0u)"));
             self.line("let i = li;");
         } else if n == 1 {
@@ -505,6 +513,23 @@ impl Emit {
             self.line(&format!(
                 "if (({enabled} & (1u << i)) == 0u) {{ continue; }}"
             ));
+        }
+    }
+
+    /// An empty buffer with this one's settings, for text the caller may discard.
+    pub fn scratch(&self) -> Emit {
+        Emit {
+            out: String::new(),
+            depth: self.depth,
+            cr0: self.cr0,
+            cr0_value: self.cr0_value,
+            lane_elems: self.lane_elems,
+            moff: self.moff,
+            promoted: self.promoted.clone(),
+            surface_bti: self.surface_bti,
+            atomic_avoid: self.atomic_avoid.clone(),
+            straight: self.straight,
+            own_lane: self.own_lane,
         }
     }
 

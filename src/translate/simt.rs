@@ -21,6 +21,7 @@ use super::lane_memory::Conditions;
 use super::lanes::{Plan, Run};
 use super::{blocks, chen_expr, emit_inst, is_nop, Emit, Module, TranslateError};
 use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
+use crate::ir::ExecSize;
 use crate::isa::Opcode;
 use std::collections::{HashMap, HashSet};
 
@@ -470,6 +471,7 @@ pub(super) fn translate(
     let mut em = header;
     em.straight = true;
     em.line("var<private> lane: u32;");
+    // Where the invocation starts (IDLE: a channel the thread was not dispatched).
     em.line("var<private> lane_pc: u32;");
     // Loop back-edges charged so far (loops' passes, rounds), against the budget.
     em.line("var<private> lane_edges: u32;");
@@ -478,6 +480,9 @@ pub(super) fn translate(
     if barriers {
         em.line("var<workgroup> st_live: atomic<u32>;");
         em.line("var<workgroup> st_go: u32;");
+        em.line("var<private> wg_index: u32;");
+        // `pc` of an invocation that waits at a barrier: its next block plus HELD.
+        em.line("const HELD: u32 = 0x80000000u;");
     }
     let mut consts = consts;
     consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
@@ -501,9 +506,17 @@ pub(super) fn translate(
     let cr0_at = cr0_values(p, plan, &cfg_blocks, cfg_blocks.ranges[prefix - 1].end);
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
-    // Where the last round left the invocation (0 at the start).
     em.line("var pc = lane_pc;");
-    let regions = loop_regions(p, &cfg_blocks);
+    let mut regions = loop_regions(p, &cfg_blocks);
+    // With barriers every row sits in a loop whose passes the workgroup takes
+    // together (see `Rows::emit_loop`): the whole kernel is the outermost.
+    if barriers && !(regions.len() == 1 && regions[0].start == 0 && regions[0].end + 1 == nblocks) {
+        regions = vec![Region {
+            start: 0,
+            end: nblocks - 1,
+            inner: regions,
+        }];
+    }
     let mut rows = Rows {
         p,
         plan,
@@ -550,16 +563,9 @@ pub(super) fn translate(
     // Everything once (every loop's first pass included), then each further pass of a
     // loop what its rows cost, and each further round everything again.
     em.line(&format!("const K_FIXED_COST: u32 = {whole}u;"));
-    if barriers {
-        let text = &em.out[em.out.find("fn run_lane").unwrap_or(0)..];
-        let loops = text.matches("loop {").count() + text.matches("for (").count();
-        em.line(&format!("const K_ROUND_COST: u32 = {}u;", loops + 8));
-    }
-    if cyclic {
-        for (head, text) in &passes {
-            let cost = costs.block(text).map_err(TranslateError::Budget)? + 2;
-            em.line(&format!("const K_PASS_COST_{head}: u32 = {cost}u;"));
-        }
+    for (head, text) in &passes {
+        let cost = costs.block(text).map_err(TranslateError::Budget)? + 2;
+        em.line(&format!("const K_PASS_COST_{head}: u32 = {cost}u;"));
     }
     let mut wgsl = super::runtime_for(&em.out);
     wgsl.push_str(PAYLOAD_ELEM);
@@ -1000,8 +1006,9 @@ struct Rows<'a> {
     /// `Conditions::flat_atomics`: allocations each unplaced atomic must stay out of.
     flat_atomics: &'a [(usize, u32)],
     cyclic: bool,
-    /// Each loop's head block and the text of its rows (for its pass cost).
-    passes: Vec<(usize, String)>,
+    /// Each loop's name (`first_last` block) and the text of its rows (for its pass
+    /// cost).
+    passes: Vec<(String, String)>,
 }
 
 impl Rows<'_> {
@@ -1019,32 +1026,88 @@ impl Rows<'_> {
                 b = r.end + 1;
             } else {
                 self.emit_row(em, b)?;
+                // Waiting invocations go on as soon as the workgroup has met: the
+                // rows after the barrier run in the same pass (one pass a round in
+                // a loop around a barrier, not two).
+                if self.ends_in_barrier(b) && b + 1 < to {
+                    self.meet(em, None);
+                }
                 b += 1;
             }
         }
         Ok(())
     }
 
+    fn ends_in_barrier(&self, b: usize) -> bool {
+        let r = &self.cfg.ranges[b];
+        r.end > r.start && self.p.insts[r.end - 1].op == Opcode::Barrier
+    }
+
+    /// Where the workgroup meets, in uniform control flow: invocations that still run
+    /// (`pc < HELD`) say so; when none does, every waiting one is released (the vISA
+    /// barrier: all threads arrived). With `region` (a loop's blocks) it also decides,
+    /// for the whole workgroup, whether the loop takes another pass: while an invocation
+    /// runs inside it, or one waiting inside it was just released.
+    fn meet(&self, em: &mut Emit, region: Option<(usize, usize)>) {
+        em.open("");
+        em.line("// the workgroup meets");
+        em.line("var bits = 0u;");
+        em.line("if (pc < HELD) { bits = 1u; }");
+        if let Some((a, b)) = region {
+            em.line("let at = pc & ~HELD;");
+            em.open(&format!("if (pc != IDLE && at >= {a}u && at <= {b}u)"));
+            em.line("bits = bits | select(4u, 2u, pc < HELD);");
+            em.close();
+        }
+        em.line("if (bits != 0u) { atomicOr(&st_live, bits); }");
+        em.line("storageBarrier();");
+        em.line("workgroupBarrier();");
+        em.line("if (wg_index == 0u) { st_go = atomicLoad(&st_live); atomicStore(&st_live, 0u); }");
+        em.line("let go = workgroupUniformLoad(&st_go);");
+        em.line("if ((go & 1u) == 0u && pc != IDLE) { pc = pc & ~HELD; }");
+        if region.is_some() {
+            em.line("if ((go & 2u) == 0u && ((go & 1u) != 0u || (go & 4u) == 0u)) { break; }");
+        }
+        em.close();
+    }
+
     fn emit_loop(&mut self, em: &mut Emit, r: &Region) -> Result<(), TranslateError> {
+        let (a, b) = (r.start, r.end);
+        // A loop around a barrier: the workgroup takes every pass together.
+        let met = (a..=b).any(|k| self.ends_in_barrier(k));
         em.open("loop");
         em.out.truncate(em.out.trim_end().len());
         // The cost scan counts one pass; the budget check below bounds the passes.
         em.out.push_str(" // loop-bound: 1\n");
         let at = em.out.len();
-        self.emit(em, r.start, r.end + 1, &r.inner)?;
-        self.passes.push((r.start, em.out[at..].to_string()));
-        let (a, b) = (r.start, r.end);
-        em.line(&format!("if (pc < {a}u || pc > {b}u) {{ break; }}"));
+        self.emit(em, a, b + 1, &r.inner)?;
+        let name = format!("{a}_{b}");
+        self.passes.push((name.clone(), em.out[at..].to_string()));
         // Too long a walk for one dispatch: the host runs the thread mapping instead.
         // The error is reported at the end (`main`): an atomic in the loop, even one
         // never reached, costs llvmpipe every pass (mandelbrot: 0.93 -> 0.63 GPU ms).
         // The limits in privates (`main` reads them once): a storage read on every
         // pass costs llvmpipe (mandelbrot: ~1.1 -> ~0.7 GPU ms).
-        em.line("if (visited[0u] > step_limit) { stop_at = pc + 1u; return 1u; }");
-        em.open("if (edge_budget != 0u)");
-        em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{a};"));
-        em.line("if (lane_edges > edge_budget) { stop_at = pc + 1u; return 1u; }");
-        em.close();
+        if met {
+            // Every invocation takes the pass; one that stops stops running.
+            if self.cyclic {
+                em.line(
+                    "if (pc < HELD && visited[0u] > step_limit) { stop_at = pc + 1u; pc = IDLE; }",
+                );
+            }
+            em.open("if (edge_budget != 0u)");
+            em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{name};"));
+            em.line("if (lane_edges > edge_budget && pc != IDLE) { stop_at = (pc & ~HELD) + 1u; pc = IDLE; }");
+            em.close();
+            self.meet(em, Some((a, b)));
+        } else {
+            em.line(&format!("if (pc < {a}u || pc > {b}u) {{ break; }}"));
+            em.line("if (visited[0u] > step_limit) { stop_at = pc + 1u; pc = IDLE; break; }");
+            em.open("if (edge_budget != 0u)");
+            em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{name};"));
+            em.line("if (lane_edges > edge_budget) { stop_at = pc + 1u; pc = IDLE; break; }");
+            em.close();
+        }
         em.close();
         Ok(())
     }
@@ -1063,22 +1126,31 @@ impl Rows<'_> {
             ));
         }
         let next_block = self.cfg.block_expr(range.end as u32);
+        let in_prefix = b < self.prefix;
         let mut ended = false;
-        for k in range {
+        let mut k = range.start;
+        while k < range.end {
             em.cr0_value = self.cr0_at[k];
-            em.atomic_avoid = (self.flat_atomics.iter())
-                .filter(|f| f.0 == k)
-                .map(|f| f.1)
-                .collect();
+            em.atomic_avoid = self.avoid_at(k);
+            if k + 1 < range.end {
+                if let Some(text) = self.halves_as_one(em, k, &next_block, in_prefix)? {
+                    em.out.push_str(&text);
+                    k += 2;
+                    continue;
+                }
+            }
+            let inst = &self.p.insts[k];
             ended = emit_straight_inst(
                 em,
                 self.p,
+                inst,
                 k,
                 self.plan,
                 self.cfg,
                 &next_block,
-                b < self.prefix,
+                in_prefix,
             )?;
+            k += 1;
         }
         em.cr0_value = None;
         em.atomic_avoid.clear();
@@ -1088,6 +1160,115 @@ impl Rows<'_> {
         em.close();
         Ok(())
     }
+}
+
+impl Rows<'_> {
+    fn avoid_at(&self, k: usize) -> Vec<u32> {
+        (self.flat_atomics.iter())
+            .filter(|f| f.0 == k)
+            .map(|f| f.1)
+            .collect()
+    }
+
+    /// Instructions `k` and `k + 1` as one per-lane instruction over both their
+    /// channel ranges, where they are the two halves of one wider operation (IGC
+    /// splits SIMD32 into two SIMD16 instructions, M1 and M5) that compute the same
+    /// per-lane code: llvmpipe runs every instruction of a straight module masked,
+    /// taken or not, so a pair emitted apart costs twice (see `halves_key`).
+    fn halves_as_one(
+        &self,
+        em: &Emit,
+        k: usize,
+        next_block: &str,
+        in_prefix: bool,
+    ) -> Result<Option<String>, TranslateError> {
+        let (a, b) = (&self.p.insts[k], &self.p.insts[k + 1]);
+        let n = a.exec.size as u32;
+        let (off_a, off_b) = (a.exec.mask.channel_offset(), b.exec.mask.channel_offset());
+        let pair = self.plan.run[k] == Run::PerLane
+            && self.plan.run[k + 1] == Run::PerLane
+            && a.op == b.op
+            && b.exec.size == a.exec.size
+            && off_b == off_a + n
+            && off_a + 2 * n <= 32
+            && a.exec.mask.no_mask == b.exec.mask.no_mask
+            && !blocks::ends_block(a.op)
+            && self.cr0_at[k] == self.cr0_at[k + 1]
+            && self.avoid_at(k + 1) == em.atomic_avoid;
+        if !pair {
+            return Ok(None);
+        }
+        let emit = |inst: &PInst, at: usize| -> Result<String, TranslateError> {
+            let mut sub = em.scratch();
+            emit_straight_inst(
+                &mut sub, self.p, inst, at, self.plan, self.cfg, next_block, in_prefix,
+            )?;
+            Ok(sub.out)
+        };
+        // The second half under the first's index: the index appears in the text
+        // (error reports), and must not keep equal halves apart.
+        let b_as_a = PInst {
+            index: a.index,
+            ..b.clone()
+        };
+        let wide = PInst {
+            exec: ExecSize {
+                size: a.exec.size * 2,
+                mask: a.exec.mask,
+            },
+            ..a.clone()
+        };
+        let (Ok(text_a), Ok(text_b)) = (emit(a, k), emit(&b_as_a, k + 1)) else {
+            return Ok(None);
+        };
+        let key_a = halves_key(&text_a, n, off_a);
+        if key_a.is_none() || key_a != halves_key(&text_b, n, off_b) {
+            return Ok(None);
+        }
+        let Ok(text_wide) = emit(&wide, k) else {
+            return Ok(None);
+        };
+        if halves_key(&text_wide, 2 * n, off_a) != key_a {
+            return Ok(None);
+        }
+        let name = format!("] {} ({:?})", a.op.spec_name(), Run::PerLane);
+        Ok(Some(text_wide.replacen(
+            &format!("// [{}{name}", a.index),
+            &format!("// [{}]+[{}{name}, both halves", a.index, b.index),
+            1,
+        )))
+    }
+}
+
+/// The text of a per-lane instruction of `n` channels from channel `off` with its
+/// channel numbering taken out, where nothing else in it depends on the channel
+/// number: two halves with equal keys compute the same code in every lane, and one
+/// instruction over both channel ranges computes it too. `None` where the text
+/// indexes anything by its element (`i`, `li`) beyond the channel guard and a flag
+/// bit (`i + off`): an element index names other bytes in a wider instruction.
+fn halves_key(text: &str, n: u32, off: u32) -> Option<String> {
+    let key = text
+        .replace(&format!("let li = lane - {off}u;"), "let li = lane - OFF;")
+        .replace(&format!("chen(em, {n}u, {off}u,"), "chen(em, N, OFF,")
+        .replace(
+            &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
+            "if (GUARD) {",
+        )
+        .replace(&format!("if (li < {n}u) {{"), "if (GUARD) {")
+        .replace(&format!(", i + {off}u,"), ", FLAG,");
+    let rest = key
+        .replace("let li = lane - OFF;", "")
+        .replace("let i = li;", "")
+        .replace("let i = 0u;", "");
+    let indexed = ["i", "li"].iter().any(|w| {
+        rest.match_indices(w).any(|(at, _)| {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + w.len()..].chars().next();
+            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !ident(before) && !ident(after)
+        })
+    });
+    (!indexed).then_some(key)
 }
 
 /// `fn block_start(b)`: the vISA index of block `b`'s first instruction (for reports).
@@ -1122,9 +1303,11 @@ fn payload_elem(o: u32, n: u32) -> u64 {
 "#;
 
 /// One instruction of a straight block; returns true when it set `pc` itself.
+#[allow(clippy::too_many_arguments)]
 fn emit_straight_inst(
     em: &mut Emit,
     p: &Prepared,
+    inst: &PInst,
     k: usize,
     plan: &Plan,
     cfg: &blocks::Blocks,
@@ -1132,7 +1315,6 @@ fn emit_straight_inst(
     in_prefix: bool,
 ) -> Result<bool, TranslateError> {
     use Opcode::*;
-    let inst = &p.insts[k];
     if is_nop(inst.op) {
         return Ok(false);
     }
@@ -1166,9 +1348,7 @@ fn emit_straight_inst(
     let ended = match inst.op {
         // The invocation leaves for `main`, where the workgroup meets (see `Rounds`).
         Barrier => {
-            em.line(&format!("pc = {next_block};"));
-            em.line("lane_pc = pc;");
-            em.line("return 2u;");
+            em.line(&format!("pc = {next_block} + HELD;"));
             true
         }
         Goto | Jmp => {
@@ -1217,6 +1397,7 @@ fn emit_straight_inst(
             if run == Run::PerLane {
                 em.lane_elems = true;
                 em.moff = off;
+                em.own_lane = inst.pred.is_none();
             }
             // A surface the straight checks resolved (the last `movs` before it, which
             // every channel that gets here ran): the short binding-table accesses.
@@ -1229,6 +1410,7 @@ fn emit_straight_inst(
             let r = emit_inst(em, p, inst, cfg, next_block);
             em.surface_bti = None;
             em.lane_elems = false;
+            em.own_lane = false;
             let r = r?;
             if run == Run::PerLane && em.out[at..].contains("for (var i = 0u;") {
                 return Err(not_straight(inst, "an element loop over every channel"));
@@ -1295,27 +1477,12 @@ fn emit_main(
     cyclic: bool,
 ) {
     let run = if barriers {
-        // Rounds: each invocation runs to its next barrier (or its end); the workgroup
-        // meets, and goes on while any invocation stopped at a barrier. The decision
-        // is one value for the workgroup (`workgroupUniformLoad`), so every barrier
-        // here is reached in uniform control flow.
-        r#"    var live = l < n;
-    // loop-bound: 1
-    loop {
-        if (live) { live = run_lane(dm) == 2u; }
-        if (live) { atomicStore(&st_live, 1u); }
-        storageBarrier();
-        workgroupBarrier();
-        if (li == 0u) { st_go = atomicLoad(&st_live); atomicStore(&st_live, 0u); }
-        if (workgroupUniformLoad(&st_go) == 0u) { break; }
-        // Entering the rows again passes (masked) every loop before the invocation's
-        // block once; the probe catches an estimate that falls short.
-        lane_edges = lane_edges + K_ROUND_COST;
-        if (edge_budget != 0u && lane_edges > edge_budget && live) {
-            stop_at = lane_pc + 1u;
-            live = false;
-        }
-    }
+        // Rounds: every invocation calls `run_lane` (uniform control flow); its rows
+        // sit in loops the workgroup passes together, meeting after each barrier's
+        // row and at the end of each pass (`Rows::meet`).
+        r#"    wg_index = li;
+    lane_pc = select(IDLE, 0u, l < n);
+    let r = run_lane(dm);
 "#
     } else {
         "    if (l < n) { let r = run_lane(dm); }
