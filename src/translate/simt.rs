@@ -1570,6 +1570,33 @@ mod tests {
         assert_eq!(threads_per_workgroup(16, 1), 1);
     }
 
+    /// IGC's two SIMD16 halves of a SIMD32 operation compare equal once their channel
+    /// numbers are taken out, where they compute the same per-lane code; an element
+    /// index into the GRF image (which names other bytes in a wider instruction) or
+    /// another register keeps them apart.
+    #[test]
+    fn halves_compare_without_their_channel_numbers() {
+        use super::halves_key;
+        let half = |off: u32, body: &str| {
+            format!(
+                "let li = lane - {off}u;\nlet ce = chen(em, 16u, {off}u, false, 0u, false, 0u, false);\n\
+                 if (li < 16u) {{\nlet i = li;\n{body}\n}}\n"
+            )
+        };
+        let a = half(0, "rv10 = rv20 + 1u;\npset(1u, i + 0u, true);");
+        let b = half(16, "rv10 = rv20 + 1u;\npset(1u, i + 16u, true);");
+        assert!(halves_key(&a, 16, 0).is_some());
+        assert_eq!(halves_key(&a, 16, 0), halves_key(&b, 16, 16));
+        let other = half(16, "rv12 = rv20 + 1u;\npset(1u, i + 16u, true);");
+        assert_ne!(halves_key(&a, 16, 0), halves_key(&other, 16, 16));
+        let indexed = half(0, "let s0 = gld(100u + (i) * 4u, 4u);");
+        assert_eq!(halves_key(&indexed, 16, 0), None);
+        // The guard with a predicate's bits names `li` as the element test does.
+        let guarded =
+            "let li = lane - 0u;\nif (li < 16u && (ce & (1u << li)) != 0u) {\nrv1 = 0u;\n}\n";
+        assert!(halves_key(guarded, 16, 0).is_some());
+    }
+
     /// Two threads of two lanes, blocks of 3 and 5 instructions: a thread's
     /// instructions are the blocks any lane ran, its channel-instructions every lane's.
     #[test]
