@@ -272,11 +272,13 @@ fn straight_form_runs_halves_as_one_and_meets_inside_loops() {
         .collect();
     assert!(merged >= 20, "{merged} merged pairs");
     assert!(single.is_empty(), "{single:#?}");
-    // The scan's loop (its barrier inside) meets after the barrier's row and at the
-    // end of each pass, inside the loop; `main` calls `run_lane` once.
+    // The scan's loop (its barrier inside) meets once a pass, after the barrier's
+    // row, and decides there whether it goes on; `main` calls `run_lane` once.
     let inner = &body[body.find("        loop {").expect("the scan's loop")..];
-    assert!(inner.matches("workgroupUniformLoad(&st_go)").count() >= 2);
-    assert!(inner.contains("{ break; }"));
+    let inner = &inner[..inner.find("\n        }\n").unwrap()];
+    assert_eq!(inner.matches("workgroupUniformLoad(&st_go)").count(), 1);
+    let meet = &inner[inner.find("// [56] BARRIER").unwrap()..];
+    assert!(meet.find("{ break; }") < meet.find("// [57]"), "{meet}");
     let main = &m.wgsl[m.wgsl.find("fn main(").unwrap()..];
     assert_eq!(main.matches("run_lane(").count(), 1);
     assert!(!main.contains("loop {"), "no rounds loop in main");

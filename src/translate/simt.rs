@@ -527,7 +527,7 @@ pub(super) fn translate(
         cyclic,
         passes: Vec::new(),
     };
-    rows.emit(&mut em, 0, nblocks, &regions)?;
+    rows.emit(&mut em, 0, nblocks, &regions, None)?;
     let passes = rows.passes;
     // A loop the driver's limiter stopped early would leave wrong results: say so.
     // Without vISA loops the only loops are the runtime's, bounded by their
@@ -1018,6 +1018,7 @@ impl Rows<'_> {
         from: usize,
         to: usize,
         regions: &[Region],
+        exit: Option<(usize, (usize, usize))>,
     ) -> Result<(), TranslateError> {
         let mut b = from;
         while b < to {
@@ -1029,13 +1030,23 @@ impl Rows<'_> {
                 // Waiting invocations go on as soon as the workgroup has met: the
                 // rows after the barrier run in the same pass (one pass a round in
                 // a loop around a barrier, not two).
-                if self.ends_in_barrier(b) && b + 1 < to {
-                    self.meet(em, None);
+                match exit {
+                    Some((row, region)) if row == b => self.meet(em, Some(region)),
+                    _ if self.ends_in_barrier(b) && b + 1 < to => self.meet(em, None),
+                    _ => {}
                 }
                 b += 1;
             }
         }
         Ok(())
+    }
+
+    /// The first row of loop `r` itself (not of a loop inside it) that ends in a
+    /// barrier.
+    fn first_barrier_row(&self, r: &Region) -> Option<usize> {
+        (r.start..=r.end)
+            .filter(|&b| !r.inner.iter().any(|i| (i.start..=i.end).contains(&b)))
+            .find(|&b| self.ends_in_barrier(b))
     }
 
     fn ends_in_barrier(&self, b: usize) -> bool {
@@ -1046,8 +1057,9 @@ impl Rows<'_> {
     /// Where the workgroup meets, in uniform control flow: invocations that still run
     /// (`pc < HELD`) say so; when none does, every waiting one is released (the vISA
     /// barrier: all threads arrived). With `region` (a loop's blocks) it also decides,
-    /// for the whole workgroup, whether the loop takes another pass: while an invocation
-    /// runs inside it, or one waiting inside it was just released.
+    /// for the whole workgroup, whether the loop goes on: while an invocation runs
+    /// inside it (in any of its rows), or one waiting inside it was just released.
+    /// Breaking off mid-pass is then exact: no invocation is left in the loop's rows.
     fn meet(&self, em: &mut Emit, region: Option<(usize, usize)>) {
         em.open("");
         em.line("// the workgroup meets");
@@ -1080,7 +1092,10 @@ impl Rows<'_> {
         // The cost scan counts one pass; the budget check below bounds the passes.
         em.out.push_str(" // loop-bound: 1\n");
         let at = em.out.len();
-        self.emit(em, a, b + 1, &r.inner)?;
+        // The workgroup decides on the next pass where it meets after the loop's
+        // first barrier, else at the end of each pass: one meeting a pass.
+        let exit_row = if met { self.first_barrier_row(r) } else { None };
+        self.emit(em, a, b + 1, &r.inner, exit_row.map(|row| (row, (a, b))))?;
         let name = format!("{a}_{b}");
         self.passes.push((name.clone(), em.out[at..].to_string()));
         // Too long a walk for one dispatch: the host runs the thread mapping instead.
@@ -1099,7 +1114,9 @@ impl Rows<'_> {
             em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{name};"));
             em.line("if (lane_edges > edge_budget && pc != IDLE) { stop_at = (pc & ~HELD) + 1u; pc = IDLE; }");
             em.close();
-            self.meet(em, Some((a, b)));
+            if exit_row.is_none() {
+                self.meet(em, Some((a, b)));
+            }
         } else {
             em.line(&format!("if (pc < {a}u || pc > {b}u) {{ break; }}"));
             em.line("if (visited[0u] > step_limit) { stop_at = pc + 1u; pc = IDLE; break; }");
