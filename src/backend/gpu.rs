@@ -197,7 +197,14 @@ fn build_with(
             Err(e) => module.why_not_lanes = Some(e.to_string()),
         }
     }
-    // Debugging hook: run hand-edited WGSL in place of the translation (same bindings).
+    // Debugging hooks: write the translation `auto` would run (any command, the bench's
+    // scaled launches included), and run hand-edited WGSL in its place (same bindings).
+    if let Some(path) = std::env::var_os("VISA_WGSL_DUMP") {
+        let straight = lanes.as_ref().filter(|m| m.straight.is_some());
+        let text = &straight.unwrap_or(&module).wgsl;
+        std::fs::write(&path, text)
+            .map_err(|e| format!("VISA_WGSL_DUMP={}: {e}", Path::new(&path).display()))?;
+    }
     if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("VISA_WGSL_OVERRIDE={}: {e}", Path::new(&path).display()))?;
