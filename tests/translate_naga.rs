@@ -252,8 +252,9 @@ fn straight_form_keeps_channel_elements_in_registers() {
     );
 }
 
-/// IGC splits SIMD32 into two SIMD16 instructions; the straight form runs the pair
-/// as one where both compute the same per-lane code (llvmpipe runs every instruction
+/// IGC splits SIMD32 into two SIMD16 instructions (an SVM atomic into four SIMD8
+/// ones); the straight form runs the parts as one where all compute the same per-lane
+/// code (llvmpipe runs every instruction
 /// of the module masked, taken or not), and a loop around a barrier meets inside its
 /// rows: a round costs one pass of the loop, not the whole kernel (slm_prefix_scan
 /// SIMD32: ~1.1 -> ~0.6 GPU ms on lavapipe).
@@ -263,7 +264,7 @@ fn straight_form_runs_halves_as_one_and_meets_inside_loops() {
     assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
     let body = &m.wgsl[m.wgsl.find("fn run_lane").unwrap()..];
     let body = &body[..body.find("\n}\n").unwrap()];
-    let merged = body.matches("both halves").count();
+    let merged = body.matches("2 parts as one").count();
     // Every half pair is one instruction; only the branches stay per half.
     let single: Vec<&str> = body
         .lines()
@@ -282,6 +283,13 @@ fn straight_form_runs_halves_as_one_and_meets_inside_loops() {
     let main = &m.wgsl[m.wgsl.find("fn main(").unwrap()..];
     assert_eq!(main.matches("run_lane(").count(), 1);
     assert!(!main.contains("loop {"), "no rounds loop in main");
+    // A SIMD32 SVM atomic is four SIMD8 messages: one instruction.
+    let hist = straight_module("atomic_histogram/tgllp-simd32");
+    assert!(
+        hist.wgsl.contains("SVM_ATOMIC (PerLane), 4 parts as one"),
+        "{}",
+        hist.wgsl
+    );
 }
 
 /// Kernels with 64-bit atomics get the native form on devices that have them: the

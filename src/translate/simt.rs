@@ -1149,12 +1149,12 @@ impl Rows<'_> {
         while k < range.end {
             em.cr0_value = self.cr0_at[k];
             em.atomic_avoid = self.avoid_at(k);
-            if k + 1 < range.end {
-                if let Some(text) = self.halves_as_one(em, k, &next_block, in_prefix)? {
-                    em.out.push_str(&text);
-                    k += 2;
-                    continue;
-                }
+            if let Some((text, parts)) =
+                self.parts_as_one(em, k, range.end, &next_block, in_prefix)?
+            {
+                em.out.push_str(&text);
+                k += parts;
+                continue;
             }
             let inst = &self.p.insts[k];
             ended = emit_straight_inst(
@@ -1187,83 +1187,107 @@ impl Rows<'_> {
             .collect()
     }
 
-    /// Instructions `k` and `k + 1` as one per-lane instruction over both their
-    /// channel ranges, where they are the two halves of one wider operation (IGC
-    /// splits SIMD32 into two SIMD16 instructions, M1 and M5) that compute the same
-    /// per-lane code: llvmpipe runs every instruction of a straight module masked,
-    /// taken or not, so a pair emitted apart costs twice (see `halves_key`).
-    fn halves_as_one(
+    /// Instructions `k`, `k + 1`, ... as one per-lane instruction over all their
+    /// channel ranges, where they are the parts of one wider operation (IGC splits
+    /// SIMD32 into two SIMD16 instructions, M1 and M5, and a SIMD32 SVM atomic into
+    /// four SIMD8 ones) that compute the same per-lane code: llvmpipe runs every
+    /// instruction of a straight module masked, taken or not, so parts emitted apart
+    /// cost once each (see `parts_key`). Returns the text and the parts it covers (a
+    /// power of two, at least two).
+    fn parts_as_one(
         &self,
         em: &Emit,
         k: usize,
+        end: usize,
         next_block: &str,
         in_prefix: bool,
-    ) -> Result<Option<String>, TranslateError> {
-        let (a, b) = (&self.p.insts[k], &self.p.insts[k + 1]);
+    ) -> Result<Option<(String, usize)>, TranslateError> {
+        let a = &self.p.insts[k];
         let n = a.exec.size as u32;
-        let (off_a, off_b) = (a.exec.mask.channel_offset(), b.exec.mask.channel_offset());
-        let pair = self.plan.run[k] == Run::PerLane
-            && self.plan.run[k + 1] == Run::PerLane
-            && a.op == b.op
-            && b.exec.size == a.exec.size
-            && off_b == off_a + n
-            && off_a + 2 * n <= 32
-            && a.exec.mask.no_mask == b.exec.mask.no_mask
-            && !blocks::ends_block(a.op)
-            && self.cr0_at[k] == self.cr0_at[k + 1]
-            && self.avoid_at(k + 1) == em.atomic_avoid;
-        if !pair {
+        let off = a.exec.mask.channel_offset();
+        let part = |j: usize| {
+            let b = &self.p.insts[j];
+            self.plan.run[j] == Run::PerLane
+                && b.op == a.op
+                && b.exec.size == a.exec.size
+                && b.exec.mask.channel_offset() == off + (j - k) as u32 * n
+                && off + (j - k + 1) as u32 * n <= 32
+                && b.exec.mask.no_mask == a.exec.mask.no_mask
+                && !blocks::ends_block(b.op)
+                && self.cr0_at[j] == self.cr0_at[k]
+                && self.avoid_at(j) == em.atomic_avoid
+        };
+        if !part(k) || k + 1 >= end || !part(k + 1) {
             return Ok(None);
         }
-        let emit = |inst: &PInst, at: usize| -> Result<String, TranslateError> {
+        let emit = |inst: &PInst, at: usize| -> Option<String> {
             let mut sub = em.scratch();
             emit_straight_inst(
                 &mut sub, self.p, inst, at, self.plan, self.cfg, next_block, in_prefix,
-            )?;
-            Ok(sub.out)
+            )
+            .ok()?;
+            Some(sub.out)
         };
-        // The second half under the first's index: the index appears in the text
-        // (error reports), and must not keep equal halves apart.
-        let b_as_a = PInst {
-            index: a.index,
-            ..b.clone()
-        };
-        let wide = PInst {
-            exec: ExecSize {
-                size: a.exec.size * 2,
-                mask: a.exec.mask,
-            },
-            ..a.clone()
-        };
-        let (Ok(text_a), Ok(text_b)) = (emit(a, k), emit(&b_as_a, k + 1)) else {
+        let Some(key) = emit(a, k).and_then(|t| parts_key(&t, n, off)) else {
             return Ok(None);
         };
-        let key_a = halves_key(&text_a, n, off_a);
-        if key_a.is_none() || key_a != halves_key(&text_b, n, off_b) {
-            return Ok(None);
+        // Each further part under the first's index: the index appears in the text
+        // (error reports), and must not keep equal parts apart.
+        let mut parts = 1;
+        while k + parts < end && part(k + parts) {
+            let j = k + parts;
+            let b = &self.p.insts[j];
+            let as_a = PInst {
+                index: a.index,
+                ..b.clone()
+            };
+            let off_b = b.exec.mask.channel_offset();
+            if emit(&as_a, j)
+                .and_then(|t| parts_key(&t, n, off_b))
+                .as_ref()
+                != Some(&key)
+            {
+                break;
+            }
+            parts += 1;
         }
-        let Ok(text_wide) = emit(&wide, k) else {
-            return Ok(None);
-        };
-        if halves_key(&text_wide, 2 * n, off_a) != key_a {
-            return Ok(None);
+        // A whole execution size: the widest power of two of the matching parts.
+        let mut parts = 1 << parts.ilog2();
+        while parts >= 2 {
+            let wide = PInst {
+                exec: ExecSize {
+                    size: a.exec.size * parts as u8,
+                    mask: a.exec.mask,
+                },
+                ..a.clone()
+            };
+            let text = emit(&wide, k);
+            let wide_n = n * parts as u32;
+            if let Some(text) = text.filter(|t| parts_key(t, wide_n, off).as_ref() == Some(&key)) {
+                let names: Vec<String> = (k..k + parts)
+                    .map(|j| format!("[{}]", self.p.insts[j].index))
+                    .collect();
+                let name = format!("] {} ({:?})", a.op.spec_name(), Run::PerLane);
+                let text = text.replacen(
+                    &format!("// [{}{name}", a.index),
+                    &format!("// {}{}, {parts} parts as one", names.join("+"), &name[1..]),
+                    1,
+                );
+                return Ok(Some((text, parts)));
+            }
+            parts /= 2;
         }
-        let name = format!("] {} ({:?})", a.op.spec_name(), Run::PerLane);
-        Ok(Some(text_wide.replacen(
-            &format!("// [{}{name}", a.index),
-            &format!("// [{}]+[{}{name}, both halves", a.index, b.index),
-            1,
-        )))
+        Ok(None)
     }
 }
 
 /// The text of a per-lane instruction of `n` channels from channel `off` with its
 /// channel numbering taken out, where nothing else in it depends on the channel
-/// number: two halves with equal keys compute the same code in every lane, and one
+/// number: two parts with equal keys compute the same code in every lane, and one
 /// instruction over both channel ranges computes it too. `None` where the text
 /// indexes anything by its element (`i`, `li`) beyond the channel guard and a flag
 /// bit (`i + off`): an element index names other bytes in a wider instruction.
-fn halves_key(text: &str, n: u32, off: u32) -> Option<String> {
+fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
     let key = text
         .replace(&format!("let li = lane - {off}u;"), "let li = lane - OFF;")
         .replace(&format!("chen(em, {n}u, {off}u,"), "chen(em, N, OFF,")
@@ -1593,7 +1617,7 @@ mod tests {
     /// another register keeps them apart.
     #[test]
     fn halves_compare_without_their_channel_numbers() {
-        use super::halves_key;
+        use super::parts_key;
         let half = |off: u32, body: &str| {
             format!(
                 "let li = lane - {off}u;\nlet ce = chen(em, 16u, {off}u, false, 0u, false, 0u, false);\n\
@@ -1602,16 +1626,16 @@ mod tests {
         };
         let a = half(0, "rv10 = rv20 + 1u;\npset(1u, i + 0u, true);");
         let b = half(16, "rv10 = rv20 + 1u;\npset(1u, i + 16u, true);");
-        assert!(halves_key(&a, 16, 0).is_some());
-        assert_eq!(halves_key(&a, 16, 0), halves_key(&b, 16, 16));
+        assert!(parts_key(&a, 16, 0).is_some());
+        assert_eq!(parts_key(&a, 16, 0), parts_key(&b, 16, 16));
         let other = half(16, "rv12 = rv20 + 1u;\npset(1u, i + 16u, true);");
-        assert_ne!(halves_key(&a, 16, 0), halves_key(&other, 16, 16));
+        assert_ne!(parts_key(&a, 16, 0), parts_key(&other, 16, 16));
         let indexed = half(0, "let s0 = gld(100u + (i) * 4u, 4u);");
-        assert_eq!(halves_key(&indexed, 16, 0), None);
+        assert_eq!(parts_key(&indexed, 16, 0), None);
         // The guard with a predicate's bits names `li` as the element test does.
         let guarded =
             "let li = lane - 0u;\nif (li < 16u && (ce & (1u << li)) != 0u) {\nrv1 = 0u;\n}\n";
-        assert!(halves_key(guarded, 16, 0).is_some());
+        assert!(parts_key(guarded, 16, 0).is_some());
     }
 
     /// Two threads of two lanes, blocks of 3 and 5 instructions: a thread's
