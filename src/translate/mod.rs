@@ -1133,6 +1133,9 @@ fn emit_inst(
 const PAYLOAD_RUNTIME: &str = r#"
 var<private> pl_t: u32;
 var<private> pl_grp: vec3<u32>;
+// The thread's lane count (`init` reads it once: a per-thread load is a gather on
+// llvmpipe).
+var<private> pl_n: u32;
 
 fn pl_lanes() -> u32 {
     let pw = cfg[CFG_PAYLOAD_WORDS];
@@ -1229,6 +1232,7 @@ fn emit_init(
         em.line(&format!("gs32({}u, grp[{d}]);", p.pre.group_id[d]));
     }
     em.line("let lanes = pl_lanes();");
+    em.line("pl_n = lanes;");
     em.line("var dmask = 0xffffffffu;");
     em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
     em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));

@@ -495,12 +495,7 @@ pub(super) fn translate(
     em.open("fn load_lane_inputs()");
     for &(base, e, poff) in &plan.promoted_inputs {
         let r = super::lanes::register(base);
-        let v = format!("payload_elem({poff}u + lane * {e}u, {e}u)");
-        if e >= 8 {
-            em.line(&format!("{r} = {v};"));
-        } else {
-            em.line(&format!("{r} = u32({v});"));
-        }
+        em.line(&format!("{r} = {};", lane_input(poff, e)));
     }
     em.close();
     let cr0_at = cr0_values(p, plan, &cfg_blocks, cfg_blocks.ranges[prefix - 1].end);
@@ -1327,6 +1322,26 @@ fn emit_block_starts(em: &mut Emit, p: &Prepared, cfg: &blocks::Blocks) {
     em.close();
 }
 
+/// The invocation's element of a payload vector of `e`-byte elements at byte `poff`
+/// (u64 for 8 bytes, else u32). An aligned element never straddles a word, so it is
+/// read without `payload_elem`'s byte loop: llvmpipe runs that loop (a gather in it)
+/// on every invocation, masked, whether or not it is taken.
+fn lane_input(poff: u32, e: u32) -> String {
+    let at = format!("{poff}u + lane * {e}u");
+    match e {
+        4 if poff.is_multiple_of(4) => format!("pl_word({at})"),
+        1 | 2 if poff.is_multiple_of(e) => {
+            let mask = (1u32 << (8 * e)) - 1;
+            format!("(pl_word({at}) >> ((({at}) & 3u) * 8u)) & {mask}u")
+        }
+        8 if poff.is_multiple_of(8) => {
+            format!("u64(pl_word({at})) | (u64(pl_word({at} + 4u)) << 32u)")
+        }
+        8 => format!("payload_elem({at}, 8u)"),
+        _ => format!("u32(payload_elem({at}, {e}u))"),
+    }
+}
+
 /// One payload element of `n` (1, 2, 4 or 8) bytes at byte `o`.
 const PAYLOAD_ELEM: &str = r#"
 fn payload_elem(o: u32, n: u32) -> u64 {
@@ -1559,7 +1574,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let tid = group * cfg[CFG_THREADS] + t;
     init(tid, t, grp);
     load_lane_inputs();
-    let n = pl_lanes();
+    let n = pl_n;
     // The thread's execution mask in the entry blocks: the dispatched channels.
     var dm = 0xffffffffu;
     if (n < 32u) {{ dm = (1u << n) - 1u; }}
