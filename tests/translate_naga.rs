@@ -242,9 +242,10 @@ fn straight_form_keeps_channel_elements_in_registers() {
     }
     assert!(per_channel.is_empty(), "{per_channel:#?}");
     assert!(
-        m.wgsl
-            .contains("rv1792 = u32(payload_elem(32u + lane * 2u, 2u));"),
-        "the local ids of both halves load from the payload"
+        m.wgsl.contains(
+            "rv1792 = (pl_word(32u + lane * 2u) >> (((32u + lane * 2u) & 3u) * 8u)) & 65535u;"
+        ),
+        "the local ids of both halves load from their payload word"
     );
     assert!(
         m.wgsl.contains("& 255lu)"),
