@@ -293,6 +293,46 @@ fn straight_form_runs_halves_as_one_and_meets_inside_loops() {
     );
 }
 
+/// A barrier that ends the kernel (slm_reduce with its `ret` made a `barrier`): the
+/// invocation finishes there; a next block past the end must not be held (it would
+/// never be released into a row).
+#[test]
+fn straight_barrier_at_the_end_finishes_the_invocation() {
+    let src = visa_emu::corpus::paths::default_corpus_dir().join("slm_reduce");
+    let dir = std::env::temp_dir().join(format!("visa-emu-endbar-{}", std::process::id()));
+    let variant = dir.join("slm_reduce/tgllp-simd8");
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::copy(src.join("case.json"), dir.join("slm_reduce/case.json")).unwrap();
+    let text = std::fs::read_to_string(src.join("tgllp-simd8/kernel.visaasm")).unwrap();
+    let ret = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("ret (M1, 1)"))
+        .unwrap();
+    std::fs::write(
+        variant.join("kernel.visaasm"),
+        text.replace(ret, "    barrier"),
+    )
+    .unwrap();
+    let p = common::prepared(&variant);
+    let target = Target {
+        threads_per_group: 1,
+        slm_bytes: 4096,
+        lanes: true,
+        straight: true,
+        probe: false,
+        table: None,
+        shared_payload_from: None,
+    };
+    let m = translate(&p, &target).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
+    validate_wgsl(&m.wgsl).unwrap();
+    let last = &m.wgsl[m.wgsl.rfind("BARRIER (Uniform)").unwrap()..];
+    let row = &last[..last.find('}').unwrap()];
+    assert!(row.contains("pc = IDLE;"), "{row}");
+    assert!(!m.wgsl.contains("IDLE + HELD"));
+}
+
 /// Kernels with 64-bit atomics get the native form on devices that have them: the
 /// swapped module is valid (with 64-bit atomics) and binds the heap again; kernels
 /// without keep the runtime untouched.

@@ -1404,7 +1404,12 @@ fn emit_straight_inst(
     let ended = match inst.op {
         // The invocation leaves for `main`, where the workgroup meets (see `Rounds`).
         Barrier => {
-            em.line(&format!("pc = {next_block} + HELD;"));
+            // A barrier that ends the kernel has nothing to wait for.
+            if next_block == "IDLE" {
+                em.line("pc = IDLE;");
+            } else {
+                em.line(&format!("pc = {next_block} + HELD;"));
+            }
             true
         }
         Goto | Jmp => {
