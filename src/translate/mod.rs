@@ -28,6 +28,7 @@ pub mod lower64;
 mod message;
 mod operand;
 pub mod simt;
+mod straight_rows;
 pub mod table_form;
 
 use crate::interp::prepare::{PField, PInst, Prepared};

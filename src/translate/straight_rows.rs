@@ -1,0 +1,511 @@
+//! The rows of a straight module (`run_lane`): each vISA block an `if (pc == B)` row,
+//! each loop a WGSL `loop` around its blocks' rows, meetings of the workgroup where
+//! barriers are, and one instruction where IGC's SIMD parts compute the same per-lane
+//! code. llvmpipe runs every row on every pass, masked, taken or not, so each
+//! instruction left out of the rows is time saved on every pass.
+
+use super::blocks;
+use super::lanes::{Plan, Run};
+use super::simt::Region;
+use super::{chen_expr, emit_inst, is_nop, Emit, TranslateError};
+use crate::interp::prepare::{PInst, Prepared};
+use crate::ir::ExecSize;
+use crate::isa::Opcode;
+
+/// Emits the rows of a straight kernel, loops as WGSL loops around their blocks'
+/// rows: each pass runs the rows in program order (forward branches go on in the
+/// same pass), and a branch back into the loop takes another pass.
+pub(super) struct Rows<'a> {
+    pub(super) p: &'a Prepared,
+    pub(super) plan: &'a Plan,
+    pub(super) cfg: &'a blocks::Blocks,
+    pub(super) prefix: usize,
+    pub(super) cr0_at: &'a [Option<u32>],
+    /// `Conditions::flat_atomics`: allocations each unplaced atomic must stay out of.
+    pub(super) flat_atomics: &'a [(usize, u32)],
+    pub(super) cyclic: bool,
+    /// Each loop's name (`first_last` block) and the text of its rows (for its pass
+    /// cost).
+    pub(super) passes: Vec<(String, String)>,
+}
+
+impl Rows<'_> {
+    pub(super) fn emit(
+        &mut self,
+        em: &mut Emit,
+        from: usize,
+        to: usize,
+        regions: &[Region],
+        exit: Option<(usize, (usize, usize))>,
+    ) -> Result<(), TranslateError> {
+        let mut b = from;
+        while b < to {
+            if let Some(r) = regions.iter().find(|r| r.start == b) {
+                self.emit_loop(em, r)?;
+                b = r.end + 1;
+            } else {
+                self.emit_row(em, b)?;
+                // Waiting invocations go on as soon as the workgroup has met: the
+                // rows after the barrier run in the same pass (one pass a round in
+                // a loop around a barrier, not two).
+                match exit {
+                    Some((row, region)) if row == b => self.meet(em, Some(region)),
+                    _ if self.ends_in_barrier(b) && b + 1 < to => self.meet(em, None),
+                    _ => {}
+                }
+                b += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The first row of loop `r` itself (not of a loop inside it) that ends in a
+    /// barrier.
+    fn first_barrier_row(&self, r: &Region) -> Option<usize> {
+        (r.start..=r.end)
+            .filter(|&b| !r.inner.iter().any(|i| (i.start..=i.end).contains(&b)))
+            .find(|&b| self.ends_in_barrier(b))
+    }
+
+    fn ends_in_barrier(&self, b: usize) -> bool {
+        let r = &self.cfg.ranges[b];
+        r.end > r.start && self.p.insts[r.end - 1].op == Opcode::Barrier
+    }
+
+    /// Where the workgroup meets, in uniform control flow: invocations that still run
+    /// (`pc < HELD`) say so; when none does, every waiting one is released (the vISA
+    /// barrier: all threads arrived). With `region` (a loop's blocks) it also decides,
+    /// for the whole workgroup, whether the loop goes on: while an invocation runs
+    /// inside it (in any of its rows), or one waiting inside it was just released.
+    /// Breaking off mid-pass is then exact: no invocation is left in the loop's rows.
+    fn meet(&self, em: &mut Emit, region: Option<(usize, usize)>) {
+        em.open("");
+        em.line("// the workgroup meets");
+        em.line("var bits = 0u;");
+        em.line("if (pc < HELD) { bits = 1u; }");
+        if let Some((a, b)) = region {
+            em.line("let at = pc & ~HELD;");
+            em.open(&format!("if (pc != IDLE && at >= {a}u && at <= {b}u)"));
+            em.line("bits = bits | select(4u, 2u, pc < HELD);");
+            em.close();
+        }
+        em.line("if (bits != 0u) { atomicOr(&st_live, bits); }");
+        em.line("storageBarrier();");
+        em.line("workgroupBarrier();");
+        em.line("if (wg_index == 0u) { st_go = atomicLoad(&st_live); atomicStore(&st_live, 0u); }");
+        em.line("let go = workgroupUniformLoad(&st_go);");
+        em.line("if ((go & 1u) == 0u && pc != IDLE) { pc = pc & ~HELD; }");
+        if region.is_some() {
+            em.line("if ((go & 2u) == 0u && ((go & 1u) != 0u || (go & 4u) == 0u)) { break; }");
+        }
+        em.close();
+    }
+
+    fn emit_loop(&mut self, em: &mut Emit, r: &Region) -> Result<(), TranslateError> {
+        let (a, b) = (r.start, r.end);
+        // A loop around a barrier: the workgroup takes every pass together.
+        let met = (a..=b).any(|k| self.ends_in_barrier(k));
+        em.open("loop");
+        em.out.truncate(em.out.trim_end().len());
+        // The cost scan counts one pass; the budget check below bounds the passes.
+        em.out.push_str(" // loop-bound: 1\n");
+        let at = em.out.len();
+        // The workgroup decides on the next pass where it meets after the loop's
+        // first barrier, else at the end of each pass: one meeting a pass.
+        let exit_row = if met { self.first_barrier_row(r) } else { None };
+        self.emit(em, a, b + 1, &r.inner, exit_row.map(|row| (row, (a, b))))?;
+        let name = format!("{a}_{b}");
+        self.passes.push((name.clone(), em.out[at..].to_string()));
+        // Too long a walk for one dispatch: the host runs the thread mapping instead.
+        // The error is reported at the end (`main`): an atomic in the loop, even one
+        // never reached, costs llvmpipe every pass (mandelbrot: 0.93 -> 0.63 GPU ms).
+        // The limits in privates (`main` reads them once): a storage read on every
+        // pass costs llvmpipe (mandelbrot: ~1.1 -> ~0.7 GPU ms).
+        if met {
+            // Every invocation takes the pass; one that stops stops running.
+            if self.cyclic {
+                em.line(
+                    "if (pc < HELD && visited[0u] > step_limit) { stop_at = pc + 1u; pc = IDLE; }",
+                );
+            }
+            em.open("if (edge_budget != 0u)");
+            em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{name};"));
+            em.line("if (lane_edges > edge_budget && pc != IDLE) { stop_at = (pc & ~HELD) + 1u; pc = IDLE; }");
+            em.close();
+            if exit_row.is_none() {
+                self.meet(em, Some((a, b)));
+            }
+        } else {
+            em.line(&format!("if (pc < {a}u || pc > {b}u) {{ break; }}"));
+            em.line("if (visited[0u] > step_limit) { stop_at = pc + 1u; pc = IDLE; break; }");
+            em.open("if (edge_budget != 0u)");
+            em.line(&format!("lane_edges = lane_edges + K_PASS_COST_{name};"));
+            em.line("if (lane_edges > edge_budget) { stop_at = pc + 1u; pc = IDLE; break; }");
+            em.close();
+        }
+        em.close();
+        Ok(())
+    }
+
+    fn emit_row(&mut self, em: &mut Emit, b: usize) -> Result<(), TranslateError> {
+        let range = self.cfg.ranges[b].clone();
+        em.open(&format!("if (pc == {b}u)"));
+        if self.cyclic {
+            em.line(&format!("visited[0u] = visited[0u] + {}u;", range.len()));
+        } else {
+            em.line(&format!(
+                "visited[{}u] = visited[{}u] | {}u;",
+                b / 32,
+                b / 32,
+                1u32 << (b % 32)
+            ));
+        }
+        let next_block = self.cfg.block_expr(range.end as u32);
+        let in_prefix = b < self.prefix;
+        let mut ended = false;
+        let mut k = range.start;
+        while k < range.end {
+            em.cr0_value = self.cr0_at[k];
+            em.atomic_avoid = self.avoid_at(k);
+            if let Some((text, parts)) =
+                self.parts_as_one(em, k, range.end, &next_block, in_prefix)?
+            {
+                em.out.push_str(&text);
+                k += parts;
+                continue;
+            }
+            let inst = &self.p.insts[k];
+            ended = emit_straight_inst(
+                em,
+                self.p,
+                inst,
+                k,
+                self.plan,
+                self.cfg,
+                &next_block,
+                in_prefix,
+            )?;
+            k += 1;
+        }
+        em.cr0_value = None;
+        em.atomic_avoid.clear();
+        if !ended {
+            em.line(&format!("pc = {next_block};"));
+        }
+        em.close();
+        Ok(())
+    }
+}
+
+impl Rows<'_> {
+    fn avoid_at(&self, k: usize) -> Vec<u32> {
+        (self.flat_atomics.iter())
+            .filter(|f| f.0 == k)
+            .map(|f| f.1)
+            .collect()
+    }
+
+    /// Instructions `k`, `k + 1`, ... as one per-lane instruction over all their
+    /// channel ranges, where they are the parts of one wider operation (IGC splits
+    /// SIMD32 into two SIMD16 instructions, M1 and M5, and a SIMD32 SVM atomic into
+    /// four SIMD8 ones) that compute the same per-lane code: llvmpipe runs every
+    /// instruction of a straight module masked, taken or not, so parts emitted apart
+    /// cost once each (see `parts_key`). Returns the text and the parts it covers (a
+    /// power of two, at least two).
+    fn parts_as_one(
+        &self,
+        em: &Emit,
+        k: usize,
+        end: usize,
+        next_block: &str,
+        in_prefix: bool,
+    ) -> Result<Option<(String, usize)>, TranslateError> {
+        let a = &self.p.insts[k];
+        let n = a.exec.size as u32;
+        let off = a.exec.mask.channel_offset();
+        let part = |j: usize| {
+            let b = &self.p.insts[j];
+            self.plan.run[j] == Run::PerLane
+                && b.op == a.op
+                && b.exec.size == a.exec.size
+                && b.exec.mask.channel_offset() == off + (j - k) as u32 * n
+                && off + (j - k + 1) as u32 * n <= 32
+                && b.exec.mask.no_mask == a.exec.mask.no_mask
+                && !blocks::ends_block(b.op)
+                && self.cr0_at[j] == self.cr0_at[k]
+                && self.avoid_at(j) == em.atomic_avoid
+        };
+        if !part(k) || k + 1 >= end || !part(k + 1) {
+            return Ok(None);
+        }
+        let emit = |inst: &PInst, at: usize| -> Option<String> {
+            let mut sub = em.scratch();
+            emit_straight_inst(
+                &mut sub, self.p, inst, at, self.plan, self.cfg, next_block, in_prefix,
+            )
+            .ok()?;
+            Some(sub.out)
+        };
+        let Some(key) = emit(a, k).and_then(|t| parts_key(&t, n, off)) else {
+            return Ok(None);
+        };
+        // Each further part under the first's index: the index appears in the text
+        // (error reports), and must not keep equal parts apart.
+        let mut parts = 1;
+        while k + parts < end && part(k + parts) {
+            let j = k + parts;
+            let b = &self.p.insts[j];
+            let as_a = PInst {
+                index: a.index,
+                ..b.clone()
+            };
+            let off_b = b.exec.mask.channel_offset();
+            if emit(&as_a, j)
+                .and_then(|t| parts_key(&t, n, off_b))
+                .as_ref()
+                != Some(&key)
+            {
+                break;
+            }
+            parts += 1;
+        }
+        // A whole execution size: the widest power of two of the matching parts.
+        let mut parts = 1 << parts.ilog2();
+        while parts >= 2 {
+            let wide = PInst {
+                exec: ExecSize {
+                    size: a.exec.size * parts as u8,
+                    mask: a.exec.mask,
+                },
+                ..a.clone()
+            };
+            let text = emit(&wide, k);
+            let wide_n = n * parts as u32;
+            if let Some(text) = text.filter(|t| parts_key(t, wide_n, off).as_ref() == Some(&key)) {
+                let names: Vec<String> = (k..k + parts)
+                    .map(|j| format!("[{}]", self.p.insts[j].index))
+                    .collect();
+                let name = format!("] {} ({:?})", a.op.spec_name(), Run::PerLane);
+                let text = text.replacen(
+                    &format!("// [{}{name}", a.index),
+                    &format!("// {}{}, {parts} parts as one", names.join("+"), &name[1..]),
+                    1,
+                );
+                return Ok(Some((text, parts)));
+            }
+            parts /= 2;
+        }
+        Ok(None)
+    }
+}
+
+/// The text of a per-lane instruction of `n` channels from channel `off` with its
+/// channel numbering taken out, where nothing else in it depends on the channel
+/// number: two parts with equal keys compute the same code in every lane, and one
+/// instruction over both channel ranges computes it too. `None` where the text
+/// indexes anything by its element (`i`, `li`) beyond the channel guard and a flag
+/// bit (`i + off`): an element index names other bytes in a wider instruction.
+fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
+    let key = text
+        .replace(&format!("let li = lane - {off}u;"), "let li = lane - OFF;")
+        .replace(&format!("chen(em, {n}u, {off}u,"), "chen(em, N, OFF,")
+        .replace(
+            &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
+            "if (GUARD) {",
+        )
+        .replace(&format!("if (li < {n}u) {{"), "if (GUARD) {")
+        .replace(&format!(", i + {off}u,"), ", FLAG,");
+    let rest = key
+        .replace("let li = lane - OFF;", "")
+        .replace("let i = li;", "")
+        .replace("let i = 0u;", "");
+    let indexed = ["i", "li"].iter().any(|w| {
+        rest.match_indices(w).any(|(at, _)| {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + w.len()..].chars().next();
+            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+            !ident(before) && !ident(after)
+        })
+    });
+    (!indexed).then_some(key)
+}
+
+/// One instruction of a straight block; returns true when it set `pc` itself.
+#[allow(clippy::too_many_arguments)]
+fn emit_straight_inst(
+    em: &mut Emit,
+    p: &Prepared,
+    inst: &PInst,
+    k: usize,
+    plan: &Plan,
+    cfg: &blocks::Blocks,
+    next_block: &str,
+    in_prefix: bool,
+) -> Result<bool, TranslateError> {
+    use Opcode::*;
+    if is_nop(inst.op) {
+        return Ok(false);
+    }
+    let run = plan.run[k];
+    em.open("");
+    em.line(&format!(
+        "// [{}] {} ({:?})",
+        inst.index,
+        inst.op.spec_name(),
+        run
+    ));
+    // The execution mask an instruction sees: its own channel's bit per lane; the
+    // thread's (the dispatch mask) in the entry blocks; none further on.
+    let mask_known = run == Run::PerLane || in_prefix;
+    if run == Run::PerLane {
+        em.line("let em = lem;");
+        em.line(&format!(
+            "let li = lane - {}u;",
+            inst.exec.mask.channel_offset()
+        ));
+    } else if in_prefix {
+        em.line("let em = dm;");
+    } else if inst.exec.mask.no_mask {
+        // NoMask: `chen` ignores the mask, and nothing else may read it (checked below).
+        em.line("let em = 0u;");
+    }
+    let at = em.out.len();
+    let block_of = |t: u32| cfg.block_expr(t);
+    let target = blocks::target_of(inst);
+    let off = inst.exec.mask.channel_offset();
+    let ended = match inst.op {
+        // The invocation leaves for `main`, where the workgroup meets (see `Rounds`).
+        Barrier => {
+            // A barrier that ends the kernel has nothing to wait for.
+            if next_block == "IDLE" {
+                em.line("pc = IDLE;");
+            } else {
+                em.line(&format!("pc = {next_block} + HELD;"));
+            }
+            true
+        }
+        Goto | Jmp => {
+            let taken = if inst.exec.size == 1 {
+                match inst.pred {
+                    None => "true".to_string(),
+                    Some(_) => format!("({} & 1u) != 0u", chen_expr(inst, "1u")),
+                }
+            } else {
+                format!(
+                    "(({} << {off}u) & em) != 0u",
+                    chen_expr(inst, &format!("((em >> {off}u) << {off}u)"))
+                )
+            };
+            em.line(&format!(
+                "pc = select({next_block}, {}, {taken});",
+                block_of(target)
+            ));
+            true
+        }
+        Ret => {
+            let leaving = if inst.exec.size == 1 && inst.pred.is_none() {
+                "true".to_string()
+            } else {
+                format!("(({} << {off}u) & em) != 0u", chen_expr(inst, "em"))
+            };
+            em.line(&format!("pc = select({next_block}, IDLE, {leaving});"));
+            true
+        }
+        Switchjmp => {
+            // The thread mapping's form sets every channel's PC to `t`.
+            let mut sub = Emit::new(p.pre.cr0);
+            sub.depth = em.depth;
+            let r = emit_inst(&mut sub, p, inst, cfg, next_block)?;
+            let body = sub.out.replace(
+                "for (var c = 0u; c < K_SIMD; c++) { if ((em & (1u << c)) != 0u) { pcs[c] = t; } }",
+                "pc = t;",
+            );
+            if body.contains("pcs[") {
+                return Err(not_straight(inst, "switchjmp form"));
+            }
+            em.out.push_str(&body);
+            r
+        }
+        _ => {
+            if run == Run::PerLane {
+                em.lane_elems = true;
+                em.moff = off;
+                em.own_lane = inst.pred.is_none();
+            }
+            // A surface the straight checks resolved (the last `movs` before it, which
+            // every channel that gets here ran): the short binding-table accesses.
+            if super::is_message(inst.op) {
+                em.surface_bti = match super::lane_memory::space(p, k) {
+                    Some(super::lane_memory::Space::Bti(b)) => Some(b),
+                    _ => None,
+                };
+            }
+            let r = emit_inst(em, p, inst, cfg, next_block);
+            em.surface_bti = None;
+            em.lane_elems = false;
+            em.own_lane = false;
+            let r = r?;
+            if run == Run::PerLane && em.out[at..].contains("for (var i = 0u;") {
+                return Err(not_straight(inst, "an element loop over every channel"));
+            }
+            r
+        }
+    };
+    let nomask_chen = format!("chen(em, {}u, {off}u, true,", inst.exec.size);
+    if !mask_known && uses_em(&em.out[at..].replace(&nomask_chen, "")) {
+        return Err(not_straight(
+            inst,
+            "it depends on the thread's execution mask outside the entry blocks",
+        ));
+    }
+    em.close();
+    Ok(ended)
+}
+
+fn not_straight(inst: &PInst, what: &str) -> TranslateError {
+    TranslateError::Unsupported {
+        index: inst.index,
+        op: inst.op.spec_name(),
+        what: format!("straight mapping: {what}"),
+    }
+}
+
+/// Whether generated code names the variable `em`.
+fn uses_em(code: &str) -> bool {
+    code.match_indices("em").any(|(i, _)| {
+        let before = code[..i].chars().next_back();
+        let after = code[i + 2..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// IGC's two SIMD16 halves of a SIMD32 operation compare equal once their channel
+    /// numbers are taken out, where they compute the same per-lane code; an element
+    /// index into the GRF image (which names other bytes in a wider instruction) or
+    /// another register keeps them apart.
+    #[test]
+    fn halves_compare_without_their_channel_numbers() {
+        use super::parts_key;
+        let half = |off: u32, body: &str| {
+            format!(
+                "let li = lane - {off}u;\nlet ce = chen(em, 16u, {off}u, false, 0u, false, 0u, false);\n\
+                 if (li < 16u) {{\nlet i = li;\n{body}\n}}\n"
+            )
+        };
+        let a = half(0, "rv10 = rv20 + 1u;\npset(1u, i + 0u, true);");
+        let b = half(16, "rv10 = rv20 + 1u;\npset(1u, i + 16u, true);");
+        assert!(parts_key(&a, 16, 0).is_some());
+        assert_eq!(parts_key(&a, 16, 0), parts_key(&b, 16, 16));
+        let other = half(16, "rv12 = rv20 + 1u;\npset(1u, i + 16u, true);");
+        assert_ne!(parts_key(&a, 16, 0), parts_key(&other, 16, 16));
+        let indexed = half(0, "let s0 = gld(100u + (i) * 4u, 4u);");
+        assert_eq!(parts_key(&indexed, 16, 0), None);
+        // The guard with a predicate's bits names `li` as the element test does.
+        let guarded =
+            "let li = lane - 0u;\nif (li < 16u && (ce & (1u << li)) != 0u) {\nrv1 = 0u;\n}\n";
+        assert!(parts_key(guarded, 16, 0).is_some());
+    }
+}
