@@ -59,8 +59,12 @@ fn corpus_kernels_translate_to_valid_wgsl() {
 
 /// Corpus variant `name` translated for the lane mapping with the straight form.
 fn straight_module(name: &str) -> visa_emu::translate::Module {
-    let dir = visa_emu::corpus::paths::default_corpus_dir().join(name);
-    let p = common::prepared(&dir);
+    straight_module_at(&visa_emu::corpus::paths::default_corpus_dir().join(name))
+}
+
+/// The variant in `dir` translated for the lane mapping with the straight form.
+fn straight_module_at(dir: &std::path::Path) -> visa_emu::translate::Module {
+    let p = common::prepared(dir);
     let target = Target {
         threads_per_group: 1,
         slm_bytes: 4096,
@@ -313,17 +317,7 @@ fn straight_barrier_at_the_end_finishes_the_invocation() {
         text.replace(ret, "    barrier"),
     )
     .unwrap();
-    let p = common::prepared(&variant);
-    let target = Target {
-        threads_per_group: 1,
-        slm_bytes: 4096,
-        lanes: true,
-        straight: true,
-        probe: false,
-        table: None,
-        shared_payload_from: None,
-    };
-    let m = translate(&p, &target).unwrap();
+    let m = straight_module_at(&variant);
     std::fs::remove_dir_all(&dir).ok();
     assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
     validate_wgsl(&m.wgsl).unwrap();

@@ -197,23 +197,20 @@ fn build_with(
             Err(e) => module.why_not_lanes = Some(e.to_string()),
         }
     }
-    // Debugging hooks: write the translation `auto` would run (any command, the bench's
+    // Debugging hooks: write the module the mapping picks (any command, the bench's
     // scaled launches included), and run hand-edited WGSL in its place (same bindings).
+    let picked = match (&mut lanes, Mapping::from_env()) {
+        (Some(m), Mapping::Lanes) => m,
+        (Some(m), Mapping::Auto) if m.straight.is_some() => m,
+        _ => &mut module,
+    };
     if let Some(path) = std::env::var_os("VISA_WGSL_DUMP") {
-        let straight = lanes.as_ref().filter(|m| m.straight.is_some());
-        let text = &straight.unwrap_or(&module).wgsl;
-        std::fs::write(&path, text)
+        std::fs::write(&path, &picked.wgsl)
             .map_err(|e| format!("VISA_WGSL_DUMP={}: {e}", Path::new(&path).display()))?;
     }
     if let Some(path) = std::env::var_os("VISA_WGSL_OVERRIDE") {
-        let text = std::fs::read_to_string(&path)
+        picked.wgsl = std::fs::read_to_string(&path)
             .map_err(|e| format!("VISA_WGSL_OVERRIDE={}: {e}", Path::new(&path).display()))?;
-        let straight = lanes.as_ref().is_some_and(|m| m.straight.is_some());
-        match (&mut lanes, Mapping::from_env()) {
-            (Some(m), Mapping::Lanes) => m.wgsl = text,
-            (Some(m), Mapping::Auto) if straight => m.wgsl = text,
-            _ => module.wgsl = text,
-        }
     }
 
     // Heap: every allocation, 8-byte aligned, back to back.

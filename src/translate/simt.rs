@@ -473,7 +473,7 @@ pub(super) fn translate(
     em.line("var<private> lane: u32;");
     // Where the invocation starts (IDLE: a channel the thread was not dispatched).
     em.line("var<private> lane_pc: u32;");
-    // Loop back-edges charged so far (loops' passes, rounds), against the budget.
+    // Loop back-edges charged so far (loops' passes), against the budget.
     em.line("var<private> lane_edges: u32;");
     em.line("var<private> step_limit: u32;");
     em.line("var<private> edge_budget: u32;");
@@ -556,7 +556,7 @@ pub(super) fn translate(
         + costs.function("init")
         + 64;
     // Everything once (every loop's first pass included), then each further pass of a
-    // loop what its rows cost, and each further round everything again.
+    // loop what its rows cost (barrier rounds are passes of the loops around them).
     em.line(&format!("const K_FIXED_COST: u32 = {whole}u;"));
     for (head, text) in &passes {
         let cost = costs.block(text).map_err(TranslateError::Budget)? + 2;

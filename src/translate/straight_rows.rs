@@ -7,6 +7,7 @@
 use super::blocks;
 use super::lanes::{Plan, Run};
 use super::simt::Region;
+use super::table_form::has_word;
 use super::{chen_expr, emit_inst, is_nop, Emit, TranslateError};
 use crate::interp::prepare::{PInst, Prepared};
 use crate::ir::ExecSize;
@@ -195,9 +196,7 @@ impl Rows<'_> {
         em.close();
         Ok(())
     }
-}
 
-impl Rows<'_> {
     fn avoid_at(&self, k: usize) -> Vec<u32> {
         (self.flat_atomics.iter())
             .filter(|f| f.0 == k)
@@ -319,14 +318,7 @@ fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
         .replace("let li = lane - OFF;", "")
         .replace("let i = li;", "")
         .replace("let i = 0u;", "");
-    let indexed = ["i", "li"].iter().any(|w| {
-        rest.match_indices(w).any(|(at, _)| {
-            let before = rest[..at].chars().next_back();
-            let after = rest[at + w.len()..].chars().next();
-            let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-            !ident(before) && !ident(after)
-        })
-    });
+    let indexed = has_word(&rest, "i") || has_word(&rest, "li");
     (!indexed).then_some(key)
 }
 
@@ -374,7 +366,7 @@ fn emit_straight_inst(
     let target = blocks::target_of(inst);
     let off = inst.exec.mask.channel_offset();
     let ended = match inst.op {
-        // The invocation leaves for `main`, where the workgroup meets (see `Rounds`).
+        // The invocation waits (`HELD`) until the workgroup meets (`Rows::meet`).
         Barrier => {
             // A barrier that ends the kernel has nothing to wait for.
             if next_block == "IDLE" {
@@ -452,7 +444,7 @@ fn emit_straight_inst(
         }
     };
     let nomask_chen = format!("chen(em, {}u, {off}u, true,", inst.exec.size);
-    if !mask_known && uses_em(&em.out[at..].replace(&nomask_chen, "")) {
+    if !mask_known && has_word(&em.out[at..].replace(&nomask_chen, ""), "em") {
         return Err(not_straight(
             inst,
             "it depends on the thread's execution mask outside the entry blocks",
@@ -468,16 +460,6 @@ fn not_straight(inst: &PInst, what: &str) -> TranslateError {
         op: inst.op.spec_name(),
         what: format!("straight mapping: {what}"),
     }
-}
-
-/// Whether generated code names the variable `em`.
-fn uses_em(code: &str) -> bool {
-    code.match_indices("em").any(|(i, _)| {
-        let before = code[..i].chars().next_back();
-        let after = code[i + 2..].chars().next();
-        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-        !ident(before) && !ident(after)
-    })
 }
 
 #[cfg(test)]

@@ -133,7 +133,8 @@ pub fn shape(text: &str, all: bool) -> Option<Shaped> {
     Some(Shaped { text: out, params })
 }
 
-fn has_word(code: &str, word: &str) -> bool {
+/// Whether `code` names `word` as a whole identifier.
+pub(super) fn has_word(code: &str, word: &str) -> bool {
     code.match_indices(word).any(|(k, _)| {
         let b = code.as_bytes();
         (k == 0 || !ident_char(b[k - 1])) && b.get(k + word.len()).is_none_or(|&c| !ident_char(c))
