@@ -66,7 +66,14 @@ pub(super) fn translate(
         em.close();
     }
     em.line("");
-    super::emit_init(&mut em, p, shared_from, Some(&plan.image_reads()), true);
+    super::emit_init(
+        &mut em,
+        p,
+        shared_from,
+        Some(&plan.image_reads()),
+        true,
+        &[],
+    );
     let costs = budget::Costs::of_functions(
         &format!(
             "{}\n{LANES_RUNTIME}\n{}",

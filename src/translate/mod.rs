@@ -27,6 +27,7 @@ pub mod lanes;
 pub mod lower64;
 mod message;
 mod operand;
+mod scalar_slots;
 pub mod simt;
 mod straight_rows;
 pub mod table_form;
@@ -732,7 +733,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         em.line(GRF_IN_STATE_MARK);
     }
     em.line("");
-    emit_init(&mut em, p, target.shared_payload_from, None, true);
+    emit_init(&mut em, p, target.shared_payload_from, None, true, &[]);
     // The runtime's functions and `init` (the blocks come next).
     let costs =
         budget::Costs::of_functions(&format!("{}\n{}", cost_runtime(&em.out), em.out), &consts)
@@ -1178,6 +1179,7 @@ fn emit_init(
     shared_from: Option<u32>,
     reads: Option<&[bool]>,
     channel_pcs: bool,
+    singles: &[bool],
 ) {
     em.out.push_str(PAYLOAD_RUNTIME);
     em.open("fn init(tid: u32, t: u32, grp: vec3<u32>)");
@@ -1201,7 +1203,14 @@ fn emit_init(
                 k += 1;
                 continue;
             }
-            let run = (k..words).take_while(|&j| read(j)).count() as u32;
+            // A word in a register (`scalar_slots`) is copied on its own, by a
+            // statement the rewrite can find.
+            let single = |j: u32| singles.get((goff / 4 + j) as usize) == Some(&true);
+            let run = if single(k) {
+                1
+            } else {
+                (k..words).take_while(|&j| read(j) && !single(j)).count() as u32
+            };
             let (g0, p0) = (goff + 4 * k, poff + 4 * k);
             if run <= 4 {
                 // Short runs as plain statements: llvmpipe compiles each loop, however
@@ -1229,19 +1238,31 @@ fn emit_init(
         copy(em, goff, poff, size);
     }
     copy(em, p.pre.r0, 0, p.grf_bytes);
+    // The launch's words, where some instruction reads them.
+    let wanted = |o: u32| reads.is_none_or(|r| r.get((o / 4) as usize) != Some(&false));
     for d in 0..3 {
-        em.line(&format!("gs32({}u, grp[{d}]);", p.pre.group_id[d]));
+        if wanted(p.pre.group_id[d]) {
+            em.line(&format!("gs32({}u, grp[{d}]);", p.pre.group_id[d]));
+        }
     }
     em.line("let lanes = pl_lanes();");
     em.line("pl_n = lanes;");
-    em.line("var dmask = 0xffffffffu;");
-    em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
-    em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));
+    if wanted(p.pre.sr0 + 8) {
+        em.line("var dmask = 0xffffffffu;");
+        em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
+        em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));
+    }
     // sr0.0 and %hw_id: the thread's own private-memory slot (see Thread::new).
-    em.line("let wb3 = (tid & 7u) | ((tid & ~7u) << 1u);");
-    em.line("let slot = (wb3 & 0x3fu) | ((wb3 & ~0x3fu) << 1u);");
-    em.line(&format!("gs32({}u, slot);", p.pre.sr0));
-    em.line(&format!("gs32({}u, tid);", p.pre.hw_id));
+    if wanted(p.pre.sr0) || wanted(p.pre.hw_id) {
+        em.line("let wb3 = (tid & 7u) | ((tid & ~7u) << 1u);");
+        em.line("let slot = (wb3 & 0x3fu) | ((wb3 & ~0x3fu) << 1u);");
+    }
+    if wanted(p.pre.sr0) {
+        em.line(&format!("gs32({}u, slot);", p.pre.sr0));
+    }
+    if wanted(p.pre.hw_id) {
+        em.line(&format!("gs32({}u, tid);", p.pre.hw_id));
+    }
     if channel_pcs {
         em.line(
             "for (var c = 0u; c < 32u; c++) { pcs[c] = select(IDLE, 0u, c < min(lanes, K_SIMD)); }",

@@ -41,6 +41,8 @@ pub fn linear_stride(vs: u32, w: u32, hs: u32, e: u32, n: u32) -> Option<u32> {
 /// `off + ((i / w) * vs + (i % w) * hs) * e`, folded where the region allows.
 fn region_offset(off: u32, vs: u32, w: u32, hs: u32, e: u32, n: u32) -> String {
     match linear_stride(vs, w, hs, e, n) {
+        // One element: `i` is 0 (`scalar_slots` finds the constant form).
+        _ if n == 1 => format!("{off}u"),
         Some(0) => format!("{off}u"),
         Some(stride) => format!("({off}u + i * {stride}u)"),
         None => format!(

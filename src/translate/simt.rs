@@ -447,6 +447,9 @@ fn may_part(p: &Prepared, plan: &Plan, inst: &PInst) -> bool {
 }
 
 /// Translate a kernel the straight way ([`check`] gave `launch`).
+/// Where the registers of the GRF scalars are declared (`scalar_slots`).
+const SLOTS_MARK: &str = "// (GRF scalars in registers)";
+
 pub(super) fn translate(
     p: &Prepared,
     tpg: u32,
@@ -490,7 +493,24 @@ pub(super) fn translate(
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
     em.line("");
-    super::emit_init(&mut em, p, shared_from, Some(&plan.image_reads()), false);
+    // GRF scalars in registers: their declarations go here once the rewrite at the
+    // end knows which slots it moved.
+    let slots = super::scalar_slots::candidates(p, plan);
+    let mut singles = vec![false; p.layout.total.div_ceil(4) as usize];
+    for &(a, e) in &slots {
+        for w in a / 4..(a + e) / 4 {
+            singles[w as usize] = true;
+        }
+    }
+    em.line(SLOTS_MARK);
+    super::emit_init(
+        &mut em,
+        p,
+        shared_from,
+        Some(&plan.image_reads()),
+        false,
+        &singles,
+    );
     // Promoted inputs: each invocation loads its channel's element of the payload.
     em.open("fn load_lane_inputs()");
     for &(base, e, poff) in &plan.promoted_inputs {
@@ -545,6 +565,8 @@ pub(super) fn translate(
         threads_per_workgroup(p.simd, tpg)
     };
     emit_main(&mut em, p.simd, tpg, tpw, p.insts.len(), barriers, cyclic);
+    let (text, kept) = super::scalar_slots::apply(&em.out, &slots);
+    em.out = text.replacen(SLOTS_MARK, &super::scalar_slots::declarations(&kept), 1);
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::cost_runtime(&em.out), em.out),
         &consts,
