@@ -139,6 +139,11 @@ fn whole_accesses(p: &Prepared, inst: &crate::interp::prepare::PInst) -> Vec<(u3
     whole
 }
 
+/// Whether `text` still calls an accessor of the GRF image.
+pub fn uses_image(text: &str) -> bool {
+    !calls(text).is_empty()
+}
+
 /// The register of slot `a`.
 fn register(a: u32) -> String {
     format!("ug{a}")

@@ -564,9 +564,10 @@ pub(super) fn translate(
     } else {
         threads_per_workgroup(p.simd, tpg)
     };
-    emit_main(&mut em, p.simd, tpg, tpw, p.insts.len(), barriers, cyclic);
     let (text, kept) = super::scalar_slots::apply(&em.out, &slots);
     em.out = text.replacen(SLOTS_MARK, &super::scalar_slots::declarations(&kept), 1);
+    let split = p.insts.len() > BARRIER_FROM_INSTS && super::scalar_slots::uses_image(&em.out);
+    emit_main(&mut em, p.simd, tpg, tpw, split, barriers, cyclic);
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::cost_runtime(&em.out), em.out),
         &consts,
@@ -1062,10 +1063,12 @@ fn payload_elem(o: u32, n: u32) -> u64 {
 }
 "#;
 
-/// Kernels longer than this get a workgroup barrier before `run_lane`: llvmpipe
-/// compiles a barrier-free shader as one function, and on SIMD32 kernels of about a
-/// hundred instructions that took 75 s instead of 3.4 s (as_type_bitcasts); the
-/// barrier costs small kernels ~30% of their run time there, nothing on hardware.
+/// Kernels longer than this that still address the GRF image `g` get a workgroup
+/// barrier before `run_lane`: llvmpipe compiles a barrier-free shader as one function,
+/// and with the image that took 75 s instead of 3.4 s on SIMD32 kernels of about a
+/// hundred instructions (as_type_bitcasts, before `scalar_slots`; without the image:
+/// 0.3 s either way). The barrier costs llvmpipe 20-30% of the run time (stencil3x3
+/// over 262,144 items), nothing on hardware.
 const BARRIER_FROM_INSTS: usize = 32;
 
 /// Invocations a workgroup of the straight form holds at most: wgpu's default limit,
@@ -1087,7 +1090,7 @@ fn emit_main(
     simd: u32,
     tpg: u32,
     tpw: u32,
-    insts: usize,
+    split: bool,
     barriers: bool,
     cyclic: bool,
 ) {
@@ -1110,7 +1113,7 @@ fn emit_main(
     } else {
         ""
     };
-    let barrier = if insts > BARRIER_FROM_INSTS {
+    let barrier = if split {
         "    // Splits the shader for llvmpipe's compiler (see BARRIER_FROM_INSTS).\n    workgroupBarrier();\n"
     } else {
         ""
