@@ -17,16 +17,45 @@ use crate::interp::thread::{
 /// `raw_read(off, byte, len)` as a u64 expression.
 fn rd(off: Option<u32>, byte: &str, len: u32) -> String {
     match off {
-        Some(o) => format!("gld({o}u + {byte}, {len}u)"),
+        Some(o) => format!("gld({}, {len}u)", at(o, byte)),
         None => "0lu".into(),
     }
 }
 
 fn wr(off: Option<u32>, byte: &str, len: u32, v: &str) -> String {
     match off {
-        Some(o) => format!("gst({o}u + {byte}, {len}u, {v});"),
+        Some(o) => format!("gst({}, {len}u, {v});", at(o, byte)),
         None => format!("_ = {v};"),
     }
+}
+
+/// Byte `byte` of a raw operand at `o`, one literal where `byte` is one (the form
+/// `scalar_slots` moves into registers).
+fn at(o: u32, byte: &str) -> String {
+    match byte.strip_suffix('u').and_then(|k| k.parse::<u32>().ok()) {
+        Some(k) => format!("{}u", o + k),
+        None => format!("{o}u + {byte}"),
+    }
+}
+
+/// The GRF bytes a transposed LSC load or store emitted element by element touches,
+/// each at a constant offset: the address, then the data elements (`None`: a loop
+/// addresses them). `scalar_slots` reads them as whole-slot accesses.
+pub(super) fn lsc_transposed_bytes(inst: &PInst, grf_bytes: u32) -> Option<Vec<(u32, u32)>> {
+    let subop = int(inst, "LscSubOp");
+    let n = inst.exec.size as u32;
+    let s = lsc_shape(inst, n, grf_bytes);
+    if inst.op != Opcode::LscUntyped || !matches!(subop, 0x00 | 0x04) || !s.transpose {
+        return None;
+    }
+    if !lsc_unrolled(s.vec) || s.mem_bytes != s.slot {
+        return None;
+    }
+    let a = raw(inst, "Src0Addrs")?;
+    let data = raw(inst, if subop == 0x00 { "DstData" } else { "Src1Data" })?;
+    let mut out = vec![(a, a + s.asize)];
+    out.extend((0..s.vec).map(|v| (data + v * s.slot, data + (v + 1) * s.slot)));
+    Some(out)
 }
 
 /// Bytes `k + stride * i` of raw operand `off` (element `i`): the lane's register
@@ -35,6 +64,7 @@ fn rdv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32) -> String {
     match off {
         Some(o) => match em.lane_reg(o + k, stride, len) {
             Some((r, part)) => super::lanes::part_read(&r, part),
+            None if em.one_elem => format!("gld({}u, {len}u)", o + k),
             None => format!("gld({}u + {stride}u * i, {len}u)", o + k),
         },
         None => "0lu".into(),
@@ -45,6 +75,7 @@ fn wrv(em: &Emit, off: Option<u32>, k: u32, stride: u32, len: u32, v: &str) -> S
     match off {
         Some(o) => match em.lane_reg(o + k, stride, len) {
             Some((r, part)) => super::lanes::part_store(&r, part, v),
+            None if em.one_elem => format!("gst({}u, {len}u, {v});", o + k),
             None => format!("gst({}u + {stride}u * i, {len}u, {v});", o + k),
         },
         None => format!("_ = {v};"),
@@ -322,6 +353,42 @@ pub(super) fn lsc_shape(inst: &PInst, n: u32, grf_bytes: u32) -> LscShape {
 }
 
 pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
+    // One element: `i` is 0 wherever it is bound (`rdv`, `wrv` fold it).
+    em.one_elem = inst.exec.size == 1;
+    let r = emit_message(em, inst, grf_bytes);
+    em.one_elem = false;
+    r
+}
+
+/// The GRF bytes of a legacy scaled gather or scatter of one element, each at a
+/// constant offset (`rdv`, `wrv`): its offset, then its data (each enabled channel's
+/// dword). `scalar_slots` reads them as whole-slot accesses.
+pub(super) fn scaled_one_bytes(inst: &PInst, grf_bytes: u32) -> Option<Vec<(u32, u32)>> {
+    use Opcode::*;
+    if inst.exec.size == 1 && matches!(inst.op, GatherScaled | ScatterScaled) {
+        let offs = raw(inst, "Element_offset")?;
+        let (data, len) = if inst.op == GatherScaled {
+            (raw(inst, "Dst")?, 4)
+        } else {
+            (raw(inst, "Src")?, 1u32 << (int(inst, "Num_blocks") & 3))
+        };
+        return Some(vec![(offs, offs + 4), (data, data + len)]);
+    }
+    let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
+    if inst.exec.size != 1 || !(svm || matches!(inst.op, Gather4Scaled | Scatter4Scaled)) {
+        return None;
+    }
+    let load = matches!(inst.op, Gather4Scaled | SvmGather4Scaled);
+    let offs = raw(inst, "Element_offset")?;
+    let data = raw(inst, if load { "Dst" } else { "Src" })?;
+    let slots = grf_bytes / 4;
+    let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
+    let mut out = vec![(offs, offs + if svm { 8 } else { 4 })];
+    out.extend((0..channels).map(|pos| (data + 4 * pos * slots, data + 4 * pos * slots + 4)));
+    Some(out)
+}
+
+fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
     use Opcode::*;
     let unsupported = |what: String| TranslateError::Unsupported {
         index: inst.index,
@@ -629,6 +696,8 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let addr_of = |em: &Emit, i: &str| -> String {
         let a = if i == "i" {
             rdv(em, addrs, 0, asize, asize)
+        } else if i == "0u" {
+            rd(addrs, "0u", asize)
         } else {
             rd(addrs, &format!("{asize}u * {i}"), asize)
         };
@@ -732,6 +801,26 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         }
         0x00 | 0x04 => {
             let load = subop == 0x00;
+            if transpose && lsc_unrolled(vec) && mem_bytes == slot {
+                // Each element at its constant offset (`lsc_transposed_bytes`).
+                em.line(&format!("let addr = {};", addr_of(em, "0u")));
+                for v in 0..vec {
+                    let a = format!("(addr + {}lu)", v * mem_bytes);
+                    let r = format!("{}u", v * slot);
+                    if load {
+                        em.line(&wr(dst, &r, slot, &ld(bti, &a, mem_bytes, inst.index)));
+                    } else {
+                        em.line(&st(
+                            bti,
+                            &a,
+                            mem_bytes,
+                            &rd(src1, &r, mem_bytes),
+                            inst.index,
+                        ));
+                    }
+                }
+                return Ok(());
+            }
             if transpose {
                 em.line(&format!("let addr = {};", addr_of(em, "0u")));
                 em.open(&format!("for (var v = 0u; v < {vec}u; v++)"));

@@ -444,6 +444,8 @@ pub struct Emit {
     /// (`ce`, from the invocation's own bit) hold exactly the lane's element when it
     /// lies in the instruction's range, so the element test is the range test alone.
     pub own_lane: bool,
+    /// A message of one element: `i` is 0 wherever its code binds it.
+    pub one_elem: bool,
 }
 
 impl Emit {
@@ -460,6 +462,7 @@ impl Emit {
             atomic_avoid: Vec::new(),
             straight: false,
             own_lane: false,
+            one_elem: false,
         }
     }
 
@@ -532,6 +535,7 @@ impl Emit {
             atomic_avoid: self.atomic_avoid.clone(),
             straight: self.straight,
             own_lane: self.own_lane,
+            one_elem: self.one_elem,
         }
     }
 

@@ -112,6 +112,10 @@ fn whole_accesses(p: &Prepared, inst: &crate::interp::prepare::PInst) -> Vec<(u3
                 whole.extend(operand::direct_range(s, 1));
             }
         }
+        // A transposed LSC message element by element: its address and data.
+        whole.extend(super::message::lsc_transposed_bytes(inst, p.grf_bytes).unwrap_or_default());
+        // A legacy scaled gather or scatter of one element.
+        whole.extend(super::message::scaled_one_bytes(inst, p.grf_bytes).unwrap_or_default());
         return whole;
     }
     if super::is_nop(inst.op) {
@@ -262,7 +266,9 @@ fn rewrite(c: &Call, (a, e): (u32, u32)) -> Option<String> {
         }
         ("g32", [o]) if e == 4 && *o == lit(a) => Some(r),
         ("gst", [o, n, v])
-            if c.statement && o.starts_with(&format!("{a}u + (i) * ")) && *n == lit(e) =>
+            if c.statement
+                && (*o == lit(a) || o.starts_with(&format!("{a}u + (i) * ")))
+                && *n == lit(e) =>
         {
             Some(if e == 8 {
                 format!("{r} = {v};")
@@ -349,7 +355,7 @@ mod tests {
 
     #[test]
     fn rewrites_known_forms_and_keeps_unknown_ones() {
-        let text = "let a = gld(100u, 4u);\ngst(100u + (i) * 4u, 4u, v);\n\
+        let text = "let a = gld(100u, 4u);\ngst(100u + (i) * 4u, 4u, v);\ngst(100u, 4u, w);\n\
                     let c = g32(100u);\ngs32(200u, x);\ngs32(204u, y);\n\
                     let d = gld(200u, 8u);\nlet e = gld(300u, 4u);\n\
                     let f = gld((300u + i * 4u), 4u);\n";
@@ -357,6 +363,7 @@ mod tests {
         assert_eq!(kept, vec![(100, 4), (200, 8)]);
         assert!(out.contains("let a = u64(ug100);"));
         assert!(out.contains("ug100 = u32((v) & 0xfffffffflu);"));
+        assert!(out.contains("ug100 = u32((w) & 0xfffffffflu);"));
         assert!(out.contains("let c = ug100;"));
         assert!(out.contains("ug200 = (ug200 & 0xffffffff00000000lu) | u64(x);"));
         assert!(out.contains("ug200 = (ug200 & 0xfffffffflu) | (u64(y) << 32u);"));
