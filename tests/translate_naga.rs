@@ -286,6 +286,11 @@ fn straight_form_keeps_grf_scalars_in_registers() {
         assert!(!kernel.contains("workgroupBarrier();\n    if (l < n)"));
         validate_wgsl(&m.wgsl).unwrap();
     }
+    // The SIMD16 halves of a legacy gather run as one past the repeated surface move
+    // between them (`straight_rows::repeats`).
+    let stencil = &modules[5].wgsl;
+    assert!(stencil.contains("// [65]+[67] GATHER4_SCALED (PerLane), 2 parts as one"));
+    assert!(!stencil.contains("// [66] MOVS"));
     // struct_arg_by_value reads its struct argument's bytes in parts: those stay.
     let m = straight_module("struct_arg_by_value/tgllp-simd32");
     let kernel = &m.wgsl[m.wgsl.find("// ---- kernel ----").unwrap()..];

@@ -9,7 +9,7 @@ use crate::isa::table::{info, FieldKind};
 use crate::isa::Opcode;
 
 /// A resolved source operand.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Src {
     Direct {
         off: u32,
@@ -50,7 +50,7 @@ pub enum Src {
 }
 
 /// A resolved destination.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Dst {
     Direct {
         off: u32,
@@ -92,7 +92,7 @@ impl Dst {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum PField {
     Src(Src),
     Dst(Dst),

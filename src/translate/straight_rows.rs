@@ -9,7 +9,7 @@ use super::lanes::{Plan, Run};
 use super::simt::Region;
 use super::table_form::has_word;
 use super::{chen_expr, emit_inst, is_nop, Emit, TranslateError};
-use crate::interp::prepare::{PInst, Prepared};
+use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::ir::ExecSize;
 use crate::isa::Opcode;
 
@@ -168,11 +168,11 @@ impl Rows<'_> {
         while k < range.end {
             em.cr0_value = self.cr0_at[k];
             em.atomic_avoid = self.avoid_at(k);
-            if let Some((text, parts)) =
-                self.parts_as_one(em, k, range.end, &next_block, in_prefix)?
+            if let Some((text, consumed)) =
+                self.parts_as_one(em, range.start, k, range.end, &next_block, in_prefix)?
             {
                 em.out.push_str(&text);
-                k += parts;
+                k += consumed;
                 continue;
             }
             let inst = &self.p.insts[k];
@@ -209,11 +209,13 @@ impl Rows<'_> {
     /// SIMD32 into two SIMD16 instructions, M1 and M5, and a SIMD32 SVM atomic into
     /// four SIMD8 ones) that compute the same per-lane code: llvmpipe runs every
     /// instruction of a straight module masked, taken or not, so parts emitted apart
-    /// cost once each (see `parts_key`). Returns the text and the parts it covers (a
-    /// power of two, at least two).
+    /// cost once each (see `parts_key`). Between two parts may sit a repeat of the
+    /// surface move before the first (`repeats`). Returns the text and the
+    /// instructions it covers (its parts a power of two, at least two).
     fn parts_as_one(
         &self,
         em: &Emit,
+        start: usize,
         k: usize,
         end: usize,
         next_block: &str,
@@ -222,19 +224,26 @@ impl Rows<'_> {
         let a = &self.p.insts[k];
         let n = a.exec.size as u32;
         let off = a.exec.mask.channel_offset();
-        let part = |j: usize| {
+        // Instruction `j` as part number `q`.
+        let part = |j: usize, q: usize| {
             let b = &self.p.insts[j];
             self.plan.run[j] == Run::PerLane
                 && b.op == a.op
                 && b.exec.size == a.exec.size
-                && b.exec.mask.channel_offset() == off + (j - k) as u32 * n
-                && off + (j - k + 1) as u32 * n <= 32
+                && b.exec.mask.channel_offset() == off + q as u32 * n
+                && off + (q + 1) as u32 * n <= 32
                 && b.exec.mask.no_mask == a.exec.mask.no_mask
                 && !blocks::ends_block(b.op)
                 && self.cr0_at[j] == self.cr0_at[k]
                 && self.avoid_at(j) == em.atomic_avoid
         };
-        if !part(k) || k + 1 >= end || !part(k + 1) {
+        // Where part `q` sits after the part at `j`: next, or past a repeat.
+        let next_part = |j: usize, q: usize| {
+            [j + 1, j + 2].into_iter().find(|&x| {
+                x < end && (x == j + 1 || repeats(self.p, start, k, j + 1)) && part(x, q)
+            })
+        };
+        if !part(k, 0) || next_part(k, 1).is_none() {
             return Ok(None);
         }
         let emit = |inst: &PInst, at: usize| -> Option<String> {
@@ -250,9 +259,8 @@ impl Rows<'_> {
         };
         // Each further part under the first's index: the index appears in the text
         // (error reports), and must not keep equal parts apart.
-        let mut parts = 1;
-        while k + parts < end && part(k + parts) {
-            let j = k + parts;
+        let mut at = vec![k];
+        while let Some(j) = next_part(at[at.len() - 1], at.len()) {
             let b = &self.p.insts[j];
             let as_a = PInst {
                 index: a.index,
@@ -266,10 +274,10 @@ impl Rows<'_> {
             {
                 break;
             }
-            parts += 1;
+            at.push(j);
         }
         // A whole execution size: the widest power of two of the matching parts.
-        let mut parts = 1 << parts.ilog2();
+        let mut parts = 1 << at.len().ilog2();
         while parts >= 2 {
             let wide = PInst {
                 exec: ExecSize {
@@ -281,8 +289,9 @@ impl Rows<'_> {
             let text = emit(&wide, k);
             let wide_n = n * parts as u32;
             if let Some(text) = text.filter(|t| parts_key(t, wide_n, off).as_ref() == Some(&key)) {
-                let names: Vec<String> = (k..k + parts)
-                    .map(|j| format!("[{}]", self.p.insts[j].index))
+                let names: Vec<String> = at[..parts]
+                    .iter()
+                    .map(|&j| format!("[{}]", self.p.insts[j].index))
                     .collect();
                 let name = format!("] {} ({:?})", a.op.spec_name(), Run::PerLane);
                 let text = text.replacen(
@@ -290,12 +299,36 @@ impl Rows<'_> {
                     &format!("// {}{}, {parts} parts as one", names.join("+"), &name[1..]),
                     1,
                 );
-                return Ok(Some((text, parts)));
+                return Ok(Some((text, at[parts - 1] + 1 - k)));
             }
             parts /= 2;
         }
         Ok(None)
     }
+}
+
+/// Whether instruction `r` (between two parts of the instruction at `k`) repeats the
+/// instruction before `k` in the same block, and that one sets a surface variable to
+/// an immediate (IGC's `movs` of the surface before each SIMD16 half of a legacy
+/// message): the parts write no surface variable, so after the first move the repeat
+/// changes nothing, and the parts may run as one without it.
+fn repeats(p: &Prepared, start: usize, k: usize, r: usize) -> bool {
+    let (Some(r), Some(first)) = (p.insts.get(r), k.checked_sub(1).filter(|&f| f >= start)) else {
+        return false;
+    };
+    let first = &p.insts[first];
+    let sets_surface = |i: &PInst| {
+        i.op == Opcode::Movs
+            && i.pred.is_none()
+            && i.fields
+                .iter()
+                .any(|f| matches!(f, PField::Dst(Dst::State { .. })))
+            && i.fields.iter().all(|f| match f {
+                PField::Src(s) => matches!(s, Src::Imm { .. }),
+                _ => true,
+            })
+    };
+    sets_surface(first) && sets_surface(r) && first.fields == r.fields
 }
 
 /// The text of a per-lane instruction of `n` channels from channel `off` with its
