@@ -287,10 +287,19 @@ fn straight_form_keeps_grf_scalars_in_registers() {
         validate_wgsl(&m.wgsl).unwrap();
     }
     // The SIMD16 halves of a legacy gather run as one past the repeated surface move
-    // between them (`straight_rows::repeats`).
+    // between them (`straight_rows::repeats`), and parts move up across per-lane
+    // instructions of other channels (`crossable`): IGC's SIMD8 parts of a 64-bit
+    // address interleave addc and add.
     let stencil = &modules[5].wgsl;
     assert!(stencil.contains("// [65]+[67] GATHER4_SCALED (PerLane), 2 parts as one"));
-    assert!(!stencil.contains("// [66] MOVS"));
+    let histogram = straight_module("atomic_histogram/tgllp-simd32").wgsl;
+    for rows in [
+        "// [16]+[19] GATHER_SCALED (PerLane), 2 parts as one",
+        "// [27]+[29]+[31]+[33] ADDC (PerLane), 4 parts as one",
+        "// [28]+[30]+[32]+[34] ADD (PerLane), 4 parts as one",
+    ] {
+        assert!(histogram.contains(rows), "{rows}");
+    }
     // struct_arg_by_value reads its struct argument's bytes in parts: those stay.
     let m = straight_module("struct_arg_by_value/tgllp-simd32");
     let kernel = &m.wgsl[m.wgsl.find("// ---- kernel ----").unwrap()..];

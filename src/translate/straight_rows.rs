@@ -165,14 +165,23 @@ impl Rows<'_> {
         let in_prefix = b < self.prefix;
         let mut ended = false;
         let mut k = range.start;
+        // Instructions already emitted as a later part of one run as one.
+        let mut done = vec![false; range.len()];
         while k < range.end {
+            if done[k - range.start] {
+                k += 1;
+                continue;
+            }
             em.cr0_value = self.cr0_at[k];
             em.atomic_avoid = self.avoid_at(k);
-            if let Some((text, consumed)) =
-                self.parts_as_one(em, range.start, k, range.end, &next_block, in_prefix)?
+            if let Some((text, parts)) =
+                self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
             {
                 em.out.push_str(&text);
-                k += consumed;
+                for j in parts {
+                    done[j - range.start] = true;
+                }
+                k += 1;
                 continue;
             }
             let inst = &self.p.insts[k];
@@ -209,18 +218,21 @@ impl Rows<'_> {
     /// SIMD32 into two SIMD16 instructions, M1 and M5, and a SIMD32 SVM atomic into
     /// four SIMD8 ones) that compute the same per-lane code: llvmpipe runs every
     /// instruction of a straight module masked, taken or not, so parts emitted apart
-    /// cost once each (see `parts_key`). Between two parts may sit a repeat of the
-    /// surface move before the first (`repeats`). Returns the text and the
-    /// instructions it covers (its parts a power of two, at least two).
+    /// cost once each (see `parts_key`). A later part moves up to the first across
+    /// what it commutes with (`crossable`); `done` marks the block's instructions
+    /// already emitted. Returns the text and the parts it covers (a power of two, at
+    /// least two).
+    #[allow(clippy::too_many_arguments)]
     fn parts_as_one(
         &self,
         em: &Emit,
         start: usize,
         k: usize,
         end: usize,
+        done: &[bool],
         next_block: &str,
         in_prefix: bool,
-    ) -> Result<Option<(String, usize)>, TranslateError> {
+    ) -> Result<Option<(String, Vec<usize>)>, TranslateError> {
         let a = &self.p.insts[k];
         let n = a.exec.size as u32;
         let off = a.exec.mask.channel_offset();
@@ -237,13 +249,25 @@ impl Rows<'_> {
                 && self.cr0_at[j] == self.cr0_at[k]
                 && self.avoid_at(j) == em.atomic_avoid
         };
-        // Where part `q` sits after the part at `j`: next, or past a repeat.
-        let next_part = |j: usize, q: usize| {
-            [j + 1, j + 2].into_iter().find(|&x| {
-                x < end && (x == j + 1 || repeats(self.p, start, k, j + 1)) && part(x, q)
-            })
+        // Where part `q` sits (`at`: the parts found so far): the first instruction of
+        // the block after `k` that is one, where every instruction on the way that is
+        // not emitted yet commutes with it.
+        let next_part = |at: &[usize], q: usize| {
+            let lanes = (off + q as u32 * n, off + (q as u32 + 1) * n);
+            for x in k + 1..end {
+                if done[x - start] || at.contains(&x) {
+                    continue;
+                }
+                if part(x, q) {
+                    return Some(x);
+                }
+                if !crossable(self.p, self.plan, start, k, x, lanes) {
+                    return None;
+                }
+            }
+            None
         };
-        if !part(k, 0) || next_part(k, 1).is_none() {
+        if !part(k, 0) || next_part(&[k], 1).is_none() {
             return Ok(None);
         }
         let emit = |inst: &PInst, at: usize| -> Option<String> {
@@ -260,7 +284,7 @@ impl Rows<'_> {
         // Each further part under the first's index: the index appears in the text
         // (error reports), and must not keep equal parts apart.
         let mut at = vec![k];
-        while let Some(j) = next_part(at[at.len() - 1], at.len()) {
+        while let Some(j) = next_part(&at, at.len()) {
             let b = &self.p.insts[j];
             let as_a = PInst {
                 index: a.index,
@@ -299,12 +323,35 @@ impl Rows<'_> {
                     &format!("// {}{}, {parts} parts as one", names.join("+"), &name[1..]),
                     1,
                 );
-                return Ok(Some((text, at[parts - 1] + 1 - k)));
+                return Ok(Some((text, at[..parts].to_vec())));
             }
             parts /= 2;
         }
         Ok(None)
     }
+}
+
+/// Whether a part for channels `lanes` (`[a, b)`) may move up across instruction `x`
+/// of the block: `x` runs per lane for other channels only (each invocation runs one
+/// channel, and keeps its own registers and predicates; memory between channels is
+/// unordered in the straight form anyway), or repeats a surface move (`repeats`).
+fn crossable(
+    p: &Prepared,
+    plan: &Plan,
+    start: usize,
+    k: usize,
+    x: usize,
+    lanes: (u32, u32),
+) -> bool {
+    let inst = &p.insts[x];
+    if blocks::ends_block(inst.op) {
+        return false;
+    }
+    let (a, b) = (
+        inst.exec.mask.channel_offset(),
+        inst.exec.mask.channel_offset() + inst.exec.size as u32,
+    );
+    (plan.run[x] == Run::PerLane && (b <= lanes.0 || lanes.1 <= a)) || repeats(p, start, k, x)
 }
 
 /// Whether instruction `r` (between two parts of the instruction at `k`) repeats the
