@@ -74,7 +74,7 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
             mark(a, b, false);
         }
     }
-    // `init` copies word-aligned inputs word by word (see `emit_init`'s `single`),
+    // `init` copies word-aligned inputs word by word (`emit_init`'s `singles`),
     // the rest byte by byte.
     for &(goff, poff, size) in &p.inputs {
         let words = if goff.is_multiple_of(4) && poff.is_multiple_of(4) {
