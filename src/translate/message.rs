@@ -38,24 +38,28 @@ fn at(o: u32, byte: &str) -> String {
     }
 }
 
-/// The GRF bytes a transposed LSC load or store emitted element by element touches,
-/// each at a constant offset: the address, then the data elements (`None`: a loop
-/// addresses them). `scalar_slots` reads them as whole-slot accesses.
-pub(super) fn lsc_transposed_bytes(inst: &PInst, grf_bytes: u32) -> Option<Vec<(u32, u32)>> {
-    let subop = int(inst, "LscSubOp");
-    let n = inst.exec.size as u32;
-    let s = lsc_shape(inst, n, grf_bytes);
-    if inst.op != Opcode::LscUntyped || !matches!(subop, 0x00 | 0x04) || !s.transpose {
-        return None;
+/// Whether every GRF access of a message's code is at a constant offset: a
+/// transposed LSC load or store emitted element by element
+/// ([`lsc_transposed_unrolled`]), or a legacy scaled gather or scatter of one element
+/// (`rdv` and `wrv` fold its `i`). `scalar_slots` then reads each access the
+/// footprint records of it as a whole one.
+pub(super) fn constant_offsets(inst: &PInst, grf_bytes: u32) -> bool {
+    use Opcode::*;
+    match inst.op {
+        LscUntyped => {
+            matches!(int(inst, "LscSubOp"), 0x00 | 0x04)
+                && lsc_transposed_unrolled(&lsc_shape(inst, inst.exec.size as u32, grf_bytes))
+        }
+        GatherScaled | ScatterScaled | Gather4Scaled | Scatter4Scaled | SvmGather4Scaled
+        | SvmScatter4Scaled => inst.exec.size == 1,
+        _ => false,
     }
-    if !lsc_unrolled(s.vec) || s.mem_bytes != s.slot {
-        return None;
-    }
-    let a = raw(inst, "Src0Addrs")?;
-    let data = raw(inst, if subop == 0x00 { "DstData" } else { "Src1Data" })?;
-    let mut out = vec![(a, a + s.asize)];
-    out.extend((0..s.vec).map(|v| (data + v * s.slot, data + (v + 1) * s.slot)));
-    Some(out)
+}
+
+/// A transposed LSC load or store the emitter writes element by element, each at a
+/// constant GRF offset.
+fn lsc_transposed_unrolled(s: &LscShape) -> bool {
+    s.transpose && lsc_unrolled(s.vec) && s.mem_bytes == s.slot
 }
 
 /// Bytes `k + stride * i` of raw operand `off` (element `i`): the lane's register
@@ -360,34 +364,6 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     r
 }
 
-/// The GRF bytes of a legacy scaled gather or scatter of one element, each at a
-/// constant offset (`rdv`, `wrv`): its offset, then its data (each enabled channel's
-/// dword). `scalar_slots` reads them as whole-slot accesses.
-pub(super) fn scaled_one_bytes(inst: &PInst, grf_bytes: u32) -> Option<Vec<(u32, u32)>> {
-    use Opcode::*;
-    if inst.exec.size == 1 && matches!(inst.op, GatherScaled | ScatterScaled) {
-        let offs = raw(inst, "Element_offset")?;
-        let (data, len) = if inst.op == GatherScaled {
-            (raw(inst, "Dst")?, 4)
-        } else {
-            (raw(inst, "Src")?, 1u32 << (int(inst, "Num_blocks") & 3))
-        };
-        return Some(vec![(offs, offs + 4), (data, data + len)]);
-    }
-    let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
-    if inst.exec.size != 1 || !(svm || matches!(inst.op, Gather4Scaled | Scatter4Scaled)) {
-        return None;
-    }
-    let load = matches!(inst.op, Gather4Scaled | SvmGather4Scaled);
-    let offs = raw(inst, "Element_offset")?;
-    let data = raw(inst, if load { "Dst" } else { "Src" })?;
-    let slots = grf_bytes / 4;
-    let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
-    let mut out = vec![(offs, offs + if svm { 8 } else { 4 })];
-    out.extend((0..channels).map(|pos| (data + 4 * pos * slots, data + 4 * pos * slots + 4)));
-    Some(out)
-}
-
 fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), TranslateError> {
     use Opcode::*;
     let unsupported = |what: String| TranslateError::Unsupported {
@@ -668,6 +644,8 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let subop = int(inst, "LscSubOp");
     let sfid = int(inst, "LscSFID");
     let ty = int(inst, "AddrType");
+    let shape = lsc_shape(inst, n, gb);
+    let transposed_unrolled = lsc_transposed_unrolled(&shape);
     let LscShape {
         asize,
         mem_bytes,
@@ -675,7 +653,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         vec,
         transpose,
         pitch,
-    } = lsc_shape(inst, n, gb);
+    } = shape;
     let scale = int(inst, "AddrScale").max(1);
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
@@ -801,8 +779,8 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
         }
         0x00 | 0x04 => {
             let load = subop == 0x00;
-            if transpose && lsc_unrolled(vec) && mem_bytes == slot {
-                // Each element at its constant offset (`lsc_transposed_bytes`).
+            if transposed_unrolled {
+                // Each element at its constant offset (`constant_offsets`).
                 em.line(&format!("let addr = {};", addr_of(em, "0u")));
                 for v in 0..vec {
                     let a = format!("(addr + {}lu)", v * mem_bytes);

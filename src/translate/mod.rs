@@ -1201,15 +1201,15 @@ fn emit_init(
             0
         };
         let read = |k: u32| reads.is_none_or(|r| r.get((goff / 4 + k) as usize) != Some(&false));
+        // A word in a register (`scalar_slots`) is copied on its own, by a statement
+        // the rewrite can find.
+        let single = |k: u32| singles.get((goff / 4 + k) as usize) == Some(&true);
         let mut k = 0;
         while k < words {
             if !read(k) {
                 k += 1;
                 continue;
             }
-            // A word in a register (`scalar_slots`) is copied on its own, by a
-            // statement the rewrite can find.
-            let single = |j: u32| singles.get((goff / 4 + j) as usize) == Some(&true);
             let run = if single(k) {
                 1
             } else {

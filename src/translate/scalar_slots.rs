@@ -47,7 +47,12 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
             .chain(&plan.writes[k].0)
             .copied()
             .collect();
-        let whole = whole_accesses(p, inst);
+        let whole =
+            if super::is_message(inst.op) && super::message::constant_offsets(inst, p.grf_bytes) {
+                recorded.clone()
+            } else {
+                whole_accesses(p, inst)
+            };
         // Take the whole-slot accesses out of the footprint (each element of a scalar
         // source is one record): what is left blocks. A whole access the footprint
         // lacks means this module misreads the instruction: all of it blocks.
@@ -102,7 +107,8 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
 }
 
 /// The accesses of `inst` this module reads as whole-slot ones, one per record the
-/// footprint (`lanes::foot`) makes of them.
+/// footprint (`lanes::foot`) makes of them (a message whose code addresses the GRF
+/// at constant offsets only, `message::constant_offsets`, is taken whole instead).
 fn whole_accesses(p: &Prepared, inst: &crate::interp::prepare::PInst) -> Vec<(u32, u32)> {
     let mut whole = Vec::new();
     if super::is_message(inst.op) {
@@ -112,10 +118,6 @@ fn whole_accesses(p: &Prepared, inst: &crate::interp::prepare::PInst) -> Vec<(u3
                 whole.extend(operand::direct_range(s, 1));
             }
         }
-        // A transposed LSC message element by element: its address and data.
-        whole.extend(super::message::lsc_transposed_bytes(inst, p.grf_bytes).unwrap_or_default());
-        // A legacy scaled gather or scatter of one element.
-        whole.extend(super::message::scaled_one_bytes(inst, p.grf_bytes).unwrap_or_default());
         return whole;
     }
     if super::is_nop(inst.op) {
@@ -141,11 +143,6 @@ fn whole_accesses(p: &Prepared, inst: &crate::interp::prepare::PInst) -> Vec<(u3
         }
     }
     whole
-}
-
-/// Whether `text` still calls an accessor of the GRF image.
-pub fn uses_image(text: &str) -> bool {
-    !calls(text).is_empty()
 }
 
 /// The register of slot `a`.
@@ -286,10 +283,17 @@ fn rewrite(c: &Call, (a, e): (u32, u32)) -> Option<String> {
     }
 }
 
-/// Rewrite the accesses of `slots` in `text`; returns the text and the slots moved
-/// into registers (those every literal access of which the rewrite knows).
-pub fn apply(text: &str, slots: &[(u32, u32)]) -> (String, Vec<(u32, u32)>) {
-    let found = calls(text);
+/// A module text with slots moved into registers.
+pub struct Moved {
+    pub text: String,
+    /// The slots moved (those every literal access of which the rewrite knows).
+    pub kept: Vec<(u32, u32)>,
+    /// Whether the text still calls an accessor of the GRF image.
+    pub uses_image: bool,
+}
+
+/// Rewrite the accesses of `slots` in `text`.
+pub fn apply(text: &str, slots: &[(u32, u32)]) -> Moved {
     let slot_of = |o: u32| {
         slots
             .binary_search_by(|&(a, e)| {
@@ -304,6 +308,7 @@ pub fn apply(text: &str, slots: &[(u32, u32)]) -> (String, Vec<(u32, u32)>) {
             .ok()
             .map(|k| slots[k])
     };
+    let mut found = calls(text);
     let mut bad = Vec::new();
     for c in &found {
         if let Some(s) = c.first.and_then(slot_of) {
@@ -317,22 +322,28 @@ pub fn apply(text: &str, slots: &[(u32, u32)]) -> (String, Vec<(u32, u32)>) {
     // until nothing changes (each pass reaches one level further in).
     let mut text = text.to_string();
     loop {
-        let next = rewrite_pass(&text, &kept, &slot_of);
+        let next = rewrite_pass(&text, &found, &kept, &slot_of);
         if next == text {
-            return (text, kept);
+            return Moved {
+                uses_image: !found.is_empty(),
+                text,
+                kept,
+            };
         }
         text = next;
+        found = calls(&text);
     }
 }
 
 fn rewrite_pass(
     text: &str,
+    found: &[Call],
     kept: &[(u32, u32)],
     slot_of: &dyn Fn(u32) -> Option<(u32, u32)>,
 ) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for c in &calls(text) {
+    for c in found {
         let Some(s) = c.first.and_then(slot_of).filter(|s| kept.contains(s)) else {
             continue;
         };
@@ -359,7 +370,12 @@ mod tests {
                     let c = g32(100u);\ngs32(200u, x);\ngs32(204u, y);\n\
                     let d = gld(200u, 8u);\nlet e = gld(300u, 4u);\n\
                     let f = gld((300u + i * 4u), 4u);\n";
-        let (out, kept) = apply(text, &[(100, 4), (200, 8), (300, 4)]);
+        let Moved {
+            text: out,
+            kept,
+            uses_image,
+        } = apply(text, &[(100, 4), (200, 8), (300, 4)]);
+        assert!(uses_image, "slot 300 stays in the image");
         assert_eq!(kept, vec![(100, 4), (200, 8)]);
         assert!(out.contains("let a = u64(ug100);"));
         assert!(out.contains("ug100 = u32((v) & 0xfffffffflu);"));
@@ -376,14 +392,21 @@ mod tests {
     #[test]
     fn calls_inside_rewritten_arguments_are_rewritten_too() {
         let text = "gst(100u + (i) * 4u, 4u, gld(200u, 8u) + u64(g32(104u)));\n";
-        let (out, _) = apply(text, &[(100, 4), (104, 4), (200, 8)]);
+        let Moved {
+            text: out,
+            uses_image,
+            ..
+        } = apply(text, &[(100, 4), (104, 4), (200, 8)]);
+        assert!(!uses_image);
         assert_eq!(out, "ug100 = u32((ug200 + u64(ug104)) & 0xfffffffflu);\n");
     }
 
     #[test]
     fn a_partial_access_keeps_the_slot_in_the_image() {
         let text = "let a = gld(100u, 4u);\nlet b = gld(102u, 2u);\nlet c = gb(101u);\n";
-        let (out, kept) = apply(text, &[(100, 4)]);
+        let Moved {
+            text: out, kept, ..
+        } = apply(text, &[(100, 4)]);
         assert!(kept.is_empty());
         assert_eq!(out, text);
     }

@@ -446,10 +446,10 @@ fn may_part(p: &Prepared, plan: &Plan, inst: &PInst) -> bool {
         && covered & full == full)
 }
 
-/// Translate a kernel the straight way ([`check`] gave `launch`).
 /// Where the registers of the GRF scalars are declared (`scalar_slots`).
 const SLOTS_MARK: &str = "// (GRF scalars in registers)";
 
+/// Translate a kernel the straight way ([`check`] gave `launch`).
 pub(super) fn translate(
     p: &Prepared,
     tpg: u32,
@@ -564,9 +564,13 @@ pub(super) fn translate(
     } else {
         threads_per_workgroup(p.simd, tpg)
     };
-    let (text, kept) = super::scalar_slots::apply(&em.out, &slots);
-    em.out = text.replacen(SLOTS_MARK, &super::scalar_slots::declarations(&kept), 1);
-    let split = p.insts.len() > BARRIER_FROM_INSTS && super::scalar_slots::uses_image(&em.out);
+    let moved = super::scalar_slots::apply(&em.out, &slots);
+    em.out = moved.text.replacen(
+        SLOTS_MARK,
+        &super::scalar_slots::declarations(&moved.kept),
+        1,
+    );
+    let split = p.insts.len() > BARRIER_FROM_INSTS && moved.uses_image;
     emit_main(&mut em, p.simd, tpg, tpw, split, barriers, cyclic);
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::cost_runtime(&em.out), em.out),

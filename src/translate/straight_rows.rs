@@ -357,8 +357,8 @@ fn crossable(
 /// Whether instruction `r` (between two parts of the instruction at `k`) repeats the
 /// instruction before `k` in the same block, and that one sets a surface variable to
 /// an immediate (IGC's `movs` of the surface before each SIMD16 half of a legacy
-/// message): the parts write no surface variable, so after the first move the repeat
-/// changes nothing, and the parts may run as one without it.
+/// message): the parts write no surface variable, so a later part that moves up
+/// across the repeat reads the value the first move set, as it would after it.
 fn repeats(p: &Prepared, start: usize, k: usize, r: usize) -> bool {
     let (Some(r), Some(first)) = (p.insts.get(r), k.checked_sub(1).filter(|&f| f >= start)) else {
         return false;
