@@ -315,10 +315,21 @@ fn mask_bits(bits: u32) -> u64 {
     return (1lu << bits) - 1lu;
 }
 
+// NaN tests on the bits. naga writes `!=` on floats as SPIR-V's FOrdNotEqual, false
+// when an operand is NaN, so `x != x` finds none (and `rel_*` write NE as `!(x == y)`:
+// CMP's NE is true for unordered operands).
+fn nan32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
+}
+
+fn nan64(x: f64) -> bool {
+    return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
+}
+
 // f64 -> i64 as Rust's `as` (NaN 0, saturating, toward zero): the integer view of a
 // float source in integer arithmetic.
 fn f2i(f: f64) -> i64 {
-    if (f != f) { return 0li; }
+    if (nan64(f)) { return 0li; }
     if (f >= 9223372036854775807.0lf) { return 9223372036854775807li; }
     if (f <= -9223372036854775808.0lf) { return i64(-9223372036854775807li - 1li); }
     return i64(f);
@@ -326,7 +337,7 @@ fn f2i(f: f64) -> i64 {
 
 // Float -> integer destination of 2_datatypes: NaN 0, clamped to [lo, hi], truncated.
 fn f2int(f: f64, lo: i64, hi: i64, hi_f: f64, lo_f: f64) -> i64 {
-    if (f != f) { return 0li; }
+    if (nan64(f)) { return 0li; }
     if (f >= hi_f) { return hi; }
     if (f <= lo_f) { return lo; }
     return f2i(trunc(f));
@@ -334,7 +345,7 @@ fn f2int(f: f64, lo: i64, hi: i64, hi_f: f64, lo_f: f64) -> i64 {
 
 // f64 -> u64 for UQ destinations (hi_f = 2^64).
 fn f2uq(f: f64) -> u64 {
-    if (f != f || f <= 0.0lf) { return 0lu; }
+    if (nan64(f) || f <= 0.0lf) { return 0lu; }
     if (f >= 18446744073709551616.0lf) { return 0xfffffffffffffffflu; }
     if (f >= 9223372036854775808.0lf) { return u64(f - 9223372036854775808.0lf) | 0x8000000000000000lu; }
     return u64(f);
@@ -343,7 +354,7 @@ fn f2uq(f: f64) -> u64 {
 // f64 -> f32 in the cr0 rounding mode (0 RNE, 1 RU, 2 RD, 3 RZ).
 fn f64_to_f32_rm(f: f64, mode: u32) -> f32 {
     let r = f32(f);
-    if (mode == 0u || f != f || f64(r) == f) { return r; }
+    if (mode == 0u || nan64(f) || f64(r) == f) { return r; }
     var lo = r;
     var hi = r;
     if (f64(r) < f) { hi = next_up(r); } else { lo = next_down(r); }
@@ -356,7 +367,7 @@ fn f64_to_f32_rm(f: f64, mode: u32) -> f32 {
 
 fn next_up(x: f32) -> f32 {
     let b = bitcast<u32>(x);
-    if (x != x || b == 0x7f800000u) { return x; }
+    if (nan32(x) || b == 0x7f800000u) { return x; }
     if (x == 0.0) { return bitcast<f32>(1u); }
     if (x > 0.0) { return bitcast<f32>(b + 1u); }
     return bitcast<f32>(b - 1u);
@@ -386,12 +397,12 @@ fn flush64(x: f64, keep: bool) -> f64 {
 }
 
 fn sat64(x: f64) -> f64 {
-    if (x != x) { return 0.0lf; }
+    if (nan64(x)) { return 0.0lf; }
     return clamp(x, 0.0lf, 1.0lf);
 }
 
 fn sat32(x: f32) -> f32 {
-    if (x != x) { return 0.0; }
+    if (nan32(x)) { return 0.0; }
     return clamp(x, 0.0, 1.0);
 }
 
@@ -441,7 +452,7 @@ fn f2hf(x: f32) -> u32 {
 
 // f64 -> HF bits with one rounding: round to odd into f32 first (24 >= 11 + 2 bits).
 fn f64_to_hf(f: f64) -> u32 {
-    if (f != f) { return f2hf(f32(f)); }
+    if (nan64(f)) { return f2hf(f32(f)); }
     var r = f32(f);
     if (f64(r) != f && abs(f) < 3.0e38lf) {
         if (abs(f64(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
@@ -453,7 +464,7 @@ fn f64_to_hf(f: f64) -> u32 {
 // f64 -> BF bits, round to nearest even (through round-to-odd f32).
 fn f64_to_bf(f: f64) -> u32 {
     var r = f32(f);
-    if (f != f) { return (bitcast<u32>(r) >> 16u) | 0x40u; }
+    if (nan64(f)) { return (bitcast<u32>(r) >> 16u) | 0x40u; }
     if (f64(r) != f && abs(f) < 3.0e38lf) {
         if (abs(f64(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
         r = bitcast<f32>(bitcast<u32>(r) | 1u);
@@ -473,8 +484,8 @@ fn round_bf(f: f64) -> f64 { return f64(bf2f(f64_to_bf(f))); }
 
 // MIN/MAX: a NaN operand yields the other; -0 < +0.
 fn fminmax64(a: f64, b: f64, is_max: bool) -> f64 {
-    if (a != a) { return b; }
-    if (b != b) { return a; }
+    if (nan64(a)) { return b; }
+    if (nan64(b)) { return a; }
     if (a == b && a == 0.0lf) {
         let a_neg = (bitcast<u64>(a) >> 63u) == 1lu;
         if (is_max == a_neg) { return b; }
@@ -485,8 +496,8 @@ fn fminmax64(a: f64, b: f64, is_max: bool) -> f64 {
 }
 
 fn fminmax32(a: f32, b: f32, is_max: bool) -> f32 {
-    if (a != a) { return b; }
-    if (b != b) { return a; }
+    if (nan32(a)) { return b; }
+    if (nan32(b)) { return a; }
     if (a == b && a == 0.0) {
         let a_neg = (bitcast<u32>(a) >> 31u) == 1u;
         if (is_max == a_neg) { return b; }
@@ -499,7 +510,7 @@ fn fminmax32(a: f32, b: f32, is_max: bool) -> f32 {
 fn rel_i(rel: u32, x: i64, y: i64) -> bool {
     switch rel {
         case 0u: { return x == y; }
-        case 1u: { return x != y; }
+        case 1u: { return !(x == y); }
         case 2u: { return x > y; }
         case 3u: { return x >= y; }
         case 4u: { return x < y; }
@@ -510,7 +521,20 @@ fn rel_i(rel: u32, x: i64, y: i64) -> bool {
 fn rel_f(rel: u32, x: f64, y: f64) -> bool {
     switch rel {
         case 0u: { return x == y; }
-        case 1u: { return x != y; }
+        case 1u: { return !(x == y); }
+        case 2u: { return x > y; }
+        case 3u: { return x >= y; }
+        case 4u: { return x < y; }
+        default: { return x <= y; }
+    }
+}
+
+// `rel_f` on two f32 values (widening is exact, so the answer is the same; llvmpipe
+// and the f64 emulation pay for the widening).
+fn rel_f32(rel: u32, x: f32, y: f32) -> bool {
+    switch rel {
+        case 0u: { return x == y; }
+        case 1u: { return !(x == y); }
         case 2u: { return x > y; }
         case 3u: { return x >= y; }
         case 4u: { return x < y; }
@@ -1207,7 +1231,7 @@ fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 // `s` (an f64 sum) moved to odd when `err`, the exact sum's remainder, is not zero:
 // rounded to odd with 29 spare bits, one more rounding to f32 in any mode is exact.
 fn to_odd(s: f64, err: f64) -> f64 {
-    if (err == 0.0lf || s != s || abs(s) > 1.0e300lf) { return s; }
+    if (err == 0.0lf || nan64(s) || abs(s) > 1.0e300lf) { return s; }
     var b = bitcast<u64>(s);
     if ((err > 0.0lf) != (s > 0.0lf)) { b = b - 1lu; }
     return bitcast<f64>(b | 1lu);

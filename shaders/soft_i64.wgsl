@@ -158,7 +158,8 @@ fn u64_from_f32(f: f32) -> vec2<u32> {
     return vec2<u32>(m >> u32(-e), 0u);
 }
 fn i64_from_f32(f: f32) -> vec2<u32> {
-    if (f != f) { return vec2<u32>(0u, 0u); }
+    // A NaN on the bits (`!=` on floats is ordered in naga's SPIR-V).
+    if ((bitcast<u32>(f) & 0x7fffffffu) > 0x7f800000u) { return vec2<u32>(0u, 0u); }
     if (f >= 9223372036854775808.0) { return vec2<u32>(0xffffffffu, 0x7fffffffu); }
     if (f <= -9223372036854775808.0) { return vec2<u32>(0u, 0x80000000u); }
     if (f < 0.0) { return e64_neg(u64_from_f32(-f)); }

@@ -636,6 +636,26 @@ fn images_agree_with_the_interpreter() {
     }
 }
 
+/// NaN through CMP (NE true, the other relations false), MIN/MAX (the other operand)
+/// and saturating conversions to D, Q and UB (0) agree with the interpreter and the
+/// model, natively and with 64-bit types emulated (own case `nan_rules`; the `x != x`
+/// tests of the runtime found no NaN on lavapipe before stop 29: naga writes float
+/// `!=` as an ordered compare).
+#[test]
+fn nan_rules_agree_natively_and_emulated() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    for v in ["nan_rules/tgllp-simd32", "nan_rules/acm-g10-simd32"] {
+        own_variant_agrees(&mut ctx, v);
+    }
+    let mut emulated = GpuContext::new(&GpuOptions {
+        disable_f64: true,
+        disable_int64: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    own_variant_agrees(&mut emulated, "nan_rules/tgllp-simd32");
+}
+
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
 /// QW_GATHER/QW_SCATTER (`qword_gather_scatter`) and GATHER/SCATTER of bytes and words
 /// (`gather_scatter_legacy`) and LSC load status and append counter atomics

@@ -326,6 +326,7 @@ fn corpus_modules_lower_without_64_bit_features() {
                 probe: false,
                 table: None,
                 shared_payload_from: None,
+                local_ids: None,
             };
             let m = visa_emu::translate::translate(&p, &target).unwrap();
             for int64 in [false, true] {

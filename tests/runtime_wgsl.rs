@@ -200,7 +200,7 @@ fn f32_mad_is_one_rounding_like_mul_add() {
         .map(|x| x.map(|v| v as f32 as f64))
         .collect();
     let got = run_f64(
-        &["fma_rne32", "add_odd", "to_odd", "opaque_f64"],
+        &["fma_rne32", "add_odd", "to_odd", "opaque_f64", "nan64"],
         "f64(fma_rne32(f32(a), f32(b), f32(c)))",
         &t,
     );
@@ -228,6 +228,97 @@ fn f32_mad_is_one_rounding_like_mul_add() {
         t.len(),
         &bad[..bad.len().min(5)]
     );
+}
+
+/// `rel_f32` answers as `rel_f` on the widened values (and IEEE) for every relation:
+/// signed zeros, denormals, infinities and NaN included.
+#[test]
+fn f32_compares_match_the_widened_ones() {
+    let vals = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        f32::from_bits(1),
+        -f32::from_bits(1),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1.0 + f32::EPSILON,
+    ];
+    let t: Vec<[f64; 3]> = vals
+        .iter()
+        .flat_map(|&a| vals.iter().map(move |&b| [a as f64, b as f64, 0.0]))
+        .collect();
+    let rels: Vec<String> = (0..6)
+        .map(|r| {
+            format!(
+                "select(0u, {}u, rel_f32({r}u, f32(a), f32(b))) | select(0u, {}u, rel_f({r}u, a, b))",
+                1 << r,
+                1 << (r + 8)
+            )
+        })
+        .collect();
+    let got = run_f64(
+        &["rel_f32", "rel_f"],
+        &format!("f64({})", rels.join(" | ")),
+        &t,
+    );
+    for (x, g) in t.iter().zip(got) {
+        let (a, b) = (x[0] as f32, x[1] as f32);
+        let want = [a == b, a != b, a > b, a >= b, a < b, a <= b];
+        let bits = want
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (r, &w)| m | ((w as u32) * (0x101 << r)));
+        assert_eq!(
+            g as u32, bits,
+            "relations of {a:e} and {b:e}: got {:#x}",
+            g as u32
+        );
+    }
+}
+
+/// The runtime's NaN rules hold on the adapter: float -> integer gives 0, saturation
+/// 0, MIN/MAX the other operand, a directed rounding keeps the NaN. (naga writes `!=`
+/// on floats as an ordered compare, so `x != x` tests found no NaN on lavapipe: f2i of
+/// a NaN gave i64::MIN.)
+#[test]
+fn nan_rules_hold_on_the_adapter() {
+    let funcs = [
+        "nan32",
+        "nan64",
+        "f2i",
+        "f2int",
+        "sat32",
+        "sat64",
+        "fminmax32",
+        "fminmax64",
+        "f64_to_f32_rm",
+        "next_up",
+        "next_down",
+    ];
+    let cases: [(&str, f64); 8] = [
+        ("f64(f2i(a))", 0.0),
+        ("f64(f2int(a, -5li, 5li, 5.0lf, -5.0lf))", 0.0),
+        ("f64(sat32(f32(a)))", 0.0),
+        ("sat64(a)", 0.0),
+        ("f64(fminmax32(f32(a), f32(b), true))", 2.5),
+        ("f64(fminmax32(f32(b), f32(a), false))", 2.5),
+        ("fminmax64(a, b, false)", 2.5),
+        ("fminmax64(b, a, true)", 2.5),
+    ];
+    for (expr, want) in cases {
+        let got = run_f64(&funcs, expr, &[[f64::NAN, 2.5, 0.0], [-f64::NAN, 2.5, 0.0]]);
+        assert!(
+            got.iter().all(|g| g.to_bits() == want.to_bits()),
+            "{expr}: {got:?}, want {want}"
+        );
+    }
+    let got = run_f64(&funcs, "f64(f64_to_f32_rm(a, 1u))", &[[f64::NAN, 0.0, 0.0]]);
+    assert!(got[0].is_nan(), "f64_to_f32_rm(NaN, RU) = {}", got[0]);
 }
 
 /// The lane mapping's mirrored stores (`gstm`): eight invocations store into their own
@@ -329,6 +420,8 @@ fn f32_add_and_mad_round_once_in_every_mode() {
             "fma_rne32",
             "add_odd",
             "to_odd",
+            "nan32",
+            "nan64",
             "opaque_f64",
             "sum_in_mode",
             "f64_to_f32_rm",
@@ -1079,6 +1172,8 @@ fn dpas_float_stage_is_one_rounding_like_the_interpreter() {
             "dpas_two_sum_err",
             "add_odd",
             "to_odd",
+            "nan32",
+            "nan64",
             "opaque_f64",
         ],
         "f64(dpas_acc(f32(a), b, c))",
@@ -1150,6 +1245,7 @@ fn split_64_bit_atomics_are_exact_under_contention() {
         "hf2f",
         "f2hf",
         "f64_to_hf",
+        "nan64",
         "afl",
         "atf",
         "fminmax64",

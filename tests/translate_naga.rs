@@ -32,6 +32,7 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                 probe,
                 table: Some(table),
                 shared_payload_from: None,
+                local_ids: None,
             };
             match translate(&p, &target) {
                 Ok(m) => {
@@ -73,6 +74,7 @@ fn straight_module_at(dir: &std::path::Path) -> visa_emu::translate::Module {
         probe: false,
         table: None,
         shared_payload_from: None,
+        local_ids: None,
     };
     translate(&p, &target).unwrap()
 }
@@ -399,6 +401,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 probe: false,
                 table: None,
                 shared_payload_from: None,
+                local_ids: None,
             };
             let m = translate(&p, &target).unwrap();
             match visa_emu::translate::native_atomic64(&m.wgsl) {

@@ -70,6 +70,12 @@ struct PayloadPlan {
 }
 
 impl Prepared {
+    /// Where the payload holds each dimension's local ids and the work-group's size:
+    /// what [`Prepared::payload`] writes, item `t * simd + lane` of thread `t`.
+    pub fn local_id_layout(&self) -> ([Option<u32>; 3], [u32; 3]) {
+        (self.payload.local_id_offsets, self.payload.local)
+    }
+
     /// The payload of SIMD thread `t` of work-group `group`: r0.1/r0.6/r0.7 hold the group
     /// id, r0.2 bits 7:0 the thread's index in its group, then one `uw` local id per lane
     /// for each dimension. Work-items are numbered x fastest; thread `t` covers linear ids

@@ -174,6 +174,7 @@ fn build_with(
         probe,
         table,
         shared_payload_from: shared_payload_from(&abi, &payload, pw),
+        local_ids: local_id_layout(&lp, &payload, pw, abi.simd),
     };
     let mut module = translate::translate(&p, &target).map_err(|e| e.to_string())?;
     // The lane mapping where the kernel allows it, the thread mapping as its fallback.
@@ -908,6 +909,47 @@ fn shared_payload_from(abi: &KernelAbi, payload: &[u32], pw: usize) -> Option<u3
         .then_some(from)
 }
 
+/// The local ids' layout when every thread record (`payload`, `pw` words each, the
+/// last the lane count) holds exactly the ids it describes (checked, as above).
+fn local_id_layout(
+    lp: &launch::Prepared,
+    payload: &[u32],
+    pw: usize,
+    simd: u32,
+) -> Option<translate::LocalIdLayout> {
+    let (offsets, local) = lp.local_id_layout();
+    let layout = translate::LocalIdLayout { offsets, local };
+    ids_follow(&layout, payload, pw, simd).then_some(layout)
+}
+
+/// Whether channel `c` of thread record `t` holds item `t * simd + c`'s local ids
+/// (x fastest) at the layout's offsets, for every dispatched channel.
+fn ids_follow(ids: &translate::LocalIdLayout, payload: &[u32], pw: usize, simd: u32) -> bool {
+    let uw = |rec: &[u32], off: u32| {
+        let w = *rec.get(off as usize / 4)?;
+        Some((w >> ((off % 4) * 8)) & 0xffff)
+    };
+    let [lx, ly, _] = ids.local;
+    let (Some(plane), true) = (lx.checked_mul(ly), pw > 0) else {
+        return false;
+    };
+    payload.chunks_exact(pw).enumerate().all(|(t, rec)| {
+        (0..rec[pw - 1]).all(|lane| {
+            let Some(item) = (t as u32)
+                .checked_mul(simd)
+                .and_then(|i| i.checked_add(lane))
+            else {
+                return false;
+            };
+            let want = [item % lx, (item / lx) % ly, item / plane];
+            ids.offsets.iter().zip(want).all(|(off, id)| match off {
+                None => true,
+                Some(off) => off % 2 == 0 && uw(rec, off + 2 * lane) == Some(id),
+            })
+        })
+    })
+}
+
 /// Append the sampler codes (`SamplerState::code`, all ones where the emulator
 /// cannot reproduce the sampler) after a count; `cfg[15]` points at the count.
 fn sampler_table(table: &mut Vec<u32>, samplers: &[crate::abi::image::SamplerState]) {
@@ -1228,6 +1270,57 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    /// Records of `pw` words: local ids x at byte 0 and y at byte 32, 16 channels.
+    fn id_records(local: [u32; 2], threads: u32, simd: u32, pw: usize) -> Vec<u32> {
+        let mut out = Vec::new();
+        for t in 0..threads {
+            let mut rec = vec![0u32; pw];
+            let lanes = (local[0] * local[1]).saturating_sub(t * simd).min(simd);
+            for c in 0..lanes {
+                let item = t * simd + c;
+                for (base, id) in [(0, item % local[0]), (32, item / local[0])] {
+                    let b = base + 2 * c;
+                    rec[b as usize / 4] |= id << ((b % 4) * 8);
+                }
+            }
+            rec[pw - 1] = lanes;
+            out.extend(rec);
+        }
+        out
+    }
+
+    /// Straight modules compute the local ids only where the records hold exactly
+    /// those: a layout that misreads the records (wrong size, wrong offset, a changed
+    /// id) is refused, and disabled channels (the last thread's) are not compared.
+    #[test]
+    fn local_ids_are_computed_only_where_the_payload_agrees() {
+        let ids = |offsets: [Option<u32>; 3], local| translate::LocalIdLayout { offsets, local };
+        let both = [Some(0), Some(32), None];
+        // 12x3 items in SIMD16 threads: the third thread has 4 channels.
+        let recs = id_records([12, 3], 3, 16, 17);
+        assert!(ids_follow(&ids(both, [12, 3, 1]), &recs, 17, 16));
+        assert!(ids_follow(
+            &ids([None, Some(32), None], [12, 3, 1]),
+            &recs,
+            17,
+            16
+        ));
+        assert!(!ids_follow(&ids(both, [6, 6, 1]), &recs, 17, 16));
+        assert!(!ids_follow(
+            &ids([Some(32), Some(0), None], [12, 3, 1]),
+            &recs,
+            17,
+            16
+        ));
+        assert!(!ids_follow(&ids(both, [12, 3, 1]), &recs, 17, 8));
+        let mut changed = recs.clone();
+        changed[17 + 2] ^= 1 << 16; // thread 1, channel 5's x id
+        assert!(!ids_follow(&ids(both, [12, 3, 1]), &changed, 17, 16));
+        let mut past = recs.clone();
+        past[2 * 17 + 3] = 0xffff_ffff; // thread 2, channels 6-7: not dispatched
+        assert!(ids_follow(&ids(both, [12, 3, 1]), &past, 17, 16));
     }
 
     /// `coef * L[c]` (and `+ coef2 * L2[c]` for a second uw vector at byte 8).

@@ -176,11 +176,16 @@ fn bench_baseline(
             v.get(4 * k..4 * k + 4)
                 .map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
         };
-        if let Some(k) = (0..b.len().div_ceil(4)).find(|&k| w(b, k) != w(&r.outputs[i], k)) {
+        let words = b.len().div_ceil(4);
+        let differ = |k: &usize| w(b, *k) != w(&r.outputs[i], *k);
+        if let Some(k) = (0..words).find(differ) {
+            // How many differ tells a baseline that rounds differently (a few words
+            // one unit apart) from one that computes something else.
             difference = Some(format!(
-                "{n} word {k}: GPU path {:#010x}, baseline {:#010x}",
+                "{n} word {k}: GPU path {:#010x}, baseline {:#010x}; {} of {words} words differ",
                 w(b, k),
-                w(&r.outputs[i], k)
+                w(&r.outputs[i], k),
+                (0..words).filter(differ).count()
             ));
             break;
         }

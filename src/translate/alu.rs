@@ -297,6 +297,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             let rel = ints.first().copied().unwrap_or(0);
             let r = match (&a, &b) {
                 (Num::I(x), Num::I(y)) => format!("rel_i({rel}u, {x}, {y})"),
+                (Num::F32(x), Num::F32(y)) => format!("rel_f32({rel}u, {x}, {y})"),
                 _ => format!("rel_f({rel}u, {}, {})", a.as_f64(), b.as_f64()),
             };
             Out::Bits(format!("select(0lu, 1lu, {r})"))

@@ -343,6 +343,19 @@ pub struct Target {
     /// ABI's cross-thread data): `init` reads those words at one address for all
     /// invocations instead of each from its thread's record (a gather on llvmpipe).
     pub shared_payload_from: Option<u32>,
+    /// Where the payload holds the local ids and how the launch numbers them, when the
+    /// host checked that every thread's ids follow it: straight modules then compute
+    /// each channel's ids instead of loading them (a gather on llvmpipe).
+    pub local_ids: Option<LocalIdLayout>,
+}
+
+/// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's
+/// ids (`None`: the kernel reads none), for work-groups of `local` items numbered x
+/// fastest, thread `t`'s channel `c` being item `t * SIMD + c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LocalIdLayout {
+    pub offsets: [Option<u32>; 3],
+    pub local: [u32; 3],
 }
 
 /// A translated kernel.
@@ -702,7 +715,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                             consts.clone(),
                             &straight,
                             launch,
-                            target.shared_payload_from,
+                            target,
                         ) {
                             Ok(m) => return Ok(m),
                             Err(e) => e.to_string(),

@@ -457,8 +457,9 @@ pub(super) fn translate(
     consts: HashMap<String, u64>,
     plan: &Plan,
     launch: Conditions,
-    shared_from: Option<u32>,
+    target: &super::Target,
 ) -> Result<Module, TranslateError> {
+    let shared_from = target.shared_payload_from;
     let cfg_blocks = blocks::split(&p.insts);
     let prefix = prefix_blocks(p, &cfg_blocks);
     let nblocks = cfg_blocks.ranges.len();
@@ -515,7 +516,7 @@ pub(super) fn translate(
     em.open("fn load_lane_inputs()");
     for &(base, e, poff) in &plan.promoted_inputs {
         let r = super::lanes::register(base);
-        em.line(&format!("{r} = {};", lane_input(poff, e)));
+        em.line(&format!("{r} = {};", lane_input(poff, e, target.local_ids)));
     }
     em.close();
     let cr0_at = cr0_values(p, plan, &cfg_blocks, cfg_blocks.ranges[prefix - 1].end);
@@ -1035,7 +1036,20 @@ fn emit_block_starts(em: &mut Emit, p: &Prepared, cfg: &blocks::Blocks) {
 /// (u64 for 8 bytes, else u32). An aligned element never straddles a word, so it is
 /// read without `payload_elem`'s byte loop: llvmpipe runs that loop (a gather in it)
 /// on every invocation, masked, whether or not it is taken.
-fn lane_input(poff: u32, e: u32) -> String {
+fn lane_input(poff: u32, e: u32, ids: Option<super::LocalIdLayout>) -> String {
+    // A local id, computed: the channel's item in its group, x fastest.
+    if let Some(ids) = ids.filter(|_| e == 2) {
+        let [lx, ly, _] = ids.local;
+        let item = "(pl_t * K_SIMD + lane)";
+        let dims = [
+            format!("{item} % {lx}u"),
+            format!("({item} / {lx}u) % {ly}u"),
+            format!("{item} / {}u", lx.saturating_mul(ly)),
+        ];
+        if let Some(d) = ids.offsets.iter().position(|&o| o == Some(poff)) {
+            return dims[d].clone();
+        }
+    }
     let at = format!("{poff}u + lane * {e}u");
     match e {
         4 if poff.is_multiple_of(4) => format!("pl_word({at})"),
