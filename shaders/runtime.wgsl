@@ -326,6 +326,12 @@ fn nan64(x: f64) -> bool {
     return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
 }
 
+// A NaN result of float arithmetic as the canonical NaN `nan` of its type (sign bit
+// `sign`, infinity `inf`): `alu::canonical_nan` of the interpreter.
+fn canon_nan(b: u64, sign: u64, inf: u64, nan: u64) -> u64 {
+    return select(b, nan, (b & ~sign) > inf);
+}
+
 // f64 -> i64 as Rust's `as` (NaN 0, saturating, toward zero): the integer view of a
 // float source in integer arithmetic.
 fn f2i(f: f64) -> i64 {

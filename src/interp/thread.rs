@@ -674,8 +674,11 @@ impl Thread {
                     }
                     let pick = pbits.is_none_or(|b| b & (1 << i) != 0);
                     let s = if pick { srcs[0] } else { srcs[1] };
-                    let (a, _) = self.src_num(s, i);
-                    out.push((i, alu::to_bits(a, dty, sat, &env), None));
+                    let (v, m) = self.src_elem(s, i);
+                    let a = alu::modify(v, m);
+                    let bits = alu::moved_nan(v, a, dty, sat)
+                        .unwrap_or_else(|| alu::to_bits(a, dty, sat, &env));
+                    out.push((i, bits, None));
                 }
             }
             Movs => {
@@ -833,7 +836,10 @@ fn element(
         }
     };
     let r = match inst.op {
-        Mov | Fcvt => out(a),
+        Mov | Fcvt => match raw.first() {
+            Some(&r) => alu::moved_nan(r, a, dty, sat).unwrap_or_else(|| out(a)),
+            None => out(a),
+        },
         Add => match fexec {
             Some(_) => out(fop(&|x, y, _| x + y, &|x, y, _| x + y)),
             None => out(Num::Int(a.as_int() + b.as_int())),
@@ -1046,6 +1052,11 @@ fn element(
                 other.spec_name()
             ))
         }
+    };
+    // Arithmetic's NaN results: the canonical NaN (the moves returned above).
+    let r = match inst.op {
+        Mov | Fcvt => r,
+        _ => alu::canonical_nan(r, dty),
     };
     Ok((r, None))
 }

@@ -490,16 +490,27 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     let (v, extra): (String, Option<String>) = if inst.op == Sel {
         let a = num(&bound[0]);
         let b = num(bound.get(1).unwrap_or(&bound[0]));
-        let pick = |x: &Num| to_bits(x, dty, sat);
+        let b_elem = bound.get(1).unwrap_or(&bound[0]);
+        let pick = |x: &Num, e: &Elem| keep_moved_nan(to_bits(x, dty, sat), e, dty, sat);
         (
-            format!("select({}, {}, (pb & (1u << i)) != 0u)", pick(&b), pick(&a)),
+            format!(
+                "select({}, {}, (pb & (1u << i)) != 0u)",
+                pick(&b, b_elem),
+                pick(&a, &bound[0])
+            ),
             None,
         )
     } else if inst.op == Movs {
         (bound[0].raw.clone(), None)
     } else {
+        let moves = matches!(inst.op, Mov | Fcvt);
         match element(inst.op, dty, &bound, &ints).map_err(unsupported)? {
-            Out::N(x) => (to_bits(&x, dty, sat), None),
+            Out::N(x) if moves => (
+                keep_moved_nan(to_bits(&x, dty, sat), &bound[0], dty, sat),
+                None,
+            ),
+            Out::N(x) => (canonical_nan(to_bits(&x, dty, sat), dty), None),
+            Out::Bits(b) if inst.op != Cmp => (canonical_nan(b, dty), None),
             Out::Bits(b) => (b, None),
             Out::Two(a, b) => (a, Some(b)),
         }
@@ -564,8 +575,52 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         em.line(&s);
     }
     em.close();
-    let _ = Modifier::None;
     Ok(())
+}
+
+/// The sign bit and the all-ones exponent of a float type (`interp::alu` likewise).
+fn float_layout(t: DataType) -> Option<(u64, u64)> {
+    match t {
+        DataType::F => Some((0x8000_0000, 0x7f80_0000)),
+        DataType::DF => Some((1 << 63, 0x7ff0_0000_0000_0000)),
+        DataType::HF => Some((0x8000, 0x7c00)),
+        DataType::BF => Some((0x8000, 0x7f80)),
+        _ => None,
+    }
+}
+
+/// The interpreter's `alu::canonical_nan`: a NaN result of float arithmetic becomes
+/// the positive quiet NaN without payload (adapters fill NaNs as they like).
+fn canonical_nan(bits: String, t: DataType) -> String {
+    let Some((sign, inf)) = float_layout(t) else {
+        return bits;
+    };
+    let nan = match t {
+        DataType::F => 0x7fc0_0000u64,
+        DataType::DF => 0x7ff8_0000_0000_0000,
+        DataType::HF => 0x7e00,
+        _ => 0x7fc0,
+    };
+    format!("canon_nan({bits}, {sign:#x}lu, {inf:#x}lu, {nan:#x}lu)")
+}
+
+/// The interpreter's `alu::moved_nan`: MOV and SEL of a NaN between equal float types
+/// keep its bits, with the sign the source modifier gives.
+fn keep_moved_nan(conv: String, e: &Elem, dty: DataType, sat: bool) -> String {
+    let Some((sign, inf)) = float_layout(dty) else {
+        return conv;
+    };
+    if sat || e.ty != dty {
+        return conv;
+    }
+    let raw = &e.raw;
+    let signed = match e.m {
+        Modifier::Neg => format!("({raw} ^ {sign:#x}lu)"),
+        Modifier::Abs => format!("({raw} & ~{sign:#x}lu)"),
+        Modifier::NegAbs => format!("({raw} | {sign:#x}lu)"),
+        _ => raw.clone(),
+    };
+    format!("select({conv}, {signed}, ({raw} & ~{sign:#x}lu) > {inf:#x}lu)")
 }
 
 /// Whether an instruction's results must be buffered before any is stored: its

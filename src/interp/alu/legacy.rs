@@ -224,6 +224,51 @@ pub fn to_bits(n: Num, to: DataType, sat: bool, env: &FpEnv) -> u64 {
     }
 }
 
+/// The sign bit and the NaN test of a float type's bits (`None`: not a float).
+fn float_layout(t: DataType) -> Option<(u64, u64)> {
+    // (sign bit, all ones exponent): NaN is `bits & !sign > inf`.
+    match t {
+        DataType::F => Some((0x8000_0000, 0x7f80_0000)),
+        DataType::DF => Some((1 << 63, 0x7ff0_0000_0000_0000)),
+        DataType::HF => Some((0x8000, 0x7c00)),
+        DataType::BF => Some((0x8000, 0x7f80)),
+        _ => None,
+    }
+}
+
+/// Whether `bits` are a NaN of float type `t`.
+pub fn is_nan_bits(bits: u64, t: DataType) -> bool {
+    float_layout(t).is_some_and(|(sign, inf)| bits & !sign > inf)
+}
+
+/// The NaN arithmetic results take (positive, quiet, no payload): the spec leaves
+/// NaN payloads and signs open, host and GPU float units fill them differently (x86's
+/// default NaN is negative, a sum keeps one operand's payload), so every float
+/// instruction but the moves (MOV, SEL, FCVT) writes this one instead.
+pub fn canonical_nan(bits: u64, t: DataType) -> u64 {
+    if !is_nan_bits(bits, t) {
+        return bits;
+    }
+    match t {
+        DataType::F => 0x7fc0_0000,
+        DataType::DF => 0x7ff8_0000_0000_0000,
+        DataType::HF => 0x7e00,
+        _ => 0x7fc0,
+    }
+}
+
+/// A move of a NaN between equal float types: its raw bits (signaling NaNs stay
+/// signaling, payloads stay), the sign the source modifier gave `n` (`None`: not such
+/// a move; the numeric path would quiet it through the host's f64).
+pub fn moved_nan(raw: Val, n: Num, to: DataType, sat: bool) -> Option<u64> {
+    let (sign, _) = float_layout(to)?;
+    let Num::Float(f) = n else { return None };
+    if sat || raw.ty != to || !is_nan_bits(raw.bits, to) {
+        return None;
+    }
+    Some((raw.bits & !sign) | if f.is_sign_negative() { sign } else { 0 })
+}
+
 /// The type an operation computes in: a float if any source or the destination is a
 /// float (the widest float), else an integer (extra precision).
 pub fn float_exec_type(dst: DataType, srcs: &[Val]) -> Option<DataType> {
