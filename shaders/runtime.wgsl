@@ -1004,7 +1004,9 @@ fn afl(v: u64, bits: u32) -> f64 {
     return f64(bitcast<f32>(u32(v)));
 }
 
+// A NaN result is the canonical NaN (`canon_nan`; interp `AtomicOp::apply`).
 fn atf(f: f64, bits: u32) -> u64 {
+    if (nan64(f)) { return select(select(0x7fc00000lu, 0x7e00lu, bits == 16u), 0x7ff8000000000000lu, bits == 64u); }
     if (bits == 64u) { return bitcast<u64>(f); }
     if (bits == 16u) { return u64(f64_to_hf(f)); }
     return u64(bitcast<u32>(f32(f)));

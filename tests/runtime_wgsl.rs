@@ -321,6 +321,73 @@ fn nan_rules_hold_on_the_adapter() {
     assert!(got[0].is_nan(), "f64_to_f32_rm(NaN, RU) = {}", got[0]);
 }
 
+/// Float atomics (`atomic_apply`'s FMAX, FMIN, FADD, FSUB on 16, 32 and 64 bits) give
+/// the interpreter's new memory value on special operands, NaN results included (the
+/// canonical NaN on both sides).
+#[test]
+fn float_atomics_match_the_interpreter_on_special_values() {
+    use visa_emu::interp::memory::AtomicOp;
+    let vals32 = [
+        0x7fc0_0000u64,
+        0xffba_dbad,
+        0x7f80_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0,
+        0x8000_0000,
+        1,
+        0x3f80_0000,
+    ];
+    let vals64 = [
+        0x7ff8_0000_0000_0000u64,
+        0xfff0_0000_dead_beef,
+        0x7ff0_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0,
+        1 << 63,
+        1,
+        0x3ff0_0000_0000_0000,
+    ];
+    let vals16 = [
+        0x7e00u64, 0xfd55, 0x7c01, 0x7c00, 0xfc00, 0, 0x8000, 1, 0x3c00,
+    ];
+    let ops = [
+        (14u32, AtomicOp::FMax),
+        (15, AtomicOp::FMin),
+        (17, AtomicOp::FAdd),
+        (18, AtomicOp::FSub),
+    ];
+    for (bits, vals) in [(32u32, &vals32[..]), (64, &vals64[..]), (16, &vals16[..])] {
+        let pairs: Vec<[f64; 3]> = vals
+            .iter()
+            .flat_map(|&a| {
+                vals.iter()
+                    .map(move |&b| [f64::from_bits(a), f64::from_bits(b), 0.0])
+            })
+            .collect();
+        for (code, op) in ops {
+            let got = run_f64_extra(
+                &[
+                    "atomic_apply", "afl", "atf", "fminmax64", "hf2f", "f2hf", "f64_to_hf", "nan64",
+                    "sext", "mask_bits",
+                ],
+                "struct AtomicNew { v: u64, keep: bool }\n",
+                &format!("bitcast<f64>(atomic_apply({code}u, bitcast<u64>(a), bitcast<u64>(b), 0lu, {bits}u).v)"),
+                &pairs,
+            );
+            for (p, g) in pairs.iter().zip(got) {
+                let (old, s0) = (p[0].to_bits(), p[1].to_bits());
+                let want = op.apply(old, s0, 0, bits).unwrap();
+                assert_eq!(
+                    g.to_bits(),
+                    want,
+                    "{op:?} on {bits} bits of {old:#x}, {s0:#x}"
+                );
+            }
+        }
+    }
+}
+
 /// The lane mapping's mirrored stores (`gstm`): eight invocations store into their own
 /// private GRF copies and merge the bytes they wrote into the shared mirror; after a
 /// barrier the mirror holds every lane's bytes and nothing else changed. Sub-word

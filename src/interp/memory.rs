@@ -428,8 +428,14 @@ impl AtomicOp {
                 _ => f32::from_bits(v as u32) as f64,
             }
         };
+        // A NaN result is the canonical NaN, as float arithmetic's (`alu::canonical_nan`).
         let tf = |f: f64| -> u64 {
             match bits {
+                _ if f.is_nan() => match bits {
+                    64 => 0x7ff8_0000_0000_0000,
+                    16 => 0x7e00,
+                    _ => 0x7fc0_0000,
+                },
                 64 => f.to_bits(),
                 16 => half::f16::from_f64(f).to_bits() as u64,
                 _ => (f as f32).to_bits() as u64,
