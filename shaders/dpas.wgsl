@@ -111,6 +111,8 @@ fn dpas_run(dst: u32, s0: u32, s0_ty: u32, d_ty: u32, s1: u32, s2: u32, w: u32, 
                     v = bitcast<u32>(tf);
                     if (d_ty == 3u) { v = f2hf(tf); }
                     if (d_ty == 4u) { v = f64_to_bf(f64(tf)); }
+                    // A NaN result is the canonical NaN (`canon_nan`).
+                    if (nan32(tf)) { v = select(select(0x7fc00000u, 0x7e00u, d_ty == 3u), 0x7fc0u, d_ty == 4u); }
                 }
                 gst(dst + e * d_size, d_size, u64(v));
             }

@@ -812,6 +812,73 @@ fn dpas_agrees_with_the_interpreter() {
     assert_eq!(g.mapping, "threads", "{:?}", g.note);
 }
 
+/// DPAS's float stages on NaNs, infinities, signed zeros and denormals of hf, bf and f
+/// (the own case's half and bfloat matrices and its f accumulator replaced): the
+/// interpreter's bytes, NaN results being the canonical NaN of the destination on both
+/// sides (they differed in their bits before stop 29).
+#[test]
+fn dpas_special_inputs_agree_with_the_interpreter() {
+    let v = "dpas/acm-g10-simd8";
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases")
+        .join(v);
+    let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let tmp = std::env::temp_dir().join(format!("visa-emu-dpas-special-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let hf: [u32; 10] = [
+        0x7e00, 0xfd55, 0x7c01, 0x7c00, 0xfc00, 0, 0x8000, 1, 0x3c00, 0x7bff,
+    ];
+    let bf: [u32; 10] = [
+        0x7fc0, 0xffa0, 0x7f81, 0x7f80, 0xff80, 0, 0x8000, 1, 0x3f80, 0x7f7f,
+    ];
+    let f: [u32; 9] = [
+        0x7fc0_0000,
+        0xffba_dbad,
+        0x7f80_0001,
+        0x7f80_0000,
+        0xff80_0000,
+        0,
+        0x8000_0000,
+        1,
+        0x3f80_0000,
+    ];
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut pick = move |n: usize| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s % n as u64) as usize
+    };
+    for a in case.args.iter_mut() {
+        let words: Vec<u32> = match a.name.as_str() {
+            "ah" | "bh" => (0..256)
+                .map(|_| hf[pick(10)] | hf[pick(10)] << 16)
+                .collect(),
+            "abf" | "bbf" => (0..256)
+                .map(|_| bf[pick(10)] | bf[pick(10)] << 16)
+                .collect(),
+            "cf" => (0..256).map(|_| f[pick(9)]).collect(),
+            _ => continue,
+        };
+        let path = tmp.join(format!("{}.bin", a.name));
+        std::fs::write(
+            &path,
+            words
+                .iter()
+                .flat_map(|w| w.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        a.input_file = Some(path.display().to_string());
+    }
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let g = visa_emu::backend::gpu::run_case(&mut ctx, &dir, &case, 50_000_000)
+        .unwrap_or_else(|e| panic!("{v}: {e}"));
+    assert_same_run(&format!("{v} (special inputs)"), &cpu, &g);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// LSC 2D block loads and stores (own case `block2d_lsc`, PVC SIMD16: plain, VNNI and
 /// transposed loads, stores, clipping at the surface's edges) in the thread mapping.
 #[test]

@@ -276,7 +276,12 @@ pub fn dpas(
                 let f = floats[i];
                 let dfmt = Fmt::of(dst).unwrap_or(Fmt::F);
                 let v = float::round(dfmt, f, 0, super::Rounding::Rne, true);
-                let bits = float::encode(dfmt, v);
+                // A NaN result is the canonical NaN, as float arithmetic's.
+                let bits = if v.is_nan() {
+                    super::float_ops::default_nan(dfmt)
+                } else {
+                    float::encode(dfmt, v)
+                };
                 out.extend_from_slice(&bits.to_le_bytes()[..out_size]);
             } else {
                 out.extend_from_slice(&(ints[i] as u32).to_le_bytes());
