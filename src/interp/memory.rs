@@ -431,11 +431,15 @@ impl AtomicOp {
         // A NaN result is the canonical NaN, as float arithmetic's (`alu::canonical_nan`).
         let tf = |f: f64| -> u64 {
             match bits {
-                _ if f.is_nan() => match bits {
-                    64 => 0x7ff8_0000_0000_0000,
-                    16 => 0x7e00,
-                    _ => 0x7fc0_0000,
-                },
+                _ if f.is_nan() => {
+                    use crate::ir::DataType::{DF, F, HF};
+                    let t = match bits {
+                        64 => DF,
+                        16 => HF,
+                        _ => F,
+                    };
+                    super::alu::default_nan(t).unwrap_or_default()
+                }
                 64 => f.to_bits(),
                 16 => half::f16::from_f64(f).to_bits() as u64,
                 _ => (f as f32).to_bits() as u64,

@@ -6,6 +6,7 @@
 
 use super::operand::{self, dst_range, is_float, num, src_elem, to_bits, Elem, Num};
 use super::{chen_expr, Emit, TranslateError};
+use crate::interp::alu::{default_nan, float_layout};
 use crate::interp::prepare::{Dst, PInst, Src};
 use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
@@ -578,30 +579,15 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     Ok(())
 }
 
-/// The sign bit and the all-ones exponent of a float type (`interp::alu` likewise).
-fn float_layout(t: DataType) -> Option<(u64, u64)> {
-    match t {
-        DataType::F => Some((0x8000_0000, 0x7f80_0000)),
-        DataType::DF => Some((1 << 63, 0x7ff0_0000_0000_0000)),
-        DataType::HF => Some((0x8000, 0x7c00)),
-        DataType::BF => Some((0x8000, 0x7f80)),
-        _ => None,
-    }
-}
-
 /// The interpreter's `alu::canonical_nan`: a NaN result of float arithmetic becomes
 /// the positive quiet NaN without payload (adapters fill NaNs as they like).
 fn canonical_nan(bits: String, t: DataType) -> String {
-    let Some((sign, inf)) = float_layout(t) else {
-        return bits;
-    };
-    let nan = match t {
-        DataType::F => 0x7fc0_0000u64,
-        DataType::DF => 0x7ff8_0000_0000_0000,
-        DataType::HF => 0x7e00,
-        _ => 0x7fc0,
-    };
-    format!("canon_nan({bits}, {sign:#x}lu, {inf:#x}lu, {nan:#x}lu)")
+    match (float_layout(t), default_nan(t)) {
+        (Some((sign, inf)), Some(nan)) => {
+            format!("canon_nan({bits}, {sign:#x}lu, {inf:#x}lu, {nan:#x}lu)")
+        }
+        _ => bits,
+    }
 }
 
 /// The interpreter's `alu::moved_nan`: MOV and SEL of a NaN between equal float types

@@ -224,9 +224,9 @@ pub fn to_bits(n: Num, to: DataType, sat: bool, env: &FpEnv) -> u64 {
     }
 }
 
-/// The sign bit and the NaN test of a float type's bits (`None`: not a float).
-fn float_layout(t: DataType) -> Option<(u64, u64)> {
-    // (sign bit, all ones exponent): NaN is `bits & !sign > inf`.
+/// A float type's sign bit and all-ones exponent (`None`: not a float); its bits are a
+/// NaN when `bits & !sign > inf`.
+pub fn float_layout(t: DataType) -> Option<(u64, u64)> {
     match t {
         DataType::F => Some((0x8000_0000, 0x7f80_0000)),
         DataType::DF => Some((1 << 63, 0x7ff0_0000_0000_0000)),
@@ -246,15 +246,21 @@ pub fn is_nan_bits(bits: u64, t: DataType) -> bool {
 /// default NaN is negative, a sum keeps one operand's payload), so every float
 /// instruction but the moves (MOV, SEL, FCVT) writes this one instead.
 pub fn canonical_nan(bits: u64, t: DataType) -> u64 {
-    if !is_nan_bits(bits, t) {
-        return bits;
+    match default_nan(t) {
+        Some(nan) if is_nan_bits(bits, t) => nan,
+        _ => bits,
     }
-    match t {
+}
+
+/// The canonical NaN of a float type (`None`: not a float).
+pub fn default_nan(t: DataType) -> Option<u64> {
+    Some(match t {
         DataType::F => 0x7fc0_0000,
         DataType::DF => 0x7ff8_0000_0000_0000,
         DataType::HF => 0x7e00,
-        _ => 0x7fc0,
-    }
+        DataType::BF => 0x7fc0,
+        _ => return None,
+    })
 }
 
 /// A move of a NaN between equal float types: its raw bits (signaling NaNs stay

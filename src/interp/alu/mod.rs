@@ -45,8 +45,8 @@ pub use convert::convert;
 pub use dpas::{check as dpas_check, dpas, DpasShape, Precision};
 pub use exec::exec;
 pub use legacy::{
-    canonical_nan, compare, f64_to_f32, float_exec_type, fmin_max, is_float, is_nan_bits, modify,
-    moved_nan, num, round_exec, to_bits, unpack, Num,
+    canonical_nan, compare, default_nan, f64_to_f32, float_exec_type, float_layout, fmin_max,
+    is_float, is_nan_bits, modify, moved_nan, num, round_exec, to_bits, unpack, Num,
 };
 pub use modifier::{apply_src_modifier, unpack_immediate};
 pub use types::{AluError, AluOp, AluOut, FpEnv, RelOp, Rounding, TypeList, Val};
