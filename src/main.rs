@@ -178,6 +178,10 @@ enum Command {
         /// On a disagreement, do not search for the first differing instruction.
         #[arg(long)]
         no_localize: bool,
+        /// Also run every adapter in the thread mapping (an invocation per vISA
+        /// thread; each adapter always runs the mapping `run` picks, `--mapping auto`).
+        #[arg(long)]
+        threads: bool,
         /// Also run every adapter in the lane mapping (an invocation per channel).
         #[arg(long)]
         lanes: bool,
@@ -650,7 +654,7 @@ fn validate(
     paths: &[PathBuf],
     json: Option<&std::path::Path>,
     localize: bool,
-    lanes: bool,
+    extra: visa_emu::cli::validate::Mappings,
     backends: &[String],
 ) -> Result<(), Failed> {
     use visa_emu::cli::{conformance as c, validate as v};
@@ -680,7 +684,7 @@ fn validate(
     let mut reports = Vec::new();
     for (i, dir) in variants.iter().enumerate() {
         eprintln!("[{}/{}] {}", i + 1, variants.len(), c::variant_name(dir));
-        reports.push(v::validate_variant(dir, &mut adapters, localize, lanes));
+        reports.push(v::validate_variant(dir, &mut adapters, localize, extra));
     }
     print!("{}", v::table(&reports));
     if let Some(p) = json {
@@ -784,9 +788,16 @@ fn main() -> ExitCode {
             paths,
             json,
             no_localize,
+            threads,
             lanes,
             backends,
-        } => validate(&paths, json.as_deref(), !no_localize, lanes, &backends),
+        } => validate(
+            &paths,
+            json.as_deref(),
+            !no_localize,
+            visa_emu::cli::validate::Mappings { threads, lanes },
+            &backends,
+        ),
         Command::Conformance {
             paths,
             device,

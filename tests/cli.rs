@@ -164,6 +164,14 @@ fn run_on_the_gpu_path_and_validate_across_adapters() {
             && t["target"].as_str().is_some_and(|n| n.starts_with("gl "))),
         "the GL backend did not agree: {targets:?}"
     );
+    // Each adapter runs the mapping `run` picks (saxpy: straight) and names it.
+    assert!(
+        targets.iter().any(|t| t["verdict"] == "agree"
+            && t["target"]
+                .as_str()
+                .is_some_and(|n| n.ends_with("[straight]"))),
+        "no target ran the straight form: {targets:?}"
+    );
     // `--lanes`: the lane mapping of the same adapter agrees too.
     assert!(
         targets.iter().any(|t| t["verdict"] == "agree"

@@ -146,14 +146,22 @@ fn dtype_of(case: &Case, buffer: &str) -> String {
         .unwrap_or_else(|| "uint32".into())
 }
 
-/// Run one variant on the interpreter and on every usable adapter; `lanes`: also in
-/// the lane mapping; `localize`: find the first differing instruction of a
-/// disagreement.
+/// Which GPU mappings `validate` runs on every adapter: the one `run` picks (always),
+/// and the thread and lane mappings where asked.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Mappings {
+    pub threads: bool,
+    pub lanes: bool,
+}
+
+/// Run one variant on the interpreter and on every usable adapter, in the mapping `run`
+/// picks and the `extra` ones; `localize`: find the first differing instruction of a
+/// disagreement (probes of the thread mapping).
 pub fn validate_variant(
     dir: &Path,
     adapters: &mut Adapters,
     localize: bool,
-    lanes: bool,
+    extra: Mappings,
 ) -> VariantReport {
     let variant = crate::cli::conformance::variant_name(dir);
     let mut targets = Vec::new();
@@ -190,6 +198,15 @@ pub fn validate_variant(
     let t_build = Instant::now();
     let mut built = gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT);
     let build_ms = ms(t_build);
+    // `None`: the mapping `build` chose, as `run` would run it.
+    let chosen = built.as_ref().map_or(gpu::Mapping::Threads, |l| l.mapping);
+    let mut mappings = vec![None];
+    if extra.threads && chosen != gpu::Mapping::Threads {
+        mappings.push(Some(gpu::Mapping::Threads));
+    }
+    if extra.lanes {
+        mappings.push(Some(gpu::Mapping::Lanes));
+    }
     for (name, ctx) in adapters.devices.iter_mut() {
         let ctx = match ctx {
             Ok(c) => c,
@@ -206,16 +223,13 @@ pub fn validate_variant(
                 continue;
             }
         };
-        let mappings: &[gpu::Mapping] = if lanes {
-            &[gpu::Mapping::Threads, gpu::Mapping::Lanes]
-        } else {
-            &[gpu::Mapping::Threads]
-        };
-        for &mapping in mappings {
-            let target = match mapping {
-                gpu::Mapping::Threads => name.clone(),
-                gpu::Mapping::Lanes => format!("{name} [lanes]"),
-                gpu::Mapping::Auto => format!("{name} [auto]"),
+        for &asked in &mappings {
+            let mapping = asked.unwrap_or(chosen);
+            let target = match asked {
+                None => name.clone(),
+                Some(gpu::Mapping::Threads) => format!("{name} [threads]"),
+                Some(gpu::Mapping::Lanes) => format!("{name} [lanes]"),
+                Some(gpu::Mapping::Auto) => format!("{name} [auto]"),
             };
             let t = Instant::now();
             let launch = match &mut built {
@@ -246,6 +260,11 @@ pub fn validate_variant(
             match gpu::execute(ctx, launch) {
                 Err(e) => targets.push(error_target(&target, e, build_ms + ms(t))),
                 Ok(run) => {
+                    // The mapping `run` picks: name it.
+                    let target = match asked {
+                        None => format!("{name} [{}]", run.mapping),
+                        Some(_) => target,
+                    };
                     let buffers: Vec<BufferVerdict> = reference
                         .iter()
                         .map(|(n, want)| {
@@ -258,8 +277,10 @@ pub fn validate_variant(
                         })
                         .collect();
                     let agree = buffers.iter().all(|b| b.agree);
-                    // Probes run the thread mapping: localize its disagreements.
-                    let localization = (!agree && localize && run.mapping == "threads")
+                    // Probes run the thread mapping: a disagreement of another
+                    // mapping that the thread mapping does not share localizes to
+                    // an error saying the registers never part.
+                    let localization = (!agree && localize)
                         .then(|| crate::backend::localize::localize(ctx, dir, &case));
                     targets.push(TargetResult {
                         target,
