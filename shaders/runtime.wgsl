@@ -316,8 +316,8 @@ fn mask_bits(bits: u32) -> u64 {
 }
 
 // NaN tests on the bits. naga writes `!=` on floats as SPIR-V's FOrdNotEqual, false
-// when an operand is NaN, so `x != x` finds none (and `rel_*` write NE as `!(x == y)`:
-// CMP's NE is true for unordered operands).
+// when an operand is NaN, so `x != x` finds none (and `rel_f`/`rel_f32` write NE as
+// `!(x == y)`: CMP's NE is true for unordered operands).
 fn nan32(x: f32) -> bool {
     return (bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u;
 }
@@ -516,7 +516,7 @@ fn fminmax32(a: f32, b: f32, is_max: bool) -> f32 {
 fn rel_i(rel: u32, x: i64, y: i64) -> bool {
     switch rel {
         case 0u: { return x == y; }
-        case 1u: { return !(x == y); }
+        case 1u: { return x != y; }
         case 2u: { return x > y; }
         case 3u: { return x >= y; }
         case 4u: { return x < y; }

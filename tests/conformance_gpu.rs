@@ -660,53 +660,9 @@ fn nan_rules_agree_natively_and_emulated() {
 /// payloads; infinities; signed zeros; denormals; the largest finite values; values at
 /// the integer limits (every fourth element random bits).
 fn special_inputs(case: &mut visa_emu::corpus::case::Case, dir: &std::path::Path) {
-    const F32: [u32; 20] = [
-        0x7fc0_0000,
-        0xffc0_0000,
-        0x7f80_0001,
-        0x7fba_dbad,
-        0xff80_0000,
-        0x7f80_0000,
-        0,
-        0x8000_0000,
-        1,
-        0x8000_0001,
-        0x007f_ffff,
-        0x0080_0000,
-        0x7f7f_ffff,
-        0xff7f_ffff,
-        0x3f80_0000,
-        0x4f00_0000,
-        0xcf00_0000,
-        0x5f00_0000,
-        0x437f_8000,
-        0xc020_0000,
-    ];
-    const F64: [u64; 12] = [
-        0x7ff8_0000_0000_0000,
-        0xfff8_0000_0000_0000,
-        0x7ff0_0000_0000_0001,
-        0xfff0_0000_0000_0000,
-        0,
-        0x8000_0000_0000_0000,
-        1,
-        0x800f_ffff_ffff_ffff,
-        0x7fef_ffff_ffff_ffff,
-        0x3ff0_0000_0000_0000,
-        0x43e0_0000_0000_0000,
-        0xc3e0_0000_0000_0000,
-    ];
-    const F16: [u16; 12] = [
-        0x7e00, 0xfe00, 0x7c01, 0xfd55, 0xfc00, 0x7c00, 0, 0x8000, 1, 0x83ff, 0x7bff, 0x3c00,
-    ];
+    use common::{SPECIAL_F16 as F16, SPECIAL_F32 as F32, SPECIAL_F64 as F64};
     std::fs::create_dir_all(dir).unwrap();
-    let mut s = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = common::xorshift(0x9e37_79b9_7f4a_7c15);
     for a in case.args.iter_mut() {
         let (Some(n), Some(t)) = (a.count, a.dtype.clone()) else {
             continue;
@@ -718,7 +674,7 @@ fn special_inputs(case: &mut visa_emu::corpus::case::Case, dir: &std::path::Path
         for i in 0..n as usize {
             let r = next();
             let k = i * 7 + (r % 3) as usize;
-            let random = r % 4 == 0;
+            let random = r.is_multiple_of(4);
             match t.as_str() {
                 "float32" => {
                     data.extend(if random { r as u32 } else { F32[k % F32.len()] }.to_le_bytes())
@@ -825,39 +781,21 @@ fn dpas_special_inputs_agree_with_the_interpreter() {
     let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
     let tmp = std::env::temp_dir().join(format!("visa-emu-dpas-special-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
-    let hf: [u32; 10] = [
-        0x7e00, 0xfd55, 0x7c01, 0x7c00, 0xfc00, 0, 0x8000, 1, 0x3c00, 0x7bff,
-    ];
+    use common::{SPECIAL_F16 as HF, SPECIAL_F32 as F};
     let bf: [u32; 10] = [
         0x7fc0, 0xffa0, 0x7f81, 0x7f80, 0xff80, 0, 0x8000, 1, 0x3f80, 0x7f7f,
     ];
-    let f: [u32; 9] = [
-        0x7fc0_0000,
-        0xffba_dbad,
-        0x7f80_0001,
-        0x7f80_0000,
-        0xff80_0000,
-        0,
-        0x8000_0000,
-        1,
-        0x3f80_0000,
-    ];
-    let mut s = 0x2545_f491_4f6c_dd1du64;
-    let mut pick = move |n: usize| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s % n as u64) as usize
-    };
+    let mut next = common::xorshift(0x2545_f491_4f6c_dd1d);
+    let mut pick = move |n: usize| (next() % n as u64) as usize;
     for a in case.args.iter_mut() {
         let words: Vec<u32> = match a.name.as_str() {
             "ah" | "bh" => (0..256)
-                .map(|_| hf[pick(10)] | hf[pick(10)] << 16)
+                .map(|_| u32::from(HF[pick(HF.len())]) | u32::from(HF[pick(HF.len())]) << 16)
                 .collect(),
             "abf" | "bbf" => (0..256)
                 .map(|_| bf[pick(10)] | bf[pick(10)] << 16)
                 .collect(),
-            "cf" => (0..256).map(|_| f[pick(9)]).collect(),
+            "cf" => (0..256).map(|_| F[pick(F.len())]).collect(),
             _ => continue,
         };
         let path = tmp.join(format!("{}.bin", a.name));

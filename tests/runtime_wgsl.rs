@@ -2,6 +2,8 @@
 //! CI) and compared with Rust's IEEE operations, on inputs chosen to hit their hard
 //! cases. Fails, never skips, without an adapter.
 
+mod common;
+
 use visa_emu::translate::runtime_function;
 use visa_emu_host::{BufferUse, ComputeJob, GpuContext, GpuOptions, JobBuffer};
 
@@ -327,30 +329,9 @@ fn nan_rules_hold_on_the_adapter() {
 #[test]
 fn float_atomics_match_the_interpreter_on_special_values() {
     use visa_emu::interp::memory::AtomicOp;
-    let vals32 = [
-        0x7fc0_0000u64,
-        0xffba_dbad,
-        0x7f80_0001,
-        0x7f80_0000,
-        0xff80_0000,
-        0,
-        0x8000_0000,
-        1,
-        0x3f80_0000,
-    ];
-    let vals64 = [
-        0x7ff8_0000_0000_0000u64,
-        0xfff0_0000_dead_beef,
-        0x7ff0_0000_0000_0000,
-        0xfff0_0000_0000_0000,
-        0,
-        1 << 63,
-        1,
-        0x3ff0_0000_0000_0000,
-    ];
-    let vals16 = [
-        0x7e00u64, 0xfd55, 0x7c01, 0x7c00, 0xfc00, 0, 0x8000, 1, 0x3c00,
-    ];
+    let vals32 = common::SPECIAL_F32.map(u64::from);
+    let vals64 = common::SPECIAL_F64;
+    let vals16 = common::SPECIAL_F16.map(u64::from);
     let ops = [
         (14u32, AtomicOp::FMax),
         (15, AtomicOp::FMin),

@@ -177,15 +177,17 @@ fn bench_baseline(
                 .map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
         };
         let words = b.len().div_ceil(4);
-        let differ = |k: &usize| w(b, *k) != w(&r.outputs[i], *k);
-        if let Some(k) = (0..words).find(differ) {
+        let differ: Vec<usize> = (0..words)
+            .filter(|&k| w(b, k) != w(&r.outputs[i], k))
+            .collect();
+        if let Some(&k) = differ.first() {
             // How many differ tells a baseline that rounds differently (a few words
             // one unit apart) from one that computes something else.
             difference = Some(format!(
                 "{n} word {k}: GPU path {:#010x}, baseline {:#010x}; {} of {words} words differ",
                 w(b, k),
                 w(&r.outputs[i], k),
-                (0..words).filter(differ).count()
+                differ.len()
             ));
             break;
         }

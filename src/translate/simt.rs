@@ -1038,17 +1038,17 @@ fn emit_block_starts(em: &mut Emit, p: &Prepared, cfg: &blocks::Blocks) {
 /// on every invocation, masked, whether or not it is taken.
 fn lane_input(poff: u32, e: u32, ids: Option<super::LocalIdLayout>) -> String {
     // A local id, computed: the channel's item in its group, x fastest.
-    if let Some(ids) = ids.filter(|_| e == 2) {
-        let [lx, ly, _] = ids.local;
+    let dim = ids.filter(|_| e == 2).and_then(|ids| {
+        let d = ids.offsets.iter().position(|&o| o == Some(poff))?;
+        Some((d, ids.local))
+    });
+    if let Some((d, [lx, ly, _])) = dim {
         let item = "(pl_t * K_SIMD + lane)";
-        let dims = [
-            format!("{item} % {lx}u"),
-            format!("({item} / {lx}u) % {ly}u"),
-            format!("{item} / {}u", lx.saturating_mul(ly)),
-        ];
-        if let Some(d) = ids.offsets.iter().position(|&o| o == Some(poff)) {
-            return dims[d].clone();
-        }
+        return match d {
+            0 => format!("{item} % {lx}u"),
+            1 => format!("({item} / {lx}u) % {ly}u"),
+            _ => format!("{item} / {}u", lx.saturating_mul(ly)),
+        };
     }
     let at = format!("{poff}u + lane * {e}u");
     match e {

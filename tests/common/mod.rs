@@ -68,3 +68,61 @@ pub fn prepared(dir: &std::path::Path) -> visa_emu::interp::prepare::Prepared {
     visa_emu::interp::prepare(&program, &case.kernel)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
+
+/// Special f32 bits: NaNs of both signs, quiet and signaling, with payloads;
+/// infinities; signed zeros; denormals; the largest finite values; values at the
+/// integer limits.
+pub const SPECIAL_F32: [u32; 20] = [
+    0x7fc0_0000,
+    0xffc0_0000,
+    0x7f80_0001,
+    0x7fba_dbad,
+    0xff80_0000,
+    0x7f80_0000,
+    0,
+    0x8000_0000,
+    1,
+    0x8000_0001,
+    0x007f_ffff,
+    0x0080_0000,
+    0x7f7f_ffff,
+    0xff7f_ffff,
+    0x3f80_0000,
+    0x4f00_0000,
+    0xcf00_0000,
+    0x5f00_0000,
+    0x437f_8000,
+    0xc020_0000,
+];
+
+/// [`SPECIAL_F32`]'s kinds in f64 bits.
+pub const SPECIAL_F64: [u64; 12] = [
+    0x7ff8_0000_0000_0000,
+    0xfff8_0000_0000_0000,
+    0x7ff0_0000_0000_0001,
+    0xfff0_0000_0000_0000,
+    0,
+    0x8000_0000_0000_0000,
+    1,
+    0x800f_ffff_ffff_ffff,
+    0x7fef_ffff_ffff_ffff,
+    0x3ff0_0000_0000_0000,
+    0x43e0_0000_0000_0000,
+    0xc3e0_0000_0000_0000,
+];
+
+/// [`SPECIAL_F32`]'s kinds in half bits.
+pub const SPECIAL_F16: [u16; 12] = [
+    0x7e00, 0xfe00, 0x7c01, 0xfd55, 0xfc00, 0x7c00, 0, 0x8000, 1, 0x83ff, 0x7bff, 0x3c00,
+];
+
+/// A deterministic xorshift64 stream from `seed` (not 0).
+pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut s = seed;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    }
+}
