@@ -43,8 +43,8 @@ fn dpas_dot(bw: u32, first: u32, wb: u32, w: u32, aw: u32, fa: u32, ab: u32, a: 
 // A float element's value (exact in f64).
 fn dpas_float(raw: u32, p: u32) -> f64 {
     if (p == 10u) { return f64(hf2f(raw & 0xffffu)); }
-    if (p == 9u) { return f64(bf2f(raw & 0xffffu)); }
-    return f64(bitcast<f32>(raw & 0xffffe000u));
+    if (p == 9u) { return w32(bf2f(raw & 0xffffu)); }
+    return w32(bitcast<f32>(raw & 0xffffe000u));
 }
 
 // The error of s = a + b (TwoSum; `opaque_f64` keeps the driver from folding it).
@@ -60,9 +60,9 @@ fn dpas_two_sum_err(a: f64, b0: f64, s: f64) -> f64 {
 fn dpas_acc(t: f32, p0: f64, p1: f64) -> f32 {
     let uh = p0 + p1;
     let ul = dpas_two_sum_err(p0, p1, uh);
-    let th = f64(t) + uh;
-    let tl = dpas_two_sum_err(f64(t), uh, th);
-    return f32(add_odd(th, add_odd(tl, ul)));
+    let th = w32(t) + uh;
+    let tl = dpas_two_sum_err(w32(t), uh, th);
+    return n32(add_odd(th, add_odd(tl, ul)));
 }
 
 fn dpas_run(dst: u32, s0: u32, s0_ty: u32, d_ty: u32, s1: u32, s2: u32, w: u32, a: u32,
@@ -110,7 +110,7 @@ fn dpas_run(dst: u32, s0: u32, s0_ty: u32, d_ty: u32, s1: u32, s2: u32, w: u32, 
                 if (fl) {
                     v = bitcast<u32>(tf);
                     if (d_ty == 3u) { v = f2hf(tf); }
-                    if (d_ty == 4u) { v = f64_to_bf(f64(tf)); }
+                    if (d_ty == 4u) { v = f64_to_bf(w32(tf)); }
                     // A NaN result is the canonical NaN (`canon_nan`).
                     if (nan32(tf)) { v = select(select(0x7fc00000u, 0x7e00u, d_ty == 3u), 0x7fc0u, d_ty == 4u); }
                 }

@@ -326,6 +326,37 @@ fn nan64(x: f64) -> bool {
     return (bitcast<u64>(x) & 0x7ffffffffffffffflu) > 0x7ff0000000000000lu;
 }
 
+// Adapters that flush f32 denormals (NVIDIA's Vulkan driver; WGSL cannot ask for
+// SPIR-V's DenormPreserve) get `true` here from the host (`backend::gpu`, after its
+// probe): f32 values then cross to f64 and back on their bits (`w32`, `n32`) and F
+// arithmetic runs in f64, rounded once to f32 (a product of f32 values is exact in
+// f64; a sum, quotient or root rounded in f64 first is still rounded correctly, as
+// 53 >= 2 * 24 + 2). Elsewhere both are plain conversions.
+const F32_FTZ: bool = false;
+
+// f32 -> f64, exact for denormals on any adapter.
+fn w32(x: f32) -> f64 {
+    if (!F32_FTZ) { return f64(x); }
+    let b = bitcast<u32>(x);
+    if ((b & 0x7f800000u) != 0u) { return f64(x); }
+    let m = f64(b & 0x7fffffu) * 1.401298464324817e-45lf;
+    if ((b >> 31u) != 0u) { return -m; }
+    return m;
+}
+
+// f64 -> f32 rounded to nearest even, denormal results too on any adapter. The range
+// test is on the bits: a compiler may take `abs(1 / sqrt(x))` for `1 / sqrt(x)`, which
+// is -inf at -0 (Mesa's NIR does).
+fn n32(f: f64) -> f32 {
+    if (!F32_FTZ) { return f32(f); }
+    let b = bitcast<u64>(f);
+    let mag = b & 0x7ffffffffffffffflu;
+    // Zeros, normal results (2^-126 and up), infinities and NaNs: native.
+    if (mag == 0lu || mag >= 0x3810000000000000lu) { return f32(f); }
+    let m = u32(round(bitcast<f64>(mag) * 7.1362384635298e44lf));
+    return bitcast<f32>(m | (u32(b >> 32u) & 0x80000000u));
+}
+
 // A NaN result of float arithmetic as the canonical NaN `nan` of its type (sign bit
 // `sign`, infinity `inf`): `alu::canonical_nan` of the interpreter.
 fn canon_nan(b: u64, sign: u64, inf: u64, nan: u64) -> u64 {
@@ -359,11 +390,11 @@ fn f2uq(f: f64) -> u64 {
 
 // f64 -> f32 in the cr0 rounding mode (0 RNE, 1 RU, 2 RD, 3 RZ).
 fn f64_to_f32_rm(f: f64, mode: u32) -> f32 {
-    let r = f32(f);
-    if (mode == 0u || nan64(f) || f64(r) == f) { return r; }
+    let r = n32(f);
+    if (mode == 0u || nan64(f) || w32(r) == f) { return r; }
     var lo = r;
     var hi = r;
-    if (f64(r) < f) { hi = next_up(r); } else { lo = next_down(r); }
+    if (w32(r) < f) { hi = next_up(r); } else { lo = next_down(r); }
     switch mode {
         case 1u: { return hi; }
         case 2u: { return lo; }
@@ -371,15 +402,18 @@ fn f64_to_f32_rm(f: f64, mode: u32) -> f32 {
     }
 }
 
+// On the bits: an adapter that flushes denormals would take one for zero.
 fn next_up(x: f32) -> f32 {
     let b = bitcast<u32>(x);
     if (nan32(x) || b == 0x7f800000u) { return x; }
-    if (x == 0.0) { return bitcast<f32>(1u); }
-    if (x > 0.0) { return bitcast<f32>(b + 1u); }
+    if ((b & 0x7fffffffu) == 0u) { return bitcast<f32>(1u); }
+    if ((b >> 31u) == 0u) { return bitcast<f32>(b + 1u); }
     return bitcast<f32>(b - 1u);
 }
 
-fn next_down(x: f32) -> f32 { return -next_up(-x); }
+fn next_down(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(next_up(bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u))) ^ 0x80000000u);
+}
 
 // Integer -> F in the rounding mode (RNE native).
 fn i2f32(i: i64, mode: u32) -> f32 {
@@ -402,14 +436,19 @@ fn flush64(x: f64, keep: bool) -> f64 {
     return x;
 }
 
+// Saturation as Rust's `clamp(0.0, 1.0)` (interp `sat_float`): -0.0 stays -0.0, where
+// WGSL's clamp may give either zero.
 fn sat64(x: f64) -> f64 {
-    if (nan64(x)) { return 0.0lf; }
-    return clamp(x, 0.0lf, 1.0lf);
+    if (nan64(x) || x < 0.0lf) { return 0.0lf; }
+    if (x > 1.0lf) { return 1.0lf; }
+    return x;
 }
 
 fn sat32(x: f32) -> f32 {
-    if (nan32(x)) { return 0.0; }
-    return clamp(x, 0.0, 1.0);
+    if (F32_FTZ) { return n32(sat64(w32(x))); }
+    if (nan32(x) || x < 0.0) { return 0.0; }
+    if (x > 1.0) { return 1.0; }
+    return x;
 }
 
 // HF bits -> f32 (exact).
@@ -459,9 +498,9 @@ fn f2hf(x: f32) -> u32 {
 // f64 -> HF bits with one rounding: round to odd into f32 first (24 >= 11 + 2 bits).
 fn f64_to_hf(f: f64) -> u32 {
     if (nan64(f)) { return f2hf(f32(f)); }
-    var r = f32(f);
-    if (f64(r) != f && abs(f) < 3.0e38lf) {
-        if (abs(f64(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
+    var r = n32(f);
+    if (w32(r) != f && abs(f) < 3.0e38lf) {
+        if (abs(w32(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
         r = bitcast<f32>(bitcast<u32>(r) | 1u);
     }
     return f2hf(r);
@@ -469,10 +508,10 @@ fn f64_to_hf(f: f64) -> u32 {
 
 // f64 -> BF bits, round to nearest even (through round-to-odd f32).
 fn f64_to_bf(f: f64) -> u32 {
-    var r = f32(f);
-    if (nan64(f)) { return (bitcast<u32>(r) >> 16u) | 0x40u; }
-    if (f64(r) != f && abs(f) < 3.0e38lf) {
-        if (abs(f64(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
+    var r = n32(f);
+    if (nan64(f)) { return (bitcast<u32>(f32(f)) >> 16u) | 0x40u; }
+    if (w32(r) != f && abs(f) < 3.0e38lf) {
+        if (abs(w32(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
         r = bitcast<f32>(bitcast<u32>(r) | 1u);
     }
     let b = bitcast<u32>(r);
@@ -486,7 +525,7 @@ fn bf2f(h: u32) -> f32 { return bitcast<f32>(h << 16u); }
 
 // HF/BF exec type: round an f64 result to the type's precision (the value stays f64).
 fn round_hf(f: f64) -> f64 { return f64(hf2f(f64_to_hf(f))); }
-fn round_bf(f: f64) -> f64 { return f64(bf2f(f64_to_bf(f))); }
+fn round_bf(f: f64) -> f64 { return w32(bf2f(f64_to_bf(f))); }
 
 // MIN/MAX: a NaN operand yields the other; -0 < +0.
 fn fminmax64(a: f64, b: f64, is_max: bool) -> f64 {
@@ -538,6 +577,7 @@ fn rel_f(rel: u32, x: f64, y: f64) -> bool {
 // `rel_f` on two f32 values (widening is exact, so the answer is the same; llvmpipe
 // and the f64 emulation pay for the widening).
 fn rel_f32(rel: u32, x: f32, y: f32) -> bool {
+    if (F32_FTZ) { return rel_f(rel, w32(x), w32(y)); }
     switch rel {
         case 0u: { return x == y; }
         case 1u: { return !(x == y); }
@@ -1001,7 +1041,7 @@ const AOP_STORE: u32 = 20u;
 fn afl(v: u64, bits: u32) -> f64 {
     if (bits == 64u) { return bitcast<f64>(v); }
     if (bits == 16u) { return f64(hf2f(u32(v))); }
-    return f64(bitcast<f32>(u32(v)));
+    return w32(bitcast<f32>(u32(v)));
 }
 
 // A NaN result is the canonical NaN (`canon_nan`; interp `AtomicOp::apply`).
@@ -1009,7 +1049,7 @@ fn atf(f: f64, bits: u32) -> u64 {
     if (nan64(f)) { return select(select(0x7fc00000lu, 0x7e00lu, bits == 16u), 0x7ff8000000000000lu, bits == 64u); }
     if (bits == 64u) { return bitcast<u64>(f); }
     if (bits == 16u) { return u64(f64_to_hf(f)); }
-    return u64(bitcast<u32>(f32(f)));
+    return u64(bitcast<u32>(n32(f)));
 }
 
 // The new memory value, or `keep` = true to leave memory unchanged (interp AtomicOp::apply).
@@ -1265,8 +1305,8 @@ fn add_odd(a: f64, b0: f64) -> f64 {
 // result rounded to odd (a product of f32 values is exact in f64; a sum is not when
 // the exponents are far apart), then rounded once in the mode.
 fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u) { return x + y; }
-    return f64_to_f32_rm(sum_in_mode(f64(x), f64(y), md), md);
+    if (md == 0u && !F32_FTZ) { return x + y; }
+    return f64_to_f32_rm(sum_in_mode(w32(x), w32(y), md), md);
 }
 
 // a + b rounded to odd, with IEEE's sign of an exact zero sum: -0 when rounding down
@@ -1278,22 +1318,22 @@ fn sum_in_mode(a: f64, b: f64, md: u32) -> f64 {
 }
 
 fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u) { return x * y; }
-    return f64_to_f32_rm(f64(x) * f64(y), md);
+    if (md == 0u && !F32_FTZ) { return x * y; }
+    return f64_to_f32_rm(w32(x) * w32(y), md);
 }
 
 // A fused f32 multiply-add with one rounding on any adapter (SPIR-V's Fma may round
 // twice): the product is exact in f64, the sum is rounded to odd, then to f32.
 fn fma_rne32(x: f32, y: f32, z: f32) -> f32 {
-    return f32(add_odd(f64(x) * f64(y), f64(z)));
+    return n32(add_odd(w32(x) * w32(y), w32(z)));
 }
 
 fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u) { return fma_rne32(x, y, z); }
-    return f64_to_f32_rm(sum_in_mode(f64(x) * f64(y), f64(z), md), md);
+    return f64_to_f32_rm(sum_in_mode(w32(x) * w32(y), w32(z), md), md);
 }
 
 fn flrp32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u) { return x * y + (1.0 - x) * z; }
-    return f64_to_f32_rm(f64(x) * f64(y) + (1.0lf - f64(x)) * f64(z), md);
+    if (md == 0u && !F32_FTZ) { return x * y + (1.0 - x) * z; }
+    return f64_to_f32_rm(w32(x) * w32(y) + (1.0lf - w32(x)) * w32(z), md);
 }

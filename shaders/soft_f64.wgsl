@@ -460,3 +460,20 @@ fn f64_to_i32(a: u64) -> i32 { return i32(clamp(f64_to_i64(a), -2147483648li, 21
 fn dfma(x: f64, y: f64, z: f64) -> f64 {
     return bitcast<f64>(f64_fma(bitcast<u64>(x), bitcast<u64>(y), bitcast<u64>(z)));
 }
+
+// DF division and square root rounded once on any adapter: Vulkan lets a driver's
+// native f64 `/` and `sqrt` be off by ulps (NVIDIA's division is, by one in some
+// cases). The host sets this to `true` where its probe finds either inexact
+// (`backend::gpu::float_fixes`); they then run on the bits. F, HF and BF go through
+// native f64 still: a few ulps of f64 cannot move their once-rounded results.
+const F64_SOFT_DIV: bool = false;
+
+fn ddiv(x: f64, y: f64) -> f64 {
+    if (F64_SOFT_DIV) { return bitcast<f64>(f64_div(bitcast<u64>(x), bitcast<u64>(y))); }
+    return x / y;
+}
+
+fn dsqrt(x: f64) -> f64 {
+    if (F64_SOFT_DIV) { return bitcast<f64>(f64_sqrt(bitcast<u64>(x))); }
+    return sqrt(x);
+}

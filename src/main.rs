@@ -638,6 +638,20 @@ fn adapters() -> Result<(), Failed> {
                     ),
                     None => println!("    GPU path: usable, {atomics}"),
                 }
+                println!(
+                    "    floats (probed): f32 denormals {}, f64 division and sqrt {}{}",
+                    if c.f32_denormals { "kept" } else { "flushed" },
+                    if !c.f64 {
+                        "emulated"
+                    } else if c.f64_div_sqrt_exact {
+                        "correctly rounded"
+                    } else {
+                        "inexact"
+                    },
+                    visa_emu::backend::gpu::float_fixes(ctx)
+                        .describe()
+                        .map_or(String::new(), |d| format!("; the GPU path runs {d}"))
+                );
             }
             Err(e) => println!("    cannot open: {e}"),
         }

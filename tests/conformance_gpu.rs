@@ -739,6 +739,43 @@ fn special_float_inputs_agree_with_the_interpreter() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// The exact float forms the GPU path runs where the host's probe finds f32 denormals
+/// flushed or f64 division inexact (NVIDIA's Vulkan driver: `as_type_bitcasts` lost
+/// a denormal, `double_arith` a last bit of `(double)n / 3.0` there), on a device
+/// taken for such an adapter (`distrust_floats`): the interpreter's bytes on corpus
+/// kernels fed special values, denormals included.
+#[test]
+fn distrusted_float_forms_agree_with_the_interpreter() {
+    let root = visa_emu::corpus::paths::default_corpus_dir();
+    let tmp = std::env::temp_dir().join(format!("visa-emu-distrust-{}", std::process::id()));
+    let mut gpu = GpuContext::new(&GpuOptions {
+        distrust_floats: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    let fixes = visa_emu::backend::gpu::float_fixes(&gpu);
+    assert!(fixes.ftz && fixes.soft_div, "{fixes:?}");
+    for v in [
+        "as_type_bitcasts/tgllp-simd32",
+        "float_arith/tgllp-simd8",
+        "math_sqrt_div/tgllp-simd32",
+        "double_arith/skl-simd32",
+    ] {
+        let dir = root.join(v);
+        let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        special_inputs(&mut case, &tmp.join(v.replace('/', "_")));
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_same_run(
+            &format!("{v} (special inputs, exact float forms)"),
+            &cpu,
+            &g,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
 /// QW_GATHER/QW_SCATTER (`qword_gather_scatter`) and GATHER/SCATTER of bytes and words
 /// (`gather_scatter_legacy`) and LSC load status and append counter atomics

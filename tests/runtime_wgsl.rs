@@ -22,6 +22,10 @@ fn run_f64_extra(funcs: &[&str], extra: &str, expr: &str, triples: &[[f64; 3]]) 
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
+    float_switches(&mut wgsl, funcs);
+    if extra.contains("const F32_FTZ:") {
+        wgsl = wgsl.replace("const F32_FTZ: bool = false;\n", "");
+    }
     wgsl += extra;
     wgsl += &format!(
         r#"
@@ -51,6 +55,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
     out.chunks_exact(32)
         .map(|c| f64::from_bits(u64::from_le_bytes(c[24..32].try_into().unwrap())))
         .collect()
+}
+
+/// The runtime's `F32_FTZ` switch (false: native f32, as on lavapipe) and its `w32`
+/// and `n32` when the pulled functions call them and `funcs` does not name them.
+fn float_switches(wgsl: &mut String, funcs: &[&str]) {
+    for f in ["w32", "n32"] {
+        if wgsl.contains(&format!("{f}(")) && !funcs.contains(&f) {
+            *wgsl += runtime_function(f).unwrap();
+            *wgsl += "\n";
+        }
+    }
+    if wgsl.contains("F32_FTZ") {
+        *wgsl += &runtime_const("F32_FTZ");
+    }
 }
 
 /// Run `wgsl`'s `main` (@workgroup_size(64)) over `invocations` with `io` (binding 0,
@@ -102,6 +120,7 @@ fn image_module(funcs: &[&str], main: &str) -> String {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
+    float_switches(&mut wgsl, funcs);
     wgsl + main
 }
 
@@ -1306,6 +1325,7 @@ fn split_64_bit_atomics_are_exact_under_contention() {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
+    float_switches(&mut wgsl, &[]);
     wgsl += "struct AtomicNew { v: u64, keep: bool }\n";
     wgsl += r#"
 @compute @workgroup_size(64)
@@ -1390,4 +1410,217 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
         q(heap, 20)
     );
     assert_eq!(io[256], 1, "invocations that won the compare-and-swap");
+}
+
+/// f32 values dense in denormals and their neighbours: the smallest and largest
+/// denormals, the smallest normals, powers whose products and sums fall below 2^-126.
+fn denormal_rich_f32() -> Vec<f32> {
+    let bits = [
+        0x0000_0001u32,
+        0x0000_0002,
+        0x0000_0003,
+        0x0040_0000,
+        0x0060_0001,
+        0x007f_ffff,
+        0x0080_0000,
+        0x0080_0001,
+        0x0100_0000,
+        0x0d80_0000, // 2^-100
+        0x3080_0000, // 2^-30
+        0x3380_0000, // 2^-24
+        0x3f00_0000,
+        0x3f80_0000,
+        0x3fc0_0000,
+        0x4040_0000,
+        0x0000_0000,
+    ];
+    bits.iter()
+        .flat_map(|&b| [f32::from_bits(b), f32::from_bits(b | 0x8000_0000)])
+        .collect()
+}
+
+/// The forms an adapter that flushes f32 denormals runs (`F32_FTZ` set: NVIDIA's
+/// driver flushes, lavapipe keeps them): F add, mul, fused mad, compares, saturation
+/// and narrowing in every rounding mode give Rust's IEEE answers on denormal operands
+/// and results, and `w32`/`n32` carry denormals both ways exactly. (The same calls
+/// with `F32_FTZ` false are the native operations, which an FTZ adapter flushes.)
+#[test]
+fn ftz_forms_keep_f32_denormals() {
+    let funcs = [
+        "nan32",
+        "nan64",
+        "w32",
+        "n32",
+        "f64_to_f32_rm",
+        "next_up",
+        "next_down",
+        "to_odd",
+        "opaque_f64",
+        "add_odd",
+        "sum_in_mode",
+        "fadd32",
+        "fmul32",
+        "fma_rne32",
+        "fmad32",
+        "rel_f",
+        "rel_f32",
+        "sat64",
+        "sat32",
+    ];
+    let extra = "const F32_FTZ: bool = true;\n";
+    let vals = denormal_rich_f32();
+    let triples: Vec<[f64; 3]> = vals
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &a)| {
+            let vals = &vals;
+            vals.iter().map(move |&b| {
+                let c = vals[(i * 7 + 3) % vals.len()];
+                [f64::from(a), f64::from(b), f64::from(c)]
+            })
+        })
+        .collect();
+    let f = |t: &[f64; 3], k: usize| t[k] as f32;
+    type Want = fn(f32, f32, f32) -> f64;
+    let cases: [(&str, Want); 7] = [
+        ("w32(n32(a))", |a, _, _| f64::from(a)),
+        ("w32(fadd32(n32(a), n32(b), 0.0, 0u))", |a, b, _| {
+            f64::from(a + b)
+        }),
+        ("w32(fmul32(n32(a), n32(b), 0.0, 0u))", |a, b, _| {
+            f64::from(a * b)
+        }),
+        ("w32(fmad32(n32(a), n32(b), n32(c), 0u))", |a, b, c| {
+            f64::from(a.mul_add(b, c))
+        }),
+        (
+            "select(0.0lf, 1.0lf, rel_f32(4u, n32(a), n32(b)))",
+            |a, b, _| f64::from(u8::from(a < b)),
+        ),
+        (
+            "select(0.0lf, 1.0lf, rel_f32(0u, n32(a), n32(b)))",
+            |a, b, _| f64::from(u8::from(a == b)),
+        ),
+        ("w32(sat32(n32(a)))", |a, _, _| f64::from(a.clamp(0.0, 1.0))),
+    ];
+    for (expr, want) in cases {
+        let got = run_f64_extra(&funcs, extra, expr, &triples);
+        let bad: Vec<String> = triples
+            .iter()
+            .zip(&got)
+            .filter_map(|(t, g)| {
+                let w = want(f(t, 0), f(t, 1), f(t, 2));
+                (g.to_bits() != w.to_bits()).then(|| format!("{t:?}: got {g:e} want {w:e}"))
+            })
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "{expr}: {} wrong, e.g. {:?}",
+            bad.len(),
+            &bad[..bad.len().min(4)]
+        );
+    }
+    // Narrowing of f64 values between the denormals, in the four rounding modes.
+    let mut next = common::xorshift(0xde_0a11);
+    let wide: Vec<[f64; 3]> = (0..512)
+        .map(|_| {
+            let r = next();
+            let exp = 1023 - 152 + (r >> 58) % 30;
+            let sign = (r >> 57) & 1;
+            [
+                f64::from_bits((sign << 63) | (exp << 52) | (r & ((1 << 52) - 1))),
+                0.0,
+                0.0,
+            ]
+        })
+        .collect();
+    for mode in 0u32..4 {
+        let got = run_f64_extra(
+            &funcs,
+            extra,
+            &format!("w32(f64_to_f32_rm(a, {mode}u))"),
+            &wide,
+        );
+        for (t, g) in wide.iter().zip(&got) {
+            let x = t[0];
+            let rne = x as f32;
+            let (lo, hi) = if f64::from(rne) <= x {
+                (
+                    rne,
+                    if f64::from(rne) == x {
+                        rne
+                    } else {
+                        rne.next_up()
+                    },
+                )
+            } else {
+                (rne.next_down(), rne)
+            };
+            let want = match mode {
+                0 => rne,
+                1 => hi,
+                2 => lo,
+                _ => {
+                    if x > 0.0 {
+                        lo
+                    } else {
+                        hi
+                    }
+                }
+            };
+            assert_eq!(
+                g.to_bits(),
+                f64::from(want).to_bits(),
+                "f64_to_f32_rm({x:e}, {mode}): got {g:e}, want {want:e}"
+            );
+        }
+    }
+}
+
+/// DF division and square root on the bits (`ddiv`, `dsqrt` with `F64_SOFT_DIV` set,
+/// the forms adapters with inexact native f64 division run: NVIDIA's is off by one
+/// ulp on some operands) are correctly rounded, denormal, zero, infinite operands too.
+#[test]
+fn soft_f64_division_and_root_are_correctly_rounded() {
+    let extra = visa_emu::translate::SOFT_F64.replace(
+        "const F64_SOFT_DIV: bool = false;",
+        "const F64_SOFT_DIV: bool = true;",
+    );
+    let mut next = common::xorshift(0xd1_u64);
+    let mut triples: Vec<[f64; 3]> = (0..1024)
+        .map(|_| {
+            let mut one = || {
+                let r = next();
+                let exp = match r >> 60 {
+                    0 => 0,
+                    1 => 1 + (r >> 50) % 60,
+                    2 => 2047 - 1 - (r >> 50) % 60,
+                    _ => 1023 - 200 + (r >> 52) % 400,
+                };
+                f64::from_bits(((r >> 59 & 1) << 63) | (exp << 52) | (r & ((1 << 52) - 1)))
+            };
+            [one(), one(), 0.0]
+        })
+        .collect();
+    triples.extend([
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [f64::INFINITY, 2.0, 0.0],
+        [3.0, f64::INFINITY, 0.0],
+        [-0.0, 5.0, 0.0],
+    ]);
+    type Want = fn(f64, f64) -> f64;
+    let cases: [(&str, Want); 2] = [("ddiv(a, b)", |a, b| a / b), ("dsqrt(a)", |a, _| a.sqrt())];
+    for (expr, want) in cases {
+        let got = run_f64_extra(&[], &extra, expr, &triples);
+        for (t, g) in triples.iter().zip(&got) {
+            let w = want(t[0], t[1]);
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "{expr} on {:e}, {:e}: got {g:e} want {w:e}",
+                t[0],
+                t[1]
+            );
+        }
+    }
 }

@@ -49,6 +49,10 @@ pub struct GpuOptions {
     pub disable_f16: bool,
     pub disable_f64: bool,
     pub disable_int64: bool,
+    /// Skip the float probe and take the adapter for one that flushes f32 denormals
+    /// and rounds native f64 division and square root inexactly, so that the exact
+    /// forms run (tests prove them on adapters that need none).
+    pub distrust_floats: bool,
 }
 
 /// One adapter as the user sees it in listings.
@@ -80,6 +84,10 @@ pub struct Capabilities {
     pub max_storage_buffer_binding_size: u64,
     pub max_buffer_size: u64,
     pub max_storage_buffers_per_stage: u32,
+    /// f32 arithmetic keeps denormals (measured: `probe.rs`).
+    pub f32_denormals: bool,
+    /// Native f64 division and square root round correctly (measured: `probe.rs`).
+    pub f64_div_sqrt_exact: bool,
 }
 
 /// An open device plus its pipeline cache.
@@ -213,15 +221,28 @@ impl GpuContext {
             max_storage_buffer_binding_size: limits.max_storage_buffer_binding_size,
             max_buffer_size: limits.max_buffer_size,
             max_storage_buffers_per_stage: limits.max_storage_buffers_per_shader_stage,
+            f32_denormals: true,
+            f64_div_sqrt_exact: true,
         };
-        Ok(GpuContext {
+        let mut ctx = GpuContext {
             device,
             queue,
             caps,
             pipelines: HashMap::new(),
             lost,
             summary,
-        })
+        };
+        let floats = if opts.distrust_floats {
+            crate::probe::FloatBehaviour {
+                f32_denormals: false,
+                f64_div_sqrt_exact: !ctx.caps.f64,
+            }
+        } else {
+            crate::probe::probe(&mut ctx)
+        };
+        ctx.caps.f32_denormals = floats.f32_denormals;
+        ctx.caps.f64_div_sqrt_exact = floats.f64_div_sqrt_exact;
+        Ok(ctx)
     }
 
     pub fn capabilities(&self) -> &Capabilities {

@@ -82,6 +82,17 @@ pub struct JobResult {
 
 const CHUNK_STRIDE: u64 = 256;
 
+/// How long one wait for the GPU may last: `VISA_GPU_TIMEOUT` seconds, default 900
+/// (lavapipe runs the largest corpus kernels for minutes).
+fn gpu_wait_limit() -> std::time::Duration {
+    let secs = std::env::var("VISA_GPU_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .unwrap_or(900);
+    std::time::Duration::from_secs(secs)
+}
+
 /// (first workgroup, workgroup count) of one dispatch chunk.
 type Chunk = ([u32; 3], [u32; 3]);
 
@@ -164,6 +175,8 @@ impl GpuContext {
         let t0 = Instant::now();
         let (pipeline, cached) = self.pipeline(job)?;
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
+        // A driver that crashes compiling a pipeline can lose the device on the way.
+        self.check_lost()?;
         let t1 = Instant::now();
 
         if let Some(&(binding, buffer)) = job.aliases.iter().find(|a| a.1 >= job.buffers.len()) {
@@ -187,6 +200,10 @@ impl GpuContext {
             });
         }
         let mut gpu_buffers = Vec::with_capacity(job.buffers.len());
+        // A buffer the device cannot create (out of memory, a limit, a lost device)
+        // is an error here rather than a panic at its first use.
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let invalid = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         for (index, b) in job.buffers.iter().enumerate() {
             let size = padded(b.size.max(b.data.len() as u64));
             let limit = self.caps.max_storage_buffer_binding_size;
@@ -221,6 +238,12 @@ impl GpuContext {
                 }
             }
             gpu_buffers.push((buf, size));
+        }
+        let invalid = pollster::block_on(invalid.pop());
+        let oom = pollster::block_on(oom.pop());
+        if let Some(err) = invalid.or(oom) {
+            self.check_lost()?;
+            return Err(HostError::Buffers(err.to_string()));
         }
 
         let chunks = self.chunks(job)?;
@@ -421,9 +444,27 @@ impl GpuContext {
                 rx
             })
             .collect();
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| HostError::Readback(e.to_string()))?;
+        // A shader that never ends (a deadlock the in-shader watchdog cannot see, such
+        // as a barrier some invocations never reach) must not hang the caller: the wait
+        // is bounded, and the device counts as lost after it.
+        let limit = gpu_wait_limit();
+        match self.device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout: Some(limit),
+        }) {
+            Ok(_) => {}
+            Err(wgpu::PollError::Timeout) => {
+                let msg = format!(
+                    "the GPU did not finish within {} s (VISA_GPU_TIMEOUT); the device is left busy",
+                    limit.as_secs()
+                );
+                if let Ok(mut l) = self.lost.lock() {
+                    *l = Some(msg.clone());
+                }
+                return Err(HostError::DeviceLost(msg));
+            }
+            Err(e) => return Err(HostError::Readback(e.to_string())),
+        }
         let mut out = Vec::with_capacity(bufs.len());
         for ((buf, len), rx) in bufs.iter().zip(receivers) {
             match pollster::block_on(rx.receive()) {

@@ -8,9 +8,11 @@
 
 mod context;
 mod job;
+mod probe;
 
 pub use context::{AdapterSummary, BackendChoice, Capabilities, GpuContext, GpuOptions};
 pub use job::{BufferUse, ComputeJob, JobBuffer, JobResult, JobTimings, Repeat};
+pub use probe::FloatBehaviour;
 
 /// Errors of the driver. Every one says what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +36,8 @@ pub enum HostError {
         bytes: u64,
         limit: u64,
     },
+    #[error("creating or filling the job's buffers failed: {0}")]
+    Buffers(String),
     #[error("the job binds {count} storage buffers; the adapter allows {limit}")]
     TooManyBuffers { count: usize, limit: u32 },
     #[error("reading back results failed: {0}")]

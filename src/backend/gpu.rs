@@ -476,9 +476,11 @@ impl GpuLaunch {
             (Some(l), Mapping::Lanes) => &l.job,
             _ => &self.job,
         };
-        let l = match adaptation(gpu) {
-            Some(a) => adapted(job.key, &job.wgsl, a)?.0,
-            None => None,
+        let (a, fixes) = (adaptation(gpu), float_fixes(gpu));
+        let l = if a.is_some() || fixes.any() {
+            adapted(job.key, &job.wgsl, a, fixes)?.0
+        } else {
+            None
         };
         Ok(l.map_or_else(|| job.wgsl.clone(), |(text, _)| text.to_string()))
     }
@@ -1146,31 +1148,103 @@ pub fn adaptation(gpu: &GpuContext) -> Option<Adaptation> {
     }
 }
 
+/// The runtime's float switches a device needs to stay exact: `F32_FTZ` (runtime.wgsl)
+/// where f32 arithmetic flushes denormals, `F64_SOFT_DIV` (soft_f64.wgsl) where native
+/// f64 division or square root is not correctly rounded. The host's probe measures
+/// both when the device opens; `VISA_GPU_EMULATE=ftz` / `f64div` force them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct FloatFixes {
+    pub ftz: bool,
+    pub soft_div: bool,
+}
+
+impl FloatFixes {
+    fn any(self) -> bool {
+        self.ftz || self.soft_div
+    }
+
+    /// `wgsl` with the switches set; `None` when it has none to set.
+    fn apply(self, wgsl: &str) -> Option<String> {
+        let mut out = None::<String>;
+        for (on, from, to) in [
+            (
+                self.ftz,
+                "const F32_FTZ: bool = false;",
+                "const F32_FTZ: bool = true;",
+            ),
+            (
+                self.soft_div,
+                "const F64_SOFT_DIV: bool = false;",
+                "const F64_SOFT_DIV: bool = true;",
+            ),
+        ] {
+            let text = out.as_deref().unwrap_or(wgsl);
+            if on && text.contains(from) {
+                out = Some(text.replacen(from, to, 1));
+            }
+        }
+        out
+    }
+
+    /// What the switches say, for reports.
+    pub fn describe(self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.ftz {
+            parts.push("f32 through f64 (the adapter flushes f32 denormals)");
+        }
+        if self.soft_div {
+            parts.push("DF division and roots on the bits (the adapter's are inexact)");
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+}
+
+/// The float switches `gpu` needs ([`FloatFixes`]).
+pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
+    let c = gpu.capabilities();
+    let v = std::env::var("VISA_GPU_EMULATE").unwrap_or_default();
+    let forced = |w: &str| v.split(',').any(|x| x.trim() == w);
+    let native_f64 = !super::select::emulation(gpu).f64;
+    FloatFixes {
+        ftz: !c.f32_denormals || forced("ftz"),
+        soft_div: native_f64 && (!c.f64_div_sqrt_exact || forced("f64div")),
+    }
+}
+
 /// An adapted module: its text and that text's hash (the pipeline cache key); `None`
 /// when the adaptation leaves the module as it is.
 type Adapted = Option<(Arc<str>, u64)>;
-type AdaptedCache = Mutex<HashMap<(u64, Adaptation), Adapted>>;
+type AdaptedCache = Mutex<HashMap<(u64, Option<Adaptation>, FloatFixes), Adapted>>;
 static ADAPTED: std::sync::OnceLock<AdaptedCache> = std::sync::OnceLock::new();
 
-/// `wgsl` (whose hash is `key`) adapted by `a`, once per module and process; also the
-/// milliseconds it took (0 when cached), part of the pipeline's cost on the device.
-fn adapted(key: u64, wgsl: &str, a: Adaptation) -> Result<(Adapted, f64), String> {
+/// `wgsl` (whose hash is `key`) with the float switches `fixes` set, then adapted by
+/// `a`, once per module and process; also the milliseconds it took (0 when cached),
+/// part of the pipeline's cost on the device.
+fn adapted(
+    key: u64,
+    wgsl: &str,
+    a: Option<Adaptation>,
+    fixes: FloatFixes,
+) -> Result<(Adapted, f64), String> {
     let cache = ADAPTED.get_or_init(Default::default);
     let cached = cache
         .lock()
         .map_err(|_| "adaptation cache poisoned".to_string())?
-        .get(&(key, a))
+        .get(&(key, a, fixes))
         .cloned();
     if let Some(l) = cached {
         return Ok((l, 0.0));
     }
     let t = std::time::Instant::now();
+    let fixed = fixes.apply(wgsl);
+    let src = fixed.as_deref().unwrap_or(wgsl);
     let text = match a {
-        Adaptation::Lower(emu) => Some(
-            translate::lower64::lower(wgsl, emu)
+        Some(Adaptation::Lower(emu)) => Some(
+            translate::lower64::lower(src, emu)
                 .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?,
         ),
-        Adaptation::NativeAtomic64 => translate::native_atomic64(wgsl),
+        Some(Adaptation::NativeAtomic64) => translate::native_atomic64(src).or(fixed),
+        None => fixed,
     };
     let l = text.map(|t| {
         let h = hash(&t);
@@ -1178,7 +1252,7 @@ fn adapted(key: u64, wgsl: &str, a: Adaptation) -> Result<(Adapted, f64), String
     });
     let ms = t.elapsed().as_secs_f64() * 1e3;
     if let Ok(mut c) = cache.lock() {
-        c.insert((key, a), l.clone());
+        c.insert((key, a, fixes), l.clone());
     }
     Ok((l, ms))
 }
@@ -1189,14 +1263,17 @@ fn adapted(key: u64, wgsl: &str, a: Adaptation) -> Result<(Adapted, f64), String
 /// and the kernel uses them (the heap then bound again at `binding::HEAP64`). Returns
 /// the milliseconds the adaptation took.
 pub fn for_adapter(gpu: &GpuContext, job: &mut ComputeJob) -> Result<f64, String> {
-    let Some(a) = adaptation(gpu) else {
+    let a = adaptation(gpu);
+    let fixes = float_fixes(gpu);
+    if a.is_none() && !fixes.any() {
         return Ok(0.0);
-    };
-    let (l, ms) = adapted(job.key, &job.wgsl, a)?;
+    }
+    let (l, ms) = adapted(job.key, &job.wgsl, a, fixes)?;
+    let rebound = a == Some(Adaptation::NativeAtomic64) && translate::has_split_atomic64(&job.wgsl);
     if let Some((text, key)) = l {
         job.wgsl = text.to_string();
         job.key = key;
-        if a == Adaptation::NativeAtomic64 {
+        if rebound {
             job.aliases.push((
                 translate::binding::HEAP64,
                 translate::binding::HEAP as usize,

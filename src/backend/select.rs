@@ -115,6 +115,7 @@ pub fn open(
         disable_f16: dev.no_f16,
         disable_f64: dev.no_f64,
         disable_int64: dev.no_int64,
+        distrust_floats: false,
     };
     match arg {
         BackendArg::Cpu => Ok(None),

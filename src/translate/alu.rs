@@ -35,11 +35,13 @@ enum Out {
     Two(String, String),
 }
 
-/// A float operation given as an f64 formula over `x`, `y`, `z` and (for F) the f32
-/// formula used in round-to-nearest mode.
+/// A float operation given as an f64 formula over `x`, `y`, `z`, (for F) the f32
+/// formula used in round-to-nearest mode and (for DF, when it differs) the formula
+/// exact on any adapter (`ddiv`, `dsqrt` of soft_f64.wgsl).
 struct FOp<'a> {
     f64: &'a str,
     f32: Option<&'a str>,
+    df: Option<&'a str>,
 }
 
 fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
@@ -59,9 +61,9 @@ fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
             let (x, y, z) = (a.as_f32(), b.as_f32(), c.as_f32());
             let wide = subst(
                 op.f64,
-                &format!("f64({x})"),
-                &format!("f64({y})"),
-                &format!("f64({z})"),
+                &format!("w32({x})"),
+                &format!("w32({y})"),
+                &format!("w32({z})"),
             );
             match op.f32 {
                 // Round-to-nearest runs natively; the helpers take the f64 path only
@@ -70,7 +72,12 @@ fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
                 None => Num::F32(format!("f64_to_f32_rm({wide}, md)")),
             }
         }
-        Some(DataType::DF) | None => Num::F64(subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())),
+        Some(DataType::DF) | None => Num::F64(subst(
+            op.df.unwrap_or(op.f64),
+            &a.as_f64(),
+            &b.as_f64(),
+            &c.as_f64(),
+        )),
         Some(DataType::HF) => Num::F64(format!(
             "round_hf({})",
             subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())
@@ -95,14 +102,21 @@ fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
         .replace("$y", &format!("({y})"));
     Ok(match exec {
         Some(DataType::F) => Num::F32(e),
-        Some(DataType::HF) => Num::F64(format!("round_hf(f64({e}))")),
-        Some(DataType::BF) => Num::F64(format!("round_bf(f64({e}))")),
+        Some(DataType::HF) => Num::F64(format!("round_hf(w32({e}))")),
+        Some(DataType::BF) => Num::F64(format!("round_bf(w32({e}))")),
         Some(DataType::DF) => {
             return Err("double-precision transcendental math has no WGSL form".into())
         }
-        _ => Num::F64(format!("f64({e})")),
+        _ => Num::F64(format!("w32({e})")),
     })
 }
+
+/// Division in any float type; DF's is exact on any adapter.
+const DIV: FOp = FOp {
+    f64: "$x / $y",
+    f32: None,
+    df: Some("ddiv($x, $y)"),
+};
 
 fn int_bits(t: DataType) -> u32 {
     8 * t.size()
@@ -136,6 +150,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
                 FOp {
                     f64: f64f,
                     f32: Some(f32f),
+                    df: None,
                 },
             ),
             None => Ok(Num::I(
@@ -159,11 +174,11 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         AddrAdd => Out::N(int2("($x + $y)")),
         Avg => Out::N(int2("(($x + $y + 1li) >> 1u)")),
         Div => match fexec {
-            Some(_) => Out::N(fop(fexec, &v, FOp { f64: "$x / $y", f32: None })?),
+            Some(_) => Out::N(fop(fexec, &v, DIV)?),
             None => Out::N(int2("select($x / $y, -1li, $y == 0li)")),
         },
         Mod => Out::N(int2("select($x % $y, $x, $y == 0li)")),
-        Divm => Out::N(fop(fexec, &v, FOp { f64: "$x / $y", f32: None })?),
+        Divm => Out::N(fop(fexec, &v, DIV)?),
         Mulh => {
             let bits = int_bits(rty(0)).max(int_bits(rty(1)));
             if bits > 32 {
@@ -309,7 +324,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
                 Some(t) => {
                     let r = format!("fminmax64({}, {}, {max})", a.as_f64(), b.as_f64());
                     Out::N(Num::F64(match t {
-                        DataType::F => format!("f64(f32({r}))"),
+                        DataType::F => format!("w32(n32({r}))"),
                         DataType::HF => format!("round_hf({r})"),
                         DataType::BF => format!("round_bf({r})"),
                         _ => r,
@@ -331,9 +346,33 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         Rndu => Out::N(Num::F64(format!("ceil({})", a.as_f64()))),
         Rndz => Out::N(Num::F64(format!("trunc({})", a.as_f64()))),
         Rnde => Out::N(Num::F64(format!("round({})", a.as_f64()))),
-        Inv | Invm => Out::N(fop(fexec, &v, FOp { f64: "1.0lf / $x", f32: None })?),
-        Sqrt | Sqrtm => Out::N(fop(fexec, &v, FOp { f64: "sqrt($x)", f32: None })?),
-        Rsqrt | Rsqtm => Out::N(fop(fexec, &v, FOp { f64: "1.0lf / sqrt($x)", f32: None })?),
+        Inv | Invm => Out::N(fop(
+            fexec,
+            &v,
+            FOp {
+                f64: "1.0lf / $x",
+                f32: None,
+                df: Some("ddiv(1.0lf, $x)"),
+            },
+        )?),
+        Sqrt | Sqrtm => Out::N(fop(
+            fexec,
+            &v,
+            FOp {
+                f64: "sqrt($x)",
+                f32: None,
+                df: Some("dsqrt($x)"),
+            },
+        )?),
+        Rsqrt | Rsqtm => Out::N(fop(
+            fexec,
+            &v,
+            FOp {
+                f64: "1.0lf / sqrt($x)",
+                f32: None,
+                df: Some("ddiv(1.0lf, dsqrt($x))"),
+            },
+        )?),
         Exp => Out::N(fmath(fexec, &v, "exp2($x)")?),
         Log => Out::N(fmath(fexec, &v, "log2($x)")?),
         Sin => Out::N(fmath(fexec, &v, "sin($x)")?),
@@ -345,6 +384,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             FOp {
                 f64: "$x * $y + (1.0lf - $x) * $z",
                 f32: Some("flrp32"),
+                df: None,
             },
         )?),
         Dp4a => {

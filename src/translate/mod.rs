@@ -65,10 +65,15 @@ const ATOMIC64_SPLIT: &str = "fn atomic64(space: u32, w: u32, op: u32, s0: u64, 
 /// SHADER_INT64_ATOMIC_ALL_OPS). `None` when the kernel has no 64-bit atomic (the
 /// binding would then be unused and must not be bound).
 pub fn native_atomic64(wgsl: &str) -> Option<String> {
-    if !wgsl.contains(ATOMIC64_MARK) || !wgsl.contains(ATOMIC64_SPLIT) {
+    if !has_split_atomic64(wgsl) {
         return None;
     }
     Some(wgsl.replacen(ATOMIC64_SPLIT, ATOMIC64_NATIVE, 1))
+}
+
+/// Whether `wgsl` has 64-bit atomics in the split form [`native_atomic64`] replaces.
+pub fn has_split_atomic64(wgsl: &str) -> bool {
+    wgsl.contains(ATOMIC64_MARK) && wgsl.contains(ATOMIC64_SPLIT)
 }
 
 /// The line of a thread-mapping module that keeps the code saving and restoring
@@ -171,7 +176,10 @@ fn index_into_state(text: &str, name: &str, base: &str) -> String {
 
 /// The runtime pieces `kernel` calls.
 fn runtime_pieces(kernel: &str) -> String {
-    let mut s = if kernel.contains("dfma(") {
+    let mut s = if ["dfma(", "ddiv(", "dsqrt("]
+        .iter()
+        .any(|f| kernel.contains(f))
+    {
         format!("{SOFT_F64}\n{RUNTIME}")
     } else {
         RUNTIME.to_string()

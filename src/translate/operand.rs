@@ -242,8 +242,8 @@ fn float_of(raw: &str, t: DataType) -> String {
     match t {
         DataType::DF => format!("bitcast<f64>({raw})"),
         DataType::HF => format!("f64(hf2f(u32({raw})))"),
-        DataType::BF => format!("f64(bf2f(u32({raw})))"),
-        _ => format!("f64(bitcast<f32>(u32({raw})))"),
+        DataType::BF => format!("w32(bf2f(u32({raw})))"),
+        _ => format!("w32(bitcast<f32>(u32({raw})))"),
     }
 }
 
@@ -266,12 +266,14 @@ fn int_of(raw: &str, t: DataType) -> String {
 /// f64) for float types, with the source modifier applied.
 pub fn num(e: &Elem) -> Num {
     if matches!(e.ty, DataType::F | DataType::VF) {
-        let f = format!("bitcast<f32>(u32({}))", e.raw);
+        // Modifiers on the sign bit: an adapter that flushes denormals would flush
+        // them in a float negate or abs.
+        let bits = |op: &str| format!("bitcast<f32>(u32({}) {op})", e.raw);
         return Num::F32(match e.m {
-            Modifier::Neg => format!("(-{f})"),
-            Modifier::Abs => format!("abs({f})"),
-            Modifier::NegAbs => format!("(-abs({f}))"),
-            _ => f,
+            Modifier::Neg => bits("^ 0x80000000u"),
+            Modifier::Abs => bits("& 0x7fffffffu"),
+            Modifier::NegAbs => bits("| 0x80000000u"),
+            _ => format!("bitcast<f32>(u32({}))", e.raw),
         });
     }
     if is_float(e.ty) {
@@ -303,7 +305,7 @@ impl Num {
     pub fn as_int(&self) -> String {
         match self {
             Num::I(s) => s.clone(),
-            Num::F32(s) => format!("f2i(f64({s}))"),
+            Num::F32(s) => format!("f2i(w32({s}))"),
             Num::F64(s) => format!("f2i({s})"),
         }
     }
@@ -312,7 +314,7 @@ impl Num {
     pub fn as_f64(&self) -> String {
         match self {
             Num::I(s) => format!("f64({s})"),
-            Num::F32(s) => format!("f64({s})"),
+            Num::F32(s) => format!("w32({s})"),
             Num::F64(s) => s.clone(),
         }
     }
@@ -321,7 +323,7 @@ impl Num {
     pub fn as_f32(&self) -> String {
         match self {
             Num::F32(s) => s.clone(),
-            _ => format!("f32({})", self.as_f64()),
+            _ => format!("n32({})", self.as_f64()),
         }
     }
 }

@@ -1,0 +1,59 @@
+//! A shader that runs past `VISA_GPU_TIMEOUT` is an error naming the limit, not a
+//! hang of the caller (a barrier deadlock on a real GPU never ends; here a long loop
+//! stands in for it). Its own test binary: the variable is process-wide.
+
+use visa_emu_host::{BufferUse, ComputeJob, GpuContext, GpuOptions, HostError, JobBuffer};
+
+const SPIN: &str = r#"
+@group(0) @binding(0) var<storage, read_write> data: array<atomic<u32>>;
+@compute @workgroup_size(64)
+fn main() {
+    let n = atomicLoad(&data[0]);
+    // An atomic per step: no compiler can fold the loop away (llvmpipe ends a loop
+    // after 65535 iterations: the length comes from many work-groups).
+    for (var i = 0u; i < n; i++) { atomicAdd(&data[1], i); }
+}
+"#;
+
+fn spin(iterations: u32, groups: u32) -> ComputeJob {
+    let data: Vec<u8> = [iterations, 1]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    ComputeJob {
+        key: 7,
+        wgsl: SPIN.into(),
+        entry_point: "main".into(),
+        buffers: vec![JobBuffer {
+            size: data.len() as u64,
+            data,
+            usage: BufferUse::ReadWrite,
+            readback: true,
+        }],
+        workgroups: [groups, 1, 1],
+        chunk_base_binding: None,
+        repeat: None,
+        aliases: Vec::new(),
+    }
+}
+
+#[test]
+fn a_gpu_wait_past_the_limit_is_an_error_and_the_device_counts_as_lost() {
+    std::env::set_var("VISA_GPU_TIMEOUT", "1");
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    // A short spin finishes within the limit.
+    gpu.run(&spin(30, 1)).expect("a short loop ends in time");
+    let t = std::time::Instant::now();
+    let err = gpu
+        .run(&spin(16_000, 65_535))
+        .expect_err("6.7e10 atomic adds outlast 1 s");
+    assert!(
+        matches!(&err, HostError::DeviceLost(m) if m.contains("within 1 s")),
+        "{err}"
+    );
+    assert!(t.elapsed().as_secs() < 60, "the wait was not bounded");
+    let again = gpu.run(&spin(1, 1)).expect_err("the device stays marked");
+    assert!(matches!(again, HostError::DeviceLost(_)), "{again}");
+    // Dropping the device would wait for the spin: leave it to the process's end.
+    std::mem::forget(gpu);
+}
