@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# One call's worth of checks on a lent GPU machine (the `device` tool), in priority
+# order, each bounded, logs packed into $OUT/logs.tgz after every step.
+#
+# Prepare here (the machine has no Rust and no network):
+#   echo /.dev/ >> .git/info/exclude; mkdir -p .dev
+#   cargo build --release && strip -o .dev/visa-emu target/release/visa-emu
+#   cp tools/device_check.sh .dev/
+#   (Vulkan loader debs into .gl/ as /work/.library/device/README.md says)
+# Run there:  DEADLINE=500 bash .dev/device_check.sh   (carry: .dev, .gl)
+#
+# A kernel that hangs now ends in "the GPU did not finish within N s" (VISA_GPU_TIMEOUT):
+# a PASS line's "pipeline" is compile time, so a hang and a slow compile tell apart.
+set -u
+START=$(date +%s)
+left() { echo $(( ${DEADLINE:-500} - ($(date +%s) - START) )); }
+L=/tmp/logs; mkdir -p "$L"
+step() { # name cap cmd...
+  local name=$1 cap=$2; shift 2
+  local l; l=$(left)
+  if [ "$l" -lt 20 ]; then echo "SKIP $name (no time)" | tee -a "$OUT/summary.txt"; return; fi
+  [ "$cap" -gt "$l" ] && cap=$l
+  local t0; t0=$(date +%s)
+  timeout "$cap" "$@" > "$L/$name.txt" 2>&1; local rc=$?
+  echo "$name rc=$rc $(( $(date +%s) - t0 ))s :: $(tail -n 1 "$L/$name.txt")" | tee -a "$OUT/summary.txt"
+  tar czf "$OUT/logs.tgz" -C "$L" .
+}
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+[ -f /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ] && export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export XDG_RUNTIME_DIR=/tmp/xdg; mkdir -p "$XDG_RUNTIME_DIR"
+export VISA_GPU_TIMEOUT=${VISA_GPU_TIMEOUT:-20}
+B=.dev/visa-emu
+{ nvidia-smi -L; nproc; uname -r; } > "$L/env.txt" 2>&1
+step adapters 20 $B adapters
+grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
+# 1. What failed or hung on the H200 at stop 30, one variant at a time.
+for v in tests/corpus/dot_product_reduce/tgllp-simd32 tests/corpus/slm_reduce/tgllp-simd32 \
+         tests/corpus/double_arith/skl-simd32 tests/corpus/long_arith/tgllp-simd32; do
+  n=$(echo "$v" | cut -d/ -f3)
+  step "one_$n" 60 $B conformance "$v" --backend vulkan
+  step "threads_$n" 60 $B conformance "$v" --backend vulkan --mapping threads
+done
+# 2. The whole corpus and the own cases, natively, then with the fallbacks.
+step conf_native 240 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
+step conf_nosubgroups 150 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
+step conf_emulated 150 $B conformance tests/corpus --backend vulkan --no-f64 --no-int64 --no-f16 --known tests/known_disagreements.txt
+# 3. The benches (benches/README.md).
+step bench 150 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json" \
+  tests/corpus/saxpy/tgllp-simd16 tests/corpus/mandelbrot/tgllp-simd16 tests/corpus/atomic_histogram/tgllp-simd32 \
+  tests/corpus/dot_product_reduce/tgllp-simd32 tests/corpus/matmul_tiled16/tgllp-simd16 \
+  tests/corpus/slm_prefix_scan/acm-g10-simd32 tests/cases/stencil3x3/tgllp-simd32
+echo "total $(( $(date +%s) - START ))s" >> "$OUT/summary.txt"
