@@ -47,22 +47,9 @@ fn dpas_float(raw: u32, p: u32) -> f64 {
     return w32(bitcast<f32>(raw & 0xffffe000u));
 }
 
-// The error of s = a + b (TwoSum; `opaque_f64` keeps the driver from folding it).
-fn dpas_two_sum_err(a: f64, b0: f64, s: f64) -> f64 {
-    let b = opaque_f64(b0);
-    let bp = s - b;
-    let bc = s - bp;
-    return (a - bp) + (b - bc);
-}
-
-// t + p0 + p1 rounded once to f32 (products exact in f64): Boldo and Melquiond's
-// correctly rounded sum of three, the low parts combined with rounding to odd.
+// t + p0 + p1 rounded once to f32 (products exact in f64; `sum3_32`).
 fn dpas_acc(t: f32, p0: f64, p1: f64) -> f32 {
-    let uh = p0 + p1;
-    let ul = dpas_two_sum_err(p0, p1, uh);
-    let th = w32(t) + uh;
-    let tl = dpas_two_sum_err(w32(t), uh, th);
-    return n32(add_odd(th, add_odd(tl, ul)));
+    return sum3_32(w32(t), p0, p1, 0u);
 }
 
 fn dpas_run(dst: u32, s0: u32, s0_ty: u32, d_ty: u32, s1: u32, s2: u32, w: u32, a: u32,

@@ -1333,7 +1333,35 @@ fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     return f64_to_f32_rm(sum_in_mode(w32(x) * w32(y), w32(z), md), md);
 }
 
+// The error of s = a + b (TwoSum; `opaque_f64` keeps the driver from folding it).
+fn two_sum_err(a: f64, b0: f64, s: f64) -> f64 {
+    let b = opaque_f64(b0);
+    let bp = s - b;
+    let bc = s - bp;
+    return (a - bp) + (b - bc);
+}
+
+// a + b + c rounded once to f32 in mode `md` (terms exact in f64, such as products of
+// f32 values): Boldo and Melquiond's correctly rounded sum of three, the low parts
+// combined with rounding to odd. An infinite or NaN sum is the plain one.
+fn sum3_32(a: f64, b: f64, c: f64, md: u32) -> f32 {
+    let uh = b + c;
+    let ul = two_sum_err(b, c, uh);
+    let th = a + uh;
+    if (nan64(th) || abs(th) > 1.0e300lf) { return f64_to_f32_rm(th, md); }
+    let tl = two_sum_err(a, uh, th);
+    return f64_to_f32_rm(add_odd(th, add_odd(tl, ul)), md);
+}
+
+// LRP as its page's C formula, src1*src0 + src2*(1.0 - src0), in f32: four roundings
+// (the interpreter's); with denormals flushed, each in f64 and rounded to f32 on its
+// bits. Directed modes: the f64 formula rounded once in the mode (the interpreter's).
 fn flrp32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u && !F32_FTZ) { return x * y + (1.0 - x) * z; }
+    if (md == 0u) {
+        if (!F32_FTZ) { return x * y + (1.0 - x) * z; }
+        let p = n32(w32(x) * w32(y));
+        let q = n32(w32(n32(1.0lf - w32(x))) * w32(z));
+        return n32(w32(p) + w32(q));
+    }
     return f64_to_f32_rm(w32(x) * w32(y) + (1.0lf - w32(x)) * w32(z), md);
 }

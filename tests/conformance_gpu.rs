@@ -776,6 +776,62 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// LRP (`src1*src0 + src2*(1.0 - src0)`, the page's C formula in f32: four roundings)
+/// on F, patched in for `float_arith`'s `mad` (IGC's OpenCL output has no LRP): the GPU
+/// path's bytes are the interpreter's on the case's inputs and on special values,
+/// natively and in the exact float forms (which computed it in f64, rounded once, before).
+#[test]
+fn lrp_follows_the_pages_formula_like_the_interpreter() {
+    let src = visa_emu::corpus::paths::default_corpus_dir().join("float_arith");
+    let dir = std::env::temp_dir().join(format!("visa-emu-lrp-{}", std::process::id()));
+    let variant = dir.join("float_arith/tgllp-simd8");
+    std::fs::create_dir_all(&variant).unwrap();
+    std::fs::copy(src.join("case.json"), dir.join("float_arith/case.json")).unwrap();
+    for sub in ["inputs", "expected"] {
+        let to = dir.join("float_arith").join(sub);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(src.join(sub)).unwrap() {
+            let f = f.unwrap();
+            std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(
+        src.join("tgllp-simd8/kernel.bin"),
+        variant.join("kernel.bin"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(src.join("tgllp-simd8/kernel.visaasm")).unwrap();
+    assert!(
+        text.contains("    mad (M1, 8) V0071"),
+        "float_arith's mad moved"
+    );
+    std::fs::write(
+        variant.join("kernel.visaasm"),
+        text.replace("    mad (M1, 8) V0071", "    lrp (M1, 8) V0071"),
+    )
+    .unwrap();
+    let mut native =
+        GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut exact = GpuContext::new(&GpuOptions {
+        distrust_floats: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    let mut case = visa_emu::corpus::case::Case::load(&dir.join("float_arith")).unwrap();
+    for special in [false, true] {
+        if special {
+            special_inputs(&mut case, &dir.join("special"));
+        }
+        let cpu = visa_emu::backend::cpu::run_case(&variant, &case, &Default::default()).unwrap();
+        for (gpu, how) in [(&mut native, "native"), (&mut exact, "exact float forms")] {
+            let g = visa_emu::backend::gpu::run_case(gpu, &variant, &case, 50_000_000)
+                .unwrap_or_else(|e| panic!("lrp {how}: {e}"));
+            assert_same_run(&format!("lrp ({how}, special inputs {special})"), &cpu, &g);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and
 /// QW_GATHER/QW_SCATTER (`qword_gather_scatter`) and GATHER/SCATTER of bytes and words
 /// (`gather_scatter_legacy`) and LSC load status and append counter atomics

@@ -1236,7 +1236,11 @@ fn dpas_float_stage_is_one_rounding_like_the_interpreter() {
     let got = run_f64(
         &[
             "dpas_acc",
-            "dpas_two_sum_err",
+            "sum3_32",
+            "two_sum_err",
+            "f64_to_f32_rm",
+            "next_up",
+            "next_down",
             "add_odd",
             "to_odd",
             "nan32",
