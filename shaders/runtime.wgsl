@@ -1301,6 +1301,65 @@ fn add_odd(a: f64, b0: f64) -> f64 {
     return to_odd(s, (a - bp) + (b - bc));
 }
 
+// F transcendentals (WGSL's f32 builtins, within the pages' ULP bounds). With
+// denormals flushed (`F32_FTZ`), the arguments and results a flushing builtin would
+// take for zero go through exact power-of-two scalings in f64 and `n32`.
+fn fexp2(x: f32) -> f32 {
+    if (!F32_FTZ || !(x < -126.0)) { return exp2(x); }
+    // 2^x = 2^(x + 64) * 2^-64: x + 64 is exact here, the scaling too.
+    return n32(w32(exp2(x + 64.0)) * 5.421010862427522e-20lf);
+}
+
+fn tiny32(x: f32) -> bool {
+    let b = bitcast<u32>(x);
+    return (b & 0x7f800000u) == 0u && (b & 0x7fffffu) != 0u;
+}
+
+fn flog2(x: f32) -> f32 {
+    if (!F32_FTZ || !tiny32(x)) { return log2(x); }
+    if ((bitcast<u32>(x) >> 31u) != 0u) { return bitcast<f32>(0x7fc00000u); }
+    // log2(x) = log2(x * 2^64) - 64, the scaling exact.
+    return log2(n32(w32(x) * 1.8446744073709552e19lf)) - 64.0;
+}
+
+// sin(x) rounds to x for |x| < 2^-12; a flushing sin would give 0 for a denormal.
+fn fsin(x: f32) -> f32 {
+    if (F32_FTZ && tiny32(x)) { return x; }
+    return sin(x);
+}
+
+// log2 of a positive finite f32, denormal or not, in f64: the exponent from the bits,
+// plus log2 of the mantissa in [1, 2) (WGSL's f32 log2, off by ulps of a value < 1).
+fn log2_wide(x: f32) -> f64 {
+    let b = bitcast<u32>(x) & 0x7fffffffu;
+    var e = i32(b >> 23u) - 127;
+    var m = b & 0x7fffffu;
+    if ((b >> 23u) == 0u) {
+        let top = firstLeadingBit(m);
+        e = i32(top) - 149;
+        m = (m << (23u - top)) & 0x7fffffu;
+    }
+    return f64(e) + w32(log2(bitcast<f32>(m | 0x3f800000u)));
+}
+
+// 2^t for t in f64, rounded to f32 on the bits: 2^frac(t) from WGSL's exp2, times an
+// exact power of two.
+fn exp2_wide(t: f64) -> f32 {
+    if (!(t < 128.0lf)) { return exp2(n32(t)); }
+    if (t < -152.0lf) { return 0.0; }
+    let k = floor(t);
+    let p = bitcast<f64>(u64(i64(k) + 1023li) << 52u);
+    return n32(w32(exp2(n32(t - k))) * p);
+}
+
+// A denormal base, or a result a flushing pow took for zero: 2^(y * log2 x) in f64.
+fn fpow(x: f32, y: f32) -> f32 {
+    let r = pow(x, y);
+    if (!F32_FTZ || (bitcast<u32>(x) >> 31u) != 0u) { return r; }
+    if (!tiny32(x) && !(r == 0.0 && x > 0.0 && x != 1.0)) { return r; }
+    return exp2_wide(w32(y) * log2_wide(x));
+}
+
 // F arithmetic in the cr0 rounding mode: native in round-to-nearest; otherwise the f64
 // result rounded to odd (a product of f32 values is exact in f64; a sum is not when
 // the exponents are far apart), then rounded once in the mode.
