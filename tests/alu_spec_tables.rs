@@ -771,6 +771,14 @@ fn mad_is_fused() {
         as_f(run(AluOp::Lrp, F, &[f(0.25), f(4.0), f(8.0)]).dst),
         7.0
     );
+    // ... as the page's C formula in f32 (the interpreter's): four roundings, where one
+    // rounding of the exact value would give 0.15251626.
+    let (a, b, c) = (-2.925_086_f32, 2.779_47_f32, 2.110_197_f32);
+    assert_eq!(
+        as_f(run(AluOp::Lrp, F, &[f(a), f(b), f(c)]).dst),
+        a * b + (1.0 - a) * c
+    );
+    assert_ne!(a * b + (1.0 - a) * c, 0.152_516_26);
     // pln: p*u + q*v + r.
     let p = run(AluOp::Pln, F, &[f(2.0), f(3.0), f(1.0), f(10.0), f(100.0)]);
     assert_eq!(as_f(p.dst), 321.0);

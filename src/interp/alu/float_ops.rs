@@ -240,10 +240,16 @@ pub fn f_only(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &F
         AluOp::Rnde => (a.round_ties_even(), 0),
         AluOp::Rndz => (a.trunc(), 0),
         AluOp::Lrp => {
-            // src1*src0 + src2*(1 - src0) = src1*src0 + src2 - src2*src0, every
-            // product exact in f64; one rounding.
+            // The page's C formula, src1*src0 + src2*(1.0 - src0), as the interpreter
+            // (`Thread::alu`) runs it: four f32 roundings in round-to-nearest, the f64
+            // formula rounded once in a directed mode.
             let (b, c) = (fin(s[1], env), fin(s[2], env));
-            exact_sum(&[b * a, c, -(c * a)])
+            if env.rounding == 0 {
+                let (a, b, c) = (a as f32, b as f32, c as f32);
+                (f64::from(a * b + (1.0 - a) * c), 0)
+            } else {
+                (a * b + (1.0 - a) * c, 0)
+            }
         }
         _ => {
             // PLN: [p, q, r, u, v] -> p*u + q*v + r, one rounding.
