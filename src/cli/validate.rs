@@ -72,11 +72,21 @@ impl Adapters {
             .into_iter()
             .filter(|(b, _, _)| backends.is_empty() || backends.iter().any(|n| n == b.name()))
             .map(|(_, a, ctx)| {
-                let name = format!("{} #{} {}", a.backend, a.index, a.name);
+                let mut name = format!("{} #{} {}", a.backend, a.index, a.name);
                 let ctx = ctx.and_then(|c| match select::unusable(&c) {
                     Some(why) => Err(why),
                     None => Ok(c),
                 });
+                // A report should say when the GPU path ran its exact float forms there.
+                if let Ok(c) = &ctx {
+                    let f = crate::backend::gpu::float_fixes(c);
+                    if f.ftz {
+                        name.push_str(" +f32-via-f64");
+                    }
+                    if f.soft_div {
+                        name.push_str(" +soft-df-div");
+                    }
+                }
                 (name, ctx)
             })
             .collect();
@@ -323,8 +333,15 @@ fn error_target(target: &str, e: String, ms: f64) -> TargetResult {
 
 /// The readable table: one line per variant and target.
 pub fn table(reports: &[VariantReport]) -> String {
+    // Wide enough for the longest target (adapter, mapping, float forms), within reason.
+    let w = reports
+        .iter()
+        .flat_map(|r| r.targets.iter().map(|t| t.target.chars().count()))
+        .max()
+        .unwrap_or(0)
+        .clamp(44, 96);
     let mut s = format!(
-        "{:<36} {:<44} {:<10} {:>10}  details\n",
+        "{:<36} {:<w$} {:<10} {:>10}  details\n",
         "variant", "target", "verdict", "ms"
     );
     for r in reports {
@@ -350,9 +367,9 @@ pub fn table(reports: &[VariantReport]) -> String {
                 Some(e) => details += &format!(" (expected outputs: {e})"),
             }
             s += &format!(
-                "{:<36} {:<44} {:<10} {:>10.1}  {}\n",
+                "{:<36} {:<w$} {:<10} {:>10.1}  {}\n",
                 v,
-                truncate(&t.target, 44),
+                truncate(&t.target, w),
                 t.verdict,
                 t.ms,
                 details.trim()
