@@ -1292,13 +1292,18 @@ fn opaque_f64(x: f64) -> f64 {
     return select(x, -x, cfg[0u] == 0xffffffffu);
 }
 
-// a + b rounded to odd (TwoSum gives the exact remainder).
-fn add_odd(a: f64, b0: f64) -> f64 {
-    let s = a + b0;
+// The error of s = a + b (TwoSum; `opaque_f64` keeps the driver from folding it).
+fn two_sum_err(a: f64, b0: f64, s: f64) -> f64 {
     let b = opaque_f64(b0);
     let bp = s - b;
     let bc = s - bp;
-    return to_odd(s, (a - bp) + (b - bc));
+    return (a - bp) + (b - bc);
+}
+
+// a + b rounded to odd (TwoSum gives the exact remainder).
+fn add_odd(a: f64, b: f64) -> f64 {
+    let s = a + b;
+    return to_odd(s, two_sum_err(a, b, s));
 }
 
 // F transcendentals (WGSL's f32 builtins, within the pages' ULP bounds). With
@@ -1390,14 +1395,6 @@ fn fma_rne32(x: f32, y: f32, z: f32) -> f32 {
 fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u) { return fma_rne32(x, y, z); }
     return f64_to_f32_rm(sum_in_mode(w32(x) * w32(y), w32(z), md), md);
-}
-
-// The error of s = a + b (TwoSum; `opaque_f64` keeps the driver from folding it).
-fn two_sum_err(a: f64, b0: f64, s: f64) -> f64 {
-    let b = opaque_f64(b0);
-    let bp = s - b;
-    let bc = s - bp;
-    return (a - bp) + (b - bc);
 }
 
 // a + b + c rounded once to f32 in mode `md` (terms exact in f64, such as products of

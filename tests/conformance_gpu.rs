@@ -695,6 +695,37 @@ fn special_inputs(case: &mut visa_emu::corpus::case::Case, dir: &std::path::Path
     }
 }
 
+/// Corpus variant `v` with its float inputs replaced by special values ([`special_inputs`],
+/// files under `tmp`): its folder, the case and the interpreter's run.
+fn special_variant(
+    root: &std::path::Path,
+    tmp: &std::path::Path,
+    v: &str,
+) -> (
+    std::path::PathBuf,
+    visa_emu::corpus::case::Case,
+    visa_emu::backend::cpu::VariantRun,
+) {
+    let dir = root.join(v);
+    let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    special_inputs(&mut case, &tmp.join(v.replace('/', "_")));
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    (dir, case, cpu)
+}
+
+/// `gpu` runs `dir` with `case` and gives the interpreter's run `cpu`, byte for byte.
+fn gpu_agrees(
+    gpu: &mut GpuContext,
+    dir: &std::path::Path,
+    case: &visa_emu::corpus::case::Case,
+    cpu: &visa_emu::backend::cpu::VariantRun,
+    name: &str,
+) {
+    let g = visa_emu::backend::gpu::run_case(gpu, dir, case, 50_000_000)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_same_run(name, cpu, &g);
+}
+
 /// Special float inputs ([`special_inputs`]) through the corpus's float kernels: every
 /// output byte is the interpreter's, natively and (the kernels marked) with 64-bit
 /// types emulated. NaN bits follow one rule on both sides (arithmetic writes the
@@ -723,17 +754,17 @@ fn special_float_inputs_agree_with_the_interpreter() {
         ("half_arith/tgllp-simd32", true),
         ("convert_sat_rounding/tgllp-simd32", false),
     ] {
-        let dir = root.join(v);
-        let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        special_inputs(&mut case, &tmp.join(v.replace('/', "_")));
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = visa_emu::backend::gpu::run_case(&mut native, &dir, &case, 50_000_000)
-            .unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_same_run(&format!("{v} (special inputs)"), &cpu, &g);
+        let (dir, case, cpu) = special_variant(&root, &tmp, v);
+        gpu_agrees(
+            &mut native,
+            &dir,
+            &case,
+            &cpu,
+            &format!("{v} (special inputs)"),
+        );
         if emulate {
-            let g = visa_emu::backend::gpu::run_case(&mut emulated, &dir, &case, 50_000_000)
-                .unwrap_or_else(|e| panic!("{v} emulated: {e}"));
-            assert_same_run(&format!("{v} (special inputs, 64-bit emulated)"), &cpu, &g);
+            let name = format!("{v} (special inputs, 64-bit emulated)");
+            gpu_agrees(&mut emulated, &dir, &case, &cpu, &name);
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
@@ -761,17 +792,9 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
         "math_sqrt_div/tgllp-simd32",
         "double_arith/skl-simd32",
     ] {
-        let dir = root.join(v);
-        let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        special_inputs(&mut case, &tmp.join(v.replace('/', "_")));
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = visa_emu::backend::gpu::run_case(&mut gpu, &dir, &case, 50_000_000)
-            .unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_same_run(
-            &format!("{v} (special inputs, exact float forms)"),
-            &cpu,
-            &g,
-        );
+        let (dir, case, cpu) = special_variant(&root, &tmp, v);
+        let name = format!("{v} (special inputs, exact float forms)");
+        gpu_agrees(&mut gpu, &dir, &case, &cpu, &name);
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }
@@ -824,9 +847,8 @@ fn lrp_follows_the_pages_formula_like_the_interpreter() {
         }
         let cpu = visa_emu::backend::cpu::run_case(&variant, &case, &Default::default()).unwrap();
         for (gpu, how) in [(&mut native, "native"), (&mut exact, "exact float forms")] {
-            let g = visa_emu::backend::gpu::run_case(gpu, &variant, &case, 50_000_000)
-                .unwrap_or_else(|e| panic!("lrp {how}: {e}"));
-            assert_same_run(&format!("lrp ({how}, special inputs {special})"), &cpu, &g);
+            let name = format!("lrp ({how}, special inputs {special})");
+            gpu_agrees(gpu, &variant, &case, &cpu, &name);
         }
     }
     std::fs::remove_dir_all(&dir).ok();
@@ -904,9 +926,13 @@ fn dpas_special_inputs_agree_with_the_interpreter() {
     }
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let g = visa_emu::backend::gpu::run_case(&mut ctx, &dir, &case, 50_000_000)
-        .unwrap_or_else(|e| panic!("{v}: {e}"));
-    assert_same_run(&format!("{v} (special inputs)"), &cpu, &g);
+    gpu_agrees(
+        &mut ctx,
+        &dir,
+        &case,
+        &cpu,
+        &format!("{v} (special inputs)"),
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

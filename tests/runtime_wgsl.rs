@@ -221,7 +221,14 @@ fn f32_mad_is_one_rounding_like_mul_add() {
         .map(|x| x.map(|v| v as f32 as f64))
         .collect();
     let got = run_f64(
-        &["fma_rne32", "add_odd", "to_odd", "opaque_f64", "nan64"],
+        &[
+            "fma_rne32",
+            "add_odd",
+            "two_sum_err",
+            "to_odd",
+            "opaque_f64",
+            "nan64",
+        ],
         "f64(fma_rne32(f32(a), f32(b), f32(c)))",
         &t,
     );
@@ -486,6 +493,7 @@ fn f32_add_and_mad_round_once_in_every_mode() {
             "fmad32",
             "fma_rne32",
             "add_odd",
+            "two_sum_err",
             "to_odd",
             "nan32",
             "nan64",
@@ -1461,6 +1469,7 @@ fn ftz_forms_keep_f32_denormals() {
         "to_odd",
         "opaque_f64",
         "add_odd",
+        "two_sum_err",
         "sum_in_mode",
         "fadd32",
         "fmul32",

@@ -50,6 +50,28 @@ pub struct ComputeJob {
     pub aliases: Vec<(u32, usize)>,
 }
 
+impl ComputeJob {
+    /// `wgsl`'s `main` over `workgroups` with one read-write storage buffer holding
+    /// `data` (binding 0), read back: small programs such as the float probe.
+    pub fn one_buffer(key: u64, wgsl: &str, data: Vec<u8>, workgroups: [u32; 3]) -> ComputeJob {
+        ComputeJob {
+            key,
+            wgsl: wgsl.into(),
+            entry_point: "main".into(),
+            buffers: vec![JobBuffer {
+                size: data.len() as u64,
+                data,
+                usage: BufferUse::ReadWrite,
+                readback: true,
+            }],
+            workgroups,
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        }
+    }
+}
+
 /// The word a resumable program raises when it needs another pass.
 #[derive(Clone, Copy, Debug)]
 pub struct Repeat {

@@ -6,7 +6,7 @@
 //! operands). The translator's runtime
 //! keeps the GPU path exact either way, given these answers.
 
-use crate::job::{BufferUse, ComputeJob, JobBuffer};
+use crate::job::ComputeJob;
 use crate::GpuContext;
 
 /// The answers of [`probe`]. A probe that cannot run answers the safe way (flushing,
@@ -56,33 +56,15 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 "#;
 
-fn job(key: u64, wgsl: &str, data: Vec<u8>, workgroups: u32) -> ComputeJob {
-    ComputeJob {
-        key,
-        wgsl: wgsl.into(),
-        entry_point: "main".into(),
-        buffers: vec![JobBuffer {
-            size: data.len() as u64,
-            data,
-            usage: BufferUse::ReadWrite,
-            readback: true,
-        }],
-        workgroups: [workgroups, 1, 1],
-        chunk_base_binding: None,
-        repeat: None,
-        aliases: Vec::new(),
-    }
-}
-
 fn f32_denormals(ctx: &mut GpuContext) -> Option<bool> {
     // The smallest denormal, 1.0, 0.0; 2^-65, whose square 2^-130 is denormal.
     let words: [u32; 8] = [1, 0x3f80_0000, 0, 0, 0, 0, 0, 0x1f00_0000];
     let r = ctx
-        .run(&job(
+        .run(&ComputeJob::one_buffer(
             0x7072_6f62_6533_3201,
             F32_PROBE,
             bytemuck::cast_slice(&words).to_vec(),
-            1,
+            [1, 1, 1],
         ))
         .ok()?;
     let out: &[u32] = bytemuck::try_cast_slice(r.outputs.first()?).ok()?;
@@ -115,7 +97,12 @@ fn f64_div_sqrt_exact(ctx: &mut GpuContext) -> Option<bool> {
     let data = bytemuck::cast_slice(&v).to_vec();
     let groups = F64_PAIRS.div_ceil(64) as u32;
     let r = ctx
-        .run(&job(0x7072_6f62_6536_3401, F64_PROBE, data, groups))
+        .run(&ComputeJob::one_buffer(
+            0x7072_6f62_6536_3401,
+            F64_PROBE,
+            data,
+            [groups, 1, 1],
+        ))
         .ok()?;
     let out: Vec<f64> = r
         .outputs

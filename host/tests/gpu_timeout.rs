@@ -2,7 +2,7 @@
 //! hang of the caller (a barrier deadlock on a real GPU never ends; here a long loop
 //! stands in for it). Its own test binary: the variable is process-wide.
 
-use visa_emu_host::{BufferUse, ComputeJob, GpuContext, GpuOptions, HostError, JobBuffer};
+use visa_emu_host::{ComputeJob, GpuContext, GpuOptions, HostError};
 
 const SPIN: &str = r#"
 @group(0) @binding(0) var<storage, read_write> data: array<atomic<u32>>;
@@ -16,25 +16,11 @@ fn main() {
 "#;
 
 fn spin(iterations: u32, groups: u32) -> ComputeJob {
-    let data: Vec<u8> = [iterations, 1]
+    let data = [iterations, 1]
         .iter()
         .flat_map(|w| w.to_le_bytes())
         .collect();
-    ComputeJob {
-        key: 7,
-        wgsl: SPIN.into(),
-        entry_point: "main".into(),
-        buffers: vec![JobBuffer {
-            size: data.len() as u64,
-            data,
-            usage: BufferUse::ReadWrite,
-            readback: true,
-        }],
-        workgroups: [groups, 1, 1],
-        chunk_base_binding: None,
-        repeat: None,
-        aliases: Vec::new(),
-    }
+    ComputeJob::one_buffer(7, SPIN, data, [groups, 1, 1])
 }
 
 #[test]

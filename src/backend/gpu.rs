@@ -1163,24 +1163,32 @@ impl FloatFixes {
         self.ftz || self.soft_div
     }
 
-    /// `wgsl` with the switches set; `None` when it has none to set.
-    fn apply(self, wgsl: &str) -> Option<String> {
-        let mut out = None::<String>;
-        for (on, from, to) in [
+    /// Each switch: on?, the runtime's `const`, a short tag, what it means.
+    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 2] {
+        [
             (
                 self.ftz,
-                "const F32_FTZ: bool = false;",
-                "const F32_FTZ: bool = true;",
+                "F32_FTZ",
+                "f32-via-f64",
+                "f32 through f64 (for adapters that flush f32 denormals)",
             ),
             (
                 self.soft_div,
-                "const F64_SOFT_DIV: bool = false;",
-                "const F64_SOFT_DIV: bool = true;",
+                "F64_SOFT_DIV",
+                "soft-df-div",
+                "DF division and roots on the bits (for inexact native ones)",
             ),
-        ] {
+        ]
+    }
+
+    /// `wgsl` with the switches set; `None` when it has none to set.
+    fn apply(self, wgsl: &str) -> Option<String> {
+        let mut out = None::<String>;
+        for (on, name, _, _) in self.switches() {
+            let from = format!("const {name}: bool = false;");
             let text = out.as_deref().unwrap_or(wgsl);
-            if on && text.contains(from) {
-                out = Some(text.replacen(from, to, 1));
+            if on && text.contains(&from) {
+                out = Some(text.replacen(&from, &format!("const {name}: bool = true;"), 1));
             }
         }
         out
@@ -1188,22 +1196,29 @@ impl FloatFixes {
 
     /// What the switches say, for reports.
     pub fn describe(self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.ftz {
-            parts.push("f32 through f64 (the adapter flushes f32 denormals)");
-        }
-        if self.soft_div {
-            parts.push("DF division and roots on the bits (the adapter's are inexact)");
-        }
+        let parts: Vec<&str> = self
+            .switches()
+            .into_iter()
+            .filter(|s| s.0)
+            .map(|s| s.3)
+            .collect();
         (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
+    /// The switches as ` +tag` suffixes of a target's name (`validate`).
+    pub fn tags(self) -> String {
+        self.switches()
+            .into_iter()
+            .filter(|s| s.0)
+            .map(|s| format!(" +{}", s.2))
+            .collect()
     }
 }
 
 /// The float switches `gpu` needs ([`FloatFixes`]).
 pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
     let c = gpu.capabilities();
-    let v = std::env::var("VISA_GPU_EMULATE").unwrap_or_default();
-    let forced = |w: &str| v.split(',').any(|x| x.trim() == w);
+    let forced = super::select::emulate_env_names;
     let native_f64 = !super::select::emulation(gpu).f64;
     FloatFixes {
         ftz: !c.f32_denormals || forced("ftz"),

@@ -91,10 +91,17 @@ pub fn emulation(ctx: &GpuContext) -> crate::translate::lower64::Emulate {
     crate::translate::lower64::Emulate::for_features(c.f64 && !forced.f64, c.int64 && !forced.int64)
 }
 
+/// Whether `VISA_GPU_EMULATE` (a comma-separated list) names `word`.
+pub fn emulate_env_names(word: &str) -> bool {
+    std::env::var("VISA_GPU_EMULATE")
+        .unwrap_or_default()
+        .split(',')
+        .any(|x| x.trim() == word)
+}
+
 /// `VISA_GPU_EMULATE`: `f64`, `int64`, `all` (both), or unset/`none`.
 pub fn forced_emulation() -> crate::translate::lower64::Emulate {
-    let v = std::env::var("VISA_GPU_EMULATE").unwrap_or_default();
-    let has = |w: &str| v.split(',').any(|x| x.trim() == w || x.trim() == "all");
+    let has = |w: &str| emulate_env_names(w) || emulate_env_names("all");
     crate::translate::lower64::Emulate {
         f64: has("f64"),
         int64: has("int64"),

@@ -79,13 +79,7 @@ impl Adapters {
                 });
                 // A report should say when the GPU path ran its exact float forms there.
                 if let Ok(c) = &ctx {
-                    let f = crate::backend::gpu::float_fixes(c);
-                    if f.ftz {
-                        name.push_str(" +f32-via-f64");
-                    }
-                    if f.soft_div {
-                        name.push_str(" +soft-df-div");
-                    }
+                    name += &crate::backend::gpu::float_fixes(c).tags();
                 }
                 (name, ctx)
             })
