@@ -149,6 +149,10 @@ enum Command {
         /// Threads running work-groups in parallel (1 = deterministic order).
         #[arg(long, default_value_t = 1)]
         workers: usize,
+        /// Instructions one vISA thread may execute before the watchdog stops it and
+        /// names the block it was in (both backends).
+        #[arg(long, default_value_t = visa_emu::backend::gpu::DEFAULT_STEP_LIMIT, value_parser = clap::value_parser!(u32).range(1..))]
+        step_limit: u32,
     },
     /// Measure the CPU interpreter and the GPU path side by side on variant folders:
     /// times, channel-operations/s, GB/s, and the ratios against the interpreter and
@@ -261,7 +265,14 @@ fn conformance(
                     None => device.open_another()?,
                 };
                 let r = visa_emu::backend::gpu::check_variant(&mut g, v);
-                pool.lock().unwrap_or_else(|p| p.into_inner()).push(g);
+                // A lost device fails every later job: drop it, and the next job
+                // opens a fresh one (a driver fault or a hang ends one case, not all).
+                match g.lost() {
+                    Some(why) => bar.suspend(|| {
+                        eprintln!("visa-emu: the device was lost running {} ({why}); the next case opens another", c::variant_name(v))
+                    }),
+                    None => pool.lock().unwrap_or_else(|p| p.into_inner()).push(g),
+                }
                 r
             }
             None => visa_emu::backend::cpu::check_variant(v, &opts),
@@ -422,17 +433,34 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
 }
 
 #[allow(clippy::too_many_arguments)]
+/// `run`'s launch shape: sizes and argument overrides.
+struct RunShape<'a> {
+    global: Option<String>,
+    local: Option<String>,
+    set: &'a [String],
+}
+
+/// `run`'s tracing, parallelism and watchdog.
+struct RunLimits {
+    trace: bool,
+    workers: usize,
+    step_limit: u32,
+}
+
 fn run(
     device: &DeviceFlags,
     wgsl: Option<&std::path::Path>,
     variant: &std::path::Path,
-    global: Option<String>,
-    local: Option<String>,
-    set: &[String],
+    shape: RunShape,
     out_dir: Option<&std::path::Path>,
-    trace: bool,
-    workers: usize,
+    limits: RunLimits,
 ) -> Result<(), Failed> {
+    let RunShape { global, local, set } = shape;
+    let RunLimits {
+        trace,
+        workers,
+        step_limit,
+    } = limits;
     use visa_emu::cli::run as r;
     // `run .` inside a variant folder: its parent is the case folder.
     let variant = &std::fs::canonicalize(variant)
@@ -461,14 +489,7 @@ fn run(
     // One translation serves both --wgsl and the GPU run.
     let t0 = std::time::Instant::now();
     let built = if wgsl.is_some() || gpu.is_some() {
-        Some(
-            visa_emu::backend::gpu::build(
-                variant,
-                &case,
-                visa_emu::backend::gpu::DEFAULT_STEP_LIMIT,
-            )
-            .map_err(Failed)?,
-        )
+        Some(visa_emu::backend::gpu::build(variant, &case, step_limit).map_err(Failed)?)
     } else {
         None
     };
@@ -555,6 +576,7 @@ fn run(
             let opts = visa_emu::interp::RunOptions {
                 trace,
                 workers,
+                step_limit: u64::from(step_limit),
                 ..Default::default()
             };
             let run = visa_emu::backend::cpu::run_case(variant, &case, &opts).map_err(Failed)?;
@@ -741,7 +763,26 @@ fn check(file: &std::path::Path, grf_bytes: u32, notes: bool) -> Result<(), Fail
     Ok(())
 }
 
+/// `visa-emu disasm X | head` closes the pipe early: Rust's `print!` then panics.
+/// End quietly instead, with the status a shell gives a command that SIGPIPE ended.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info { file, grf_bytes } => match cli::load_file(&file, grf_bytes) {
@@ -776,16 +817,22 @@ fn main() -> ExitCode {
             out_dir,
             trace,
             workers,
+            step_limit,
         } => run(
             &device,
             wgsl.as_deref(),
             &variant,
-            global,
-            local,
-            &set,
+            RunShape {
+                global,
+                local,
+                set: &set,
+            },
             out_dir.as_deref(),
-            trace,
-            workers,
+            RunLimits {
+                trace,
+                workers,
+                step_limit,
+            },
         ),
         Command::Check {
             file,

@@ -3,7 +3,22 @@
 
 mod common;
 
+use visa_emu::translate::workgroup_memory::workgroup_bytes;
 use visa_emu::translate::{translate, validate_wgsl, Target};
+
+/// The bytes of the module's `var<workgroup>` globals as naga lays them out: what
+/// the host's check before a dispatch (`workgroup_bytes`) must agree with.
+fn naga_workgroup_bytes(wgsl: &str) -> u64 {
+    let module = naga::front::wgsl::parse_str(wgsl).expect("WGSL parses");
+    let mut layouter = naga::proc::Layouter::default();
+    layouter.update(module.to_ctx()).expect("layout");
+    module
+        .global_variables
+        .iter()
+        .filter(|(_, g)| g.space == naga::AddressSpace::WorkGroup)
+        .map(|(_, g)| u64::from(layouter[g.ty].size))
+        .sum()
+}
 
 fn variants() -> Vec<std::path::PathBuf> {
     visa_emu::corpus::paths::first_variants()
@@ -40,6 +55,14 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                         assert!(m.lanes, "{}: lane mode not taken", dir.display());
                     }
                     assert_eq!(m.shapes.is_some(), table, "{}", dir.display());
+                    let scanned = workgroup_bytes(&m.wgsl);
+                    let by_naga = naga_workgroup_bytes(&m.wgsl);
+                    if scanned != Some(by_naga) {
+                        failures.push(format!(
+                            "{} (lanes: {lanes}): workgroup memory scanned {scanned:?}, naga {by_naga}",
+                            dir.display()
+                        ));
+                    }
                     if let Err(e) = validate_wgsl(&m.wgsl) {
                         failures.push(format!(
                             "{} (lanes: {lanes}, probe: {probe}, table: {table}): {}",

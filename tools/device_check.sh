@@ -34,18 +34,24 @@ B=.dev/visa-emu
 step adapters 20 $B adapters
 grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
 # 1. What failed or hung on the H200 at stop 30, one variant at a time.
-for v in tests/corpus/dot_product_reduce/tgllp-simd32 tests/corpus/slm_reduce/tgllp-simd32 \
-         tests/corpus/double_arith/skl-simd32 tests/corpus/long_arith/tgllp-simd32; do
-  n=$(echo "$v" | cut -d/ -f3)
-  step "one_$n" 60 $B conformance "$v" --backend vulkan
-  step "threads_$n" 60 $B conformance "$v" --backend vulkan --mapping threads
-done
+# VISA_GPU_LOG prints each job's stages (pipeline start/end, GPU wait), so the log of a
+# step that the cap kills still says whether it was compiling or waiting for the GPU.
+one() { # name cap variant args...
+  local name=$1 cap=$2 v=$3; shift 3
+  VISA_GPU_LOG=1 VISA_WGSL_DUMP="$L/$name.wgsl" step "$name" "$cap" $B conformance "$v" --backend vulkan "$@"
+}
+one dot_auto 45 tests/corpus/dot_product_reduce/tgllp-simd32
+one dot_threads 45 tests/corpus/dot_product_reduce/tgllp-simd32 --mapping threads
+one double_div 30 tests/corpus/double_arith/skl-simd32
+one long_simd32 30 tests/corpus/long_arith/tgllp-simd32
+one long_threads 30 tests/corpus/long_arith/tgllp-simd32 --mapping threads
+one slm_auto 45 tests/corpus/slm_reduce/tgllp-simd32
 # 2. The whole corpus and the own cases, natively, then with the fallbacks.
-step conf_native 240 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
-step conf_nosubgroups 150 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
-step conf_emulated 150 $B conformance tests/corpus --backend vulkan --no-f64 --no-int64 --no-f16 --known tests/known_disagreements.txt
+step conf_native 200 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
+step conf_nosubgroups 120 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
+step conf_emulated 120 $B conformance tests/corpus --backend vulkan --no-f64 --no-int64 --no-f16 --known tests/known_disagreements.txt
 # 3. The benches (benches/README.md).
-step bench 150 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json" \
+step bench 100 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json" \
   tests/corpus/saxpy/tgllp-simd16 tests/corpus/mandelbrot/tgllp-simd16 tests/corpus/atomic_histogram/tgllp-simd32 \
   tests/corpus/dot_product_reduce/tgllp-simd32 tests/corpus/matmul_tiled16/tgllp-simd16 \
   tests/corpus/slm_prefix_scan/acm-g10-simd32 tests/cases/stencil3x3/tgllp-simd32

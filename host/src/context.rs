@@ -258,6 +258,12 @@ impl GpuContext {
         self.pipelines.len()
     }
 
+    /// Why the device was lost (a driver fault, a GPU wait past `VISA_GPU_TIMEOUT`),
+    /// or `None` while it is usable. A lost device stays lost: open another.
+    pub fn lost(&self) -> Option<String> {
+        self.lost.lock().ok().and_then(|l| l.clone())
+    }
+
     pub(crate) fn check_lost(&self) -> Result<(), HostError> {
         match self.lost.lock().ok().and_then(|l| l.clone()) {
             Some(msg) => Err(HostError::DeviceLost(msg)),

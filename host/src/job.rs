@@ -115,6 +115,14 @@ fn gpu_wait_limit() -> std::time::Duration {
     std::time::Duration::from_secs(secs)
 }
 
+/// `VISA_GPU_LOG=1`: each job's stages go to stderr as they happen (pipeline start and
+/// end, submit, wait), so a slow driver compile and a dispatch that hangs tell apart.
+fn stage_log(what: std::fmt::Arguments) {
+    if std::env::var_os("VISA_GPU_LOG").is_some_and(|v| v != "0") {
+        eprintln!("[gpu] {what}");
+    }
+}
+
 /// (first workgroup, workgroup count) of one dispatch chunk.
 type Chunk = ([u32; 3], [u32; 3]);
 
@@ -195,8 +203,18 @@ impl GpuContext {
     pub fn run(&mut self, job: &ComputeJob) -> Result<JobResult, HostError> {
         self.check_lost()?;
         let t0 = Instant::now();
+        stage_log(format_args!(
+            "pipeline {:016x}: {} bytes of WGSL",
+            job.key,
+            job.wgsl.len()
+        ));
         let (pipeline, cached) = self.pipeline(job)?;
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
+        stage_log(format_args!(
+            "pipeline {:016x}: {} in {pipeline_ms:.0} ms",
+            job.key,
+            if cached { "cached" } else { "created" }
+        ));
         // A driver that crashes compiling a pipeline can lose the device on the way.
         self.check_lost()?;
         let t1 = Instant::now();
@@ -470,10 +488,20 @@ impl GpuContext {
         // as a barrier some invocations never reach) must not hang the caller: the wait
         // is bounded, and the device counts as lost after it.
         let limit = gpu_wait_limit();
-        match self.device.poll(wgpu::PollType::Wait {
+        let waited = Instant::now();
+        stage_log(format_args!(
+            "waiting for the GPU (at most {} s)",
+            limit.as_secs()
+        ));
+        let polled = self.device.poll(wgpu::PollType::Wait {
             submission_index: None,
             timeout: Some(limit),
-        }) {
+        });
+        stage_log(format_args!(
+            "GPU wait ended after {:.0} ms",
+            waited.elapsed().as_secs_f64() * 1e3
+        ));
+        match polled {
             Ok(_) => {}
             Err(wgpu::PollError::Timeout) => {
                 let msg = format!(

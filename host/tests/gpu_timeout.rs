@@ -40,6 +40,14 @@ fn a_gpu_wait_past_the_limit_is_an_error_and_the_device_counts_as_lost() {
     assert!(t.elapsed().as_secs() < 60, "the wait was not bounded");
     let again = gpu.run(&spin(1, 1)).expect_err("the device stays marked");
     assert!(matches!(again, HostError::DeviceLost(_)), "{again}");
+    assert!(
+        gpu.lost().is_some_and(|m| m.contains("VISA_GPU_TIMEOUT")),
+        "lost() names the cause"
+    );
+    // A fresh device goes on (conformance drops a lost one and opens another).
+    let mut fresh = GpuContext::new(&GpuOptions::default()).expect("a second device");
+    fresh.run(&spin(30, 1)).expect("a fresh device runs");
+    assert_eq!(fresh.lost(), None);
     // Dropping the device would wait for the spin: leave it to the process's end.
     std::mem::forget(gpu);
 }

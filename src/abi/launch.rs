@@ -380,7 +380,13 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
             ArgKind::Unused => {}
         }
     }
-    let slm_bytes = u32::try_from(slm_cursor.max(64 * 1024)).map_err(|_| {
+    // The group's SLM is what the kernel declares (its own arrays and the `__local`
+    // arguments), in 1 KiB steps as Intel hardware allocates it; an access past it is
+    // undefined (3_execution_model: "Out-of-bound SLM accesses have undefined
+    // behavior") and both backends treat it as out of bounds. Sizing it to the 64 KiB
+    // maximum instead made every SLM kernel's workgroup too large for NVIDIA's 48 KiB,
+    // whose driver then never started it.
+    let slm_bytes = u32::try_from(slm_cursor.div_ceil(1024) * 1024).map_err(|_| {
         launch_err(LaunchProblem::TooLarge {
             what: "shared local memory".into(),
             bytes: slm_cursor,

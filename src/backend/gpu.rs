@@ -1024,6 +1024,19 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
 /// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
 /// have needed when it was too large (for the error message); `one_pass_try`: a
 /// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
+/// A module over the adapter's workgroup memory is an error here: not every driver
+/// refuses the pipeline (NVIDIA's compiled one and never started it).
+fn fits_workgroup_memory(gpu: &GpuContext, wgsl: &str) -> Result<(), String> {
+    let limit = u64::from(gpu.capabilities().max_workgroup_storage_bytes);
+    match translate::workgroup_memory::workgroup_bytes(wgsl) {
+        Some(need) if need > limit => Err(format!(
+            "the kernel needs {need} bytes of workgroup memory (its thread group's SLM and the scheduler's words), over the {limit} bytes {} allows",
+            gpu.adapter().name
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn finish(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
@@ -1033,6 +1046,7 @@ fn finish(
     one_pass_try: bool,
 ) -> Result<GpuRun, SliceError> {
     let lower_ms = for_adapter(gpu, &mut job)?;
+    fits_workgroup_memory(gpu, &job.wgsl)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if one_pass_try

@@ -31,6 +31,7 @@ mod scalar_slots;
 pub mod simt;
 mod straight_rows;
 pub mod table_form;
+pub mod workgroup_memory;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
 use crate::ir::PredCombine;
