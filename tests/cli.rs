@@ -338,3 +338,34 @@ fn a_reader_that_closes_the_pipe_early_ends_the_command_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(141), "{err}");
 }
+
+/// A group's SLM over the adapter's workgroup memory is a clear error before any
+/// dispatch (NVIDIA's driver took such a pipeline and never started it), while the
+/// interpreter runs the same launch. lavapipe allows 32 KiB.
+#[test]
+fn slm_over_the_adapters_workgroup_memory_is_a_clear_error() {
+    let v = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/local_arg_pointer/tgllp-simd32");
+    let gpu = bin()
+        .args(["run", "--backend", "vulkan", "--set", "tmp=40000"])
+        .arg(&v)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&gpu.stderr);
+    assert!(!gpu.status.success(), "{err}");
+    assert!(
+        err.contains("bytes of workgroup memory") && err.contains("over the"),
+        "{err}"
+    );
+    let cpu = bin()
+        .args(["run", "--backend", "cpu", "--set", "tmp=40000"])
+        .arg(&v)
+        .output()
+        .unwrap();
+    assert!(
+        cpu.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cpu.stderr)
+    );
+}
