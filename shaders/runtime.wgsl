@@ -334,6 +334,24 @@ fn nan64(x: f64) -> bool {
 // 53 >= 2 * 24 + 2). Elsewhere both are plain conversions.
 const F32_FTZ: bool = false;
 
+// Adapters whose compiler fuses a product into the sum it feeds (SPIR-V allows it
+// unless `NoContraction`, which WGSL cannot ask for; the host's probe finds out) get
+// `true` here: each native F and DF product is then XORed with `cfg[CFG_ZERO]`, a
+// word that is always 0 but that no compiler can know, so the product is rounded on
+// its own as the vISA `mul` rounds it. Elsewhere `keep32`/`keep64` fold away.
+const F_KEEP_PRODUCTS: bool = false;
+const CFG_ZERO: u32 = 274u;
+
+fn keep32(x: f32) -> f32 {
+    if (!F_KEEP_PRODUCTS) { return x; }
+    return bitcast<f32>(bitcast<u32>(x) ^ cfg[CFG_ZERO]);
+}
+
+fn keep64(x: f64) -> f64 {
+    if (!F_KEEP_PRODUCTS) { return x; }
+    return bitcast<f64>(bitcast<u64>(x) ^ u64(cfg[CFG_ZERO]));
+}
+
 // f32 -> f64, exact for denormals on any adapter.
 fn w32(x: f32) -> f64 {
     if (!F32_FTZ) { return f64(x); }
@@ -1382,7 +1400,7 @@ fn sum_in_mode(a: f64, b: f64, md: u32) -> f64 {
 }
 
 fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u && !F32_FTZ) { return x * y; }
+    if (md == 0u && !F32_FTZ) { return keep32(x * y); }
     return f64_to_f32_rm(w32(x) * w32(y), md);
 }
 
@@ -1414,10 +1432,10 @@ fn sum3_32(a: f64, b: f64, c: f64, md: u32) -> f32 {
 // bits. Directed modes: the f64 formula rounded once in the mode (the interpreter's).
 fn flrp32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u) {
-        if (!F32_FTZ) { return x * y + (1.0 - x) * z; }
+        if (!F32_FTZ) { return keep32(x * y) + keep32((1.0 - x) * z); }
         let p = n32(w32(x) * w32(y));
         let q = n32(w32(n32(1.0lf - w32(x))) * w32(z));
         return n32(w32(p) + w32(q));
     }
-    return f64_to_f32_rm(w32(x) * w32(y) + (1.0lf - w32(x)) * w32(z), md);
+    return f64_to_f32_rm(keep64(w32(x) * w32(y)) + keep64((1.0lf - w32(x)) * w32(z)), md);
 }

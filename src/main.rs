@@ -661,8 +661,9 @@ fn adapters() -> Result<(), Failed> {
                     None => println!("    GPU path: usable, {atomics}"),
                 }
                 println!(
-                    "    floats (probed): f32 denormals {}, f64 division and sqrt {}{}",
+                    "    floats (probed): f32 denormals {}, products {} into sums, f64 division and sqrt {}{}",
                     if c.f32_denormals { "kept" } else { "flushed" },
+                    if c.keeps_products { "not fused" } else { "fused" },
                     if !c.f64 {
                         "emulated"
                     } else if c.f64_div_sqrt_exact {

@@ -771,8 +771,9 @@ fn special_float_inputs_agree_with_the_interpreter() {
 }
 
 /// The exact float forms the GPU path runs where the host's probe finds f32 denormals
-/// flushed or f64 division inexact (NVIDIA's Vulkan driver: `as_type_bitcasts` lost
-/// a denormal, `double_arith` a last bit of `(double)n / 3.0` there), on a device
+/// flushed, f64 division inexact (NVIDIA's Vulkan driver: `as_type_bitcasts` lost
+/// a denormal, `double_arith` a last bit of `(double)n / 3.0` there) or products fused
+/// into sums, on a device
 /// taken for such an adapter (`distrust_floats`): the interpreter's bytes on corpus
 /// kernels fed special values, denormals included.
 #[test]
@@ -785,7 +786,10 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
     })
     .expect("a GPU adapter (lavapipe in CI)");
     let fixes = visa_emu::backend::gpu::float_fixes(&gpu);
-    assert!(fixes.ftz && fixes.soft_div, "{fixes:?}");
+    assert!(
+        fixes.ftz && fixes.soft_div && fixes.keep_products,
+        "{fixes:?}"
+    );
     for v in [
         "as_type_bitcasts/tgllp-simd32",
         "float_arith/tgllp-simd8",
@@ -796,6 +800,11 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
         let name = format!("{v} (special inputs, exact float forms)");
         gpu_agrees(&mut gpu, &dir, &case, &cpu, &name);
     }
+    // The case a compiler that fuses products into sums fails, in the kept form.
+    let kept = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/products_kept/skl-simd32");
+    visa_emu::backend::gpu::check_variant(&mut gpu, &kept)
+        .unwrap_or_else(|e| panic!("products_kept in the exact float forms: {e}"));
     let _ = std::fs::remove_dir_all(&tmp);
 }
 

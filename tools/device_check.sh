@@ -33,24 +33,22 @@ B=.dev/visa-emu
 { nvidia-smi -L; nproc; uname -r; } > "$L/env.txt" 2>&1
 step adapters 20 $B adapters
 grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
-# 1. What failed or hung on the H200 at stop 30, one variant at a time.
-# VISA_GPU_LOG prints each job's stages (pipeline start/end, GPU wait), so the log of a
-# step that the cap kills still says whether it was compiling or waiting for the GPU.
+# 1. What failed or hung on NVIDIA at stop 31, one variant at a time. Every SLM kernel
+# hung there (64 KiB of SLM against the driver's 48 KiB: fixed since, unconfirmed);
+# long_arith SIMD32 lost the device in the straight form and passed in the thread one.
 one() { # name cap variant args...
   local name=$1 cap=$2 v=$3; shift 3
   VISA_GPU_LOG=1 VISA_WGSL_DUMP="$L/$name.wgsl" step "$name" "$cap" $B conformance "$v" --backend vulkan "$@"
 }
-one dot_auto 45 tests/corpus/dot_product_reduce/tgllp-simd32
-one dot_threads 45 tests/corpus/dot_product_reduce/tgllp-simd32 --mapping threads
-one double_div 30 tests/corpus/double_arith/skl-simd32
+one slm_auto 30 tests/corpus/slm_reduce/tgllp-simd32
+one dot_auto 30 tests/corpus/dot_product_reduce/tgllp-simd32
+one matmul_threads 40 tests/corpus/matmul_tiled16/tgllp-simd16 --mapping threads
 one long_simd32 30 tests/corpus/long_arith/tgllp-simd32
-one long_threads 30 tests/corpus/long_arith/tgllp-simd32 --mapping threads
-one slm_auto 45 tests/corpus/slm_reduce/tgllp-simd32
 # 2. The whole corpus and the own cases, natively, then with the fallbacks.
 step conf_native 200 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
 step conf_nosubgroups 120 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
 step conf_emulated 120 $B conformance tests/corpus --backend vulkan --no-f64 --no-int64 --no-f16 --known tests/known_disagreements.txt
-# 3. The benches (benches/README.md).
+# 3. The benches (benches/README.md), the SLM and barrier workloads included.
 step bench 100 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json" \
   tests/corpus/saxpy/tgllp-simd16 tests/corpus/mandelbrot/tgllp-simd16 tests/corpus/atomic_histogram/tgllp-simd32 \
   tests/corpus/dot_product_reduce/tgllp-simd32 tests/corpus/matmul_tiled16/tgllp-simd16 \

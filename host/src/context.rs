@@ -49,9 +49,9 @@ pub struct GpuOptions {
     pub disable_f16: bool,
     pub disable_f64: bool,
     pub disable_int64: bool,
-    /// Skip the float probe and take the adapter for one that flushes f32 denormals
-    /// and rounds native f64 division and square root inexactly, so that the exact
-    /// forms run (tests prove them on adapters that need none).
+    /// Skip the float probe and take the adapter for one that flushes f32 denormals,
+    /// rounds native f64 division and square root inexactly and fuses products into
+    /// sums, so that the exact forms run (tests prove them on adapters that need none).
     pub distrust_floats: bool,
 }
 
@@ -88,6 +88,9 @@ pub struct Capabilities {
     pub f32_denormals: bool,
     /// Native f64 division and square root round correctly (measured: `probe.rs`).
     pub f64_div_sqrt_exact: bool,
+    /// The compiler keeps a product and the sum it feeds as two roundings rather than
+    /// fusing them into one (measured: `probe.rs`).
+    pub keeps_products: bool,
 }
 
 /// An open device plus its pipeline cache.
@@ -223,6 +226,7 @@ impl GpuContext {
             max_storage_buffers_per_stage: limits.max_storage_buffers_per_shader_stage,
             f32_denormals: true,
             f64_div_sqrt_exact: true,
+            keeps_products: true,
         };
         let mut ctx = GpuContext {
             device,
@@ -236,12 +240,14 @@ impl GpuContext {
             crate::probe::FloatBehaviour {
                 f32_denormals: false,
                 f64_div_sqrt_exact: !ctx.caps.f64,
+                keeps_products: false,
             }
         } else {
             crate::probe::probe(&mut ctx)
         };
         ctx.caps.f32_denormals = floats.f32_denormals;
         ctx.caps.f64_div_sqrt_exact = floats.f64_div_sqrt_exact;
+        ctx.caps.keeps_products = floats.keeps_products;
         Ok(ctx)
     }
 

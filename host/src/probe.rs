@@ -3,7 +3,9 @@
 //! for SPIR-V's DenormPreserve, and NVIDIA's driver flushes them) and whether native
 //! f64 division and square root are correctly rounded (Vulkan allows ulps of error;
 //! NVIDIA's driver divides by a constant through its reciprocal, one ulp off on some
-//! operands). The translator's runtime
+//! operands), and whether the compiler fuses a product into the sum it feeds (SPIR-V
+//! allows it without `NoContraction`, which WGSL cannot ask for; Mesa's RADV and ANV
+//! and NVIDIA's compilers do it, one rounding where the vISA has two). The translator's runtime
 //! keeps the GPU path exact either way, given these answers.
 
 use crate::job::ComputeJob;
@@ -18,6 +20,8 @@ pub struct FloatBehaviour {
     /// Native f64 `/` and `sqrt` round correctly (true where the device has no f64:
     /// the emulation is exact).
     pub f64_div_sqrt_exact: bool,
+    /// `p = x * y; p + z` rounds twice, in f32 and in f64 (where the device has it).
+    pub keeps_products: bool,
 }
 
 const F32_PROBE: &str = r#"
@@ -55,6 +59,86 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
     v[4u * i + 3u] = sqrt(x);
 }
 "#;
+
+/// Products and the sums they feed, in the shape the translator writes them (the
+/// product through a function and a private variable, as a vISA `mul` then `add`).
+/// Each `z` is minus the rounded product: two roundings give exactly 0, a fused
+/// multiply-add gives the product's rounding error.
+const CONTRACT_PROBE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+var<private> p32: f32;
+fn mul32(x: f32, y: f32) -> f32 { return x * y; }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= 64u) { return; }
+    p32 = mul32(bitcast<f32>(v[4u * i]), bitcast<f32>(v[4u * i + 1u]));
+    v[4u * i + 3u] = bitcast<u32>(p32 + bitcast<f32>(v[4u * i + 2u]));
+}
+"#;
+
+const CONTRACT_PROBE_F64: &str = r#"
+@group(0) @binding(0) var<storage, read_write> v: array<f64>;
+var<private> p64: f64;
+fn mul64(x: f64, y: f64) -> f64 { return x * y; }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= 64u) { return; }
+    p64 = mul64(v[4u * i], v[4u * i + 1u]);
+    v[4u * i + 3u] = p64 + v[4u * i + 2u];
+}
+"#;
+
+/// 64 (x, y, -round(x * y), 0) quadruples of full-mantissa values near 1.
+fn contract_operands() -> (Vec<f32>, Vec<f64>) {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..64 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        let (x, y) = (
+            1.0 + (s >> 40) as f32 / 2f32.powi(24),
+            1.5 - (s & 0xff_ffff) as f32 / 2f32.powi(25),
+        );
+        a.extend([x, y, -(x * y), 0.0]);
+        let (x, y) = (
+            1.0 + (s >> 11) as f64 / 2f64.powi(53),
+            1.5 - (s & 0xf_ffff_ffff) as f64 / 2f64.powi(37),
+        );
+        b.extend([x, y, -(x * y), 0.0]);
+    }
+    (a, b)
+}
+
+fn keeps_products(ctx: &mut GpuContext) -> Option<bool> {
+    let (a, b) = contract_operands();
+    let r = ctx
+        .run(&ComputeJob::one_buffer(
+            0x7072_6f62_6566_6d61,
+            CONTRACT_PROBE,
+            bytemuck::cast_slice(&a).to_vec(),
+            [1, 1, 1],
+        ))
+        .ok()?;
+    let out: &[u32] = bytemuck::try_cast_slice(r.outputs.first()?).ok()?;
+    let kept32 = (0..64).all(|i| out.get(4 * i + 3) == Some(&0));
+    if !ctx.capabilities().f64 {
+        return Some(kept32);
+    }
+    let r = ctx
+        .run(&ComputeJob::one_buffer(
+            0x7072_6f62_6566_6d62,
+            CONTRACT_PROBE_F64,
+            bytemuck::cast_slice(&b).to_vec(),
+            [1, 1, 1],
+        ))
+        .ok()?;
+    let out = r.outputs.first()?;
+    let kept64 = (0..64).all(|i| out.get(32 * i + 24..32 * i + 32) == Some(&[0u8; 8][..]));
+    Some(kept32 && kept64)
+}
 
 fn f32_denormals(ctx: &mut GpuContext) -> Option<bool> {
     // The smallest denormal, 1.0, 0.0; 2^-65, whose square 2^-130 is denormal.
@@ -123,7 +207,7 @@ fn f64_div_sqrt_exact(ctx: &mut GpuContext) -> Option<bool> {
     }))
 }
 
-/// Measure `ctx`'s float behaviour (a few milliseconds: two tiny dispatches).
+/// Measure `ctx`'s float behaviour (a few milliseconds: four tiny dispatches).
 pub fn probe(ctx: &mut GpuContext) -> FloatBehaviour {
     let f32_denormals = f32_denormals(ctx).unwrap_or(false);
     let f64_div_sqrt_exact = if ctx.capabilities().f64 {
@@ -131,10 +215,32 @@ pub fn probe(ctx: &mut GpuContext) -> FloatBehaviour {
     } else {
         true
     };
+    let keeps_products = keeps_products(ctx).unwrap_or(false);
     // The probes' pipelines are of no further use.
     ctx.pipelines.clear();
     FloatBehaviour {
         f32_denormals,
         f64_div_sqrt_exact,
+        keeps_products,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contract_operands;
+
+    /// Every quadruple tells the two roundings (0) from a fused multiply-add (the
+    /// product's rounding error, never 0 here), in both widths.
+    #[test]
+    fn each_contraction_operand_tells_fused_from_kept() {
+        let (a, b) = contract_operands();
+        for q in a.chunks_exact(4) {
+            assert_eq!((q[0] * q[1] + q[2]).to_bits(), 0, "{q:?}");
+            assert_ne!(q[0].mul_add(q[1], q[2]), 0.0, "{q:?}");
+        }
+        for q in b.chunks_exact(4) {
+            assert_eq!((q[0] * q[1] + q[2]).to_bits(), 0, "{q:?}");
+            assert_ne!(q[0].mul_add(q[1], q[2]), 0.0, "{q:?}");
+        }
     }
 }

@@ -1164,21 +1164,24 @@ pub fn adaptation(gpu: &GpuContext) -> Option<Adaptation> {
 
 /// The runtime's float switches a device needs to stay exact: `F32_FTZ` (runtime.wgsl)
 /// where f32 arithmetic flushes denormals, `F64_SOFT_DIV` (soft_f64.wgsl) where native
-/// f64 division or square root is not correctly rounded. The host's probe measures
-/// both when the device opens; `VISA_GPU_EMULATE=ftz` / `f64div` force them.
+/// f64 division or square root is not correctly rounded, `F_KEEP_PRODUCTS`
+/// (runtime.wgsl) where the compiler fuses a product into the sum it feeds. The host's
+/// probe measures all three when the device opens; `VISA_GPU_EMULATE=ftz` / `f64div` /
+/// `products` force them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FloatFixes {
     pub ftz: bool,
     pub soft_div: bool,
+    pub keep_products: bool,
 }
 
 impl FloatFixes {
     fn any(self) -> bool {
-        self.ftz || self.soft_div
+        self.ftz || self.soft_div || self.keep_products
     }
 
     /// Each switch: on?, the runtime's `const`, a short tag, what it means.
-    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 2] {
+    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 3] {
         [
             (
                 self.ftz,
@@ -1191,6 +1194,12 @@ impl FloatFixes {
                 "F64_SOFT_DIV",
                 "soft-df-div",
                 "DF division and roots on the bits (for inexact native ones)",
+            ),
+            (
+                self.keep_products,
+                "F_KEEP_PRODUCTS",
+                "kept-products",
+                "products rounded on their own (for compilers that fuse them into sums)",
             ),
         ]
     }
@@ -1237,6 +1246,7 @@ pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
     FloatFixes {
         ftz: !c.f32_denormals || forced("ftz"),
         soft_div: native_f64 && (!c.f64_div_sqrt_exact || forced("f64div")),
+        keep_products: !c.keeps_products || forced("products"),
     }
 }
 

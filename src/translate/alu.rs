@@ -163,7 +163,20 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
     let out = match op {
         Mov | Fcvt => Out::N(a),
         Add => Out::N(arith("$x + $y", "fadd32", "$x + $y")?),
-        Mul => Out::N(arith("$x * $y", "fmul32", "$x * $y")?),
+        Mul => Out::N(match fexec {
+            // DF's native product, rounded on its own where the compiler would fuse it
+            // into a following add (`keep64`, runtime.wgsl).
+            Some(DataType::DF) => fop(
+                fexec,
+                &v,
+                FOp {
+                    f64: "keep64($x * $y)",
+                    f32: None,
+                    df: None,
+                },
+            )?,
+            _ => arith("$x * $y", "fmul32", "$x * $y")?,
+        }),
         Mad => Out::N(arith("dfma($x, $y, $z)", "fmad32", "$x * $y + $z")?),
         Add3 => Out::N(Num::I(format!(
             "({} + {} + {})",

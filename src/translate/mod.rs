@@ -278,6 +278,8 @@ pub mod cfg {
     /// Straight modules: the heap word index of a word no allocation holds, where
     /// `bti_st4` sends stores out of bounds.
     pub const TRASH: usize = 273;
+    /// Always 0 (`keep32`/`keep64` of runtime.wgsl: a value no compiler can fold).
+    pub const ZERO: usize = 274;
     /// 256 entries of two words: the bound allocation's size in bytes (0 = unbound) and
     /// its heap byte offset, so that a binding-table access reads its span at a
     /// constant index.
