@@ -342,6 +342,31 @@ const F32_FTZ: bool = false;
 const F_KEEP_PRODUCTS: bool = false;
 const CFG_ZERO: u32 = 274u;
 
+// Testing only (`VISA_GPU_EMULATE=ftzsim`): the native f32 operations of the F32_FTZ
+// fast paths flush denormal results as a flushing adapter does, so that an adapter
+// that keeps them (lavapipe) proves those paths' guards.
+const F32_FTZ_SIM: bool = false;
+
+fn sim32(x: f32) -> f32 {
+    if (!F32_FTZ_SIM) { return x; }
+    return flush32(x, false);
+}
+
+// No denormal operand (zeros, normals, infinities and NaNs are plain): a flushing
+// adapter reads it as it is.
+fn plain32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) - 1u >= 0x7fffffu;
+}
+
+// A native result of plain operands that is a finite normal is IEEE's: a flushing
+// adapter rounds to 24 bits first and flushes only what lands below 2^-126, and a
+// result of 2^-126 or more is rounded the same with gradual underflow. Zeros,
+// denormals (flushed or not), infinities and NaNs take the exact path.
+fn normal32(r: f32) -> bool {
+    let e = bitcast<u32>(r) & 0x7f800000u;
+    return e != 0u && e != 0x7f800000u;
+}
+
 fn keep32(x: f32) -> f32 {
     if (!F_KEEP_PRODUCTS) { return x; }
     return bitcast<f32>(bitcast<u32>(x) ^ cfg[CFG_ZERO]);
@@ -463,7 +488,7 @@ fn sat64(x: f64) -> f64 {
 }
 
 fn sat32(x: f32) -> f32 {
-    if (F32_FTZ) { return n32(sat64(w32(x))); }
+    if (F32_FTZ && !plain32(x)) { return n32(sat64(w32(x))); }
     if (nan32(x) || x < 0.0) { return 0.0; }
     if (x > 1.0) { return 1.0; }
     return x;
@@ -595,7 +620,7 @@ fn rel_f(rel: u32, x: f64, y: f64) -> bool {
 // `rel_f` on two f32 values (widening is exact, so the answer is the same; llvmpipe
 // and the f64 emulation pay for the widening).
 fn rel_f32(rel: u32, x: f32, y: f32) -> bool {
-    if (F32_FTZ) { return rel_f(rel, w32(x), w32(y)); }
+    if (F32_FTZ && !(plain32(x) && plain32(y))) { return rel_f(rel, w32(x), w32(y)); }
     switch rel {
         case 0u: { return x == y; }
         case 1u: { return !(x == y); }
@@ -1388,6 +1413,11 @@ fn fpow(x: f32, y: f32) -> f32 {
 // the exponents are far apart), then rounded once in the mode.
 fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u && !F32_FTZ) { return x + y; }
+    // Flushing adapters: natively where that is exact (`normal32`).
+    if (md == 0u && plain32(x) && plain32(y)) {
+        let r = sim32(x + y);
+        if (normal32(r)) { return r; }
+    }
     return f64_to_f32_rm(sum_in_mode(w32(x), w32(y), md), md);
 }
 
@@ -1401,6 +1431,10 @@ fn sum_in_mode(a: f64, b: f64, md: u32) -> f64 {
 
 fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u && !F32_FTZ) { return keep32(x * y); }
+    if (md == 0u && plain32(x) && plain32(y)) {
+        let r = sim32(keep32(x * y));
+        if (normal32(r)) { return r; }
+    }
     return f64_to_f32_rm(w32(x) * w32(y), md);
 }
 

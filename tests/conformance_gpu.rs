@@ -787,7 +787,7 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
     .expect("a GPU adapter (lavapipe in CI)");
     let fixes = visa_emu::backend::gpu::float_fixes(&gpu);
     assert!(
-        fixes.ftz && fixes.soft_div && fixes.keep_products,
+        fixes.ftz && fixes.soft_div && fixes.keep_products && fixes.simulate_ftz,
         "{fixes:?}"
     );
     for v in [

@@ -23,8 +23,10 @@ fn run_f64_extra(funcs: &[&str], extra: &str, expr: &str, triples: &[[f64; 3]]) 
         wgsl += "\n";
     }
     float_switches(&mut wgsl, funcs);
-    if extra.contains("const F32_FTZ:") {
-        wgsl = wgsl.replace("const F32_FTZ: bool = false;\n", "");
+    for c in ["F32_FTZ", "F_KEEP_PRODUCTS", "F32_FTZ_SIM"] {
+        if extra.contains(&format!("const {c}:")) {
+            wgsl = wgsl.replace(&format!("const {c}: bool = false;\n"), "");
+        }
     }
     wgsl += extra;
     wgsl += &format!(
@@ -51,7 +53,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
         .flat_map(|t| [t[0], t[1], t[2], 0.0])
         .flat_map(|x| x.to_bits().to_le_bytes())
         .collect();
-    let out = run_io_cfg(0x5eed, wgsl, data, &[1], triples.len() as u32);
+    // cfg: CFG_UNIT's 1, and zeros up to and past CFG_ZERO (`keep32`/`keep64`).
+    let mut cfg = vec![0u32; 288];
+    cfg[0] = 1;
+    let out = run_io_cfg(0x5eed, wgsl, data, &cfg, triples.len() as u32);
     out.chunks_exact(32)
         .map(|c| f64::from_bits(u64::from_le_bytes(c[24..32].try_into().unwrap())))
         .collect()
@@ -60,14 +65,19 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 /// The runtime's `F32_FTZ` switch (false: native f32, as on lavapipe) and its `w32`
 /// and `n32` when the pulled functions call them and `funcs` does not name them.
 fn float_switches(wgsl: &mut String, funcs: &[&str]) {
-    for f in ["w32", "n32"] {
+    // The helpers the float switches call (in the order that pulls what each calls).
+    for f in [
+        "w32", "n32", "keep32", "keep64", "sim32", "plain32", "normal32", "flush32",
+    ] {
         if wgsl.contains(&format!("{f}(")) && !funcs.contains(&f) {
             *wgsl += runtime_function(f).unwrap();
             *wgsl += "\n";
         }
     }
-    if wgsl.contains("F32_FTZ") {
-        *wgsl += &runtime_const("F32_FTZ");
+    for c in ["F32_FTZ", "F_KEEP_PRODUCTS", "CFG_ZERO", "F32_FTZ_SIM"] {
+        if wgsl.contains(c) && !wgsl.contains(&format!("const {c}:")) {
+            *wgsl += &runtime_const(c);
+        }
     }
 }
 
@@ -1516,22 +1526,30 @@ fn ftz_forms_keep_f32_denormals() {
         ),
         ("w32(sat32(n32(a)))", |a, _, _| f64::from(a.clamp(0.0, 1.0))),
     ];
+    // The exact forms alone; with the native fast paths' results flushed as a
+    // flushing adapter's (`F32_FTZ_SIM`: their guards must send every such case to the
+    // exact path); and with products laundered (`F_KEEP_PRODUCTS`) too.
+    let sim = "const F32_FTZ: bool = true;\nconst F32_FTZ_SIM: bool = true;\n";
+    let kept = "const F32_FTZ: bool = true;\nconst F32_FTZ_SIM: bool = true;\nconst F_KEEP_PRODUCTS: bool = true;\n";
     for (expr, want) in cases {
-        let got = run_f64_extra(&funcs, extra, expr, &triples);
-        let bad: Vec<String> = triples
-            .iter()
-            .zip(&got)
-            .filter_map(|(t, g)| {
-                let w = want(f(t, 0), f(t, 1), f(t, 2));
-                (g.to_bits() != w.to_bits()).then(|| format!("{t:?}: got {g:e} want {w:e}"))
-            })
-            .collect();
-        assert!(
-            bad.is_empty(),
-            "{expr}: {} wrong, e.g. {:?}",
-            bad.len(),
-            &bad[..bad.len().min(4)]
-        );
+        for switches in [extra, sim, kept] {
+            let got = run_f64_extra(&funcs, switches, expr, &triples);
+            let bad: Vec<String> = triples
+                .iter()
+                .zip(&got)
+                .filter_map(|(t, g)| {
+                    let w = want(f(t, 0), f(t, 1), f(t, 2));
+                    (g.to_bits() != w.to_bits()).then(|| format!("{t:?}: got {g:e} want {w:e}"))
+                })
+                .collect();
+            assert!(
+                bad.is_empty(),
+                "{expr} ({}): {} wrong, e.g. {:?}",
+                switches.replace('\n', " "),
+                bad.len(),
+                &bad[..bad.len().min(4)]
+            );
+        }
     }
     // Narrowing of f64 values between the denormals, in the four rounding modes.
     let mut next = common::xorshift(0xde_0a11);

@@ -91,6 +91,8 @@ pub struct Capabilities {
     /// The compiler keeps a product and the sum it feeds as two roundings rather than
     /// fusing them into one (measured: `probe.rs`).
     pub keeps_products: bool,
+    /// The three answers above were measured (false: `distrust_floats` assumed them).
+    pub floats_probed: bool,
 }
 
 /// An open device plus its pipeline cache.
@@ -227,6 +229,7 @@ impl GpuContext {
             f32_denormals: true,
             f64_div_sqrt_exact: true,
             keeps_products: true,
+            floats_probed: false,
         };
         let mut ctx = GpuContext {
             device,
@@ -248,6 +251,7 @@ impl GpuContext {
         ctx.caps.f32_denormals = floats.f32_denormals;
         ctx.caps.f64_div_sqrt_exact = floats.f64_div_sqrt_exact;
         ctx.caps.keeps_products = floats.keeps_products;
+        ctx.caps.floats_probed = !opts.distrust_floats;
         Ok(ctx)
     }
 

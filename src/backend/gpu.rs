@@ -1173,15 +1173,18 @@ pub struct FloatFixes {
     pub ftz: bool,
     pub soft_div: bool,
     pub keep_products: bool,
+    /// Testing only: the native f32 operations of the `F32_FTZ` fast paths flush
+    /// denormal results (`F32_FTZ_SIM`), as a flushing adapter's do.
+    pub simulate_ftz: bool,
 }
 
 impl FloatFixes {
     fn any(self) -> bool {
-        self.ftz || self.soft_div || self.keep_products
+        self.ftz || self.soft_div || self.keep_products || self.simulate_ftz
     }
 
     /// Each switch: on?, the runtime's `const`, a short tag, what it means.
-    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 3] {
+    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 4] {
         [
             (
                 self.ftz,
@@ -1200,6 +1203,12 @@ impl FloatFixes {
                 "F_KEEP_PRODUCTS",
                 "kept-products",
                 "products rounded on their own (for compilers that fuse them into sums)",
+            ),
+            (
+                self.simulate_ftz,
+                "F32_FTZ_SIM",
+                "simulated-ftz",
+                "native f32 results flushed as a flushing adapter's (testing)",
             ),
         ]
     }
@@ -1247,6 +1256,9 @@ pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
         ftz: !c.f32_denormals || forced("ftz"),
         soft_div: native_f64 && (!c.f64_div_sqrt_exact || forced("f64div")),
         keep_products: !c.keeps_products || forced("products"),
+        // A device taken for a flushing one without asking (tests) flushes the fast
+        // paths' native results too, so that their guards are proven on any adapter.
+        simulate_ftz: forced("ftzsim") || !c.floats_probed,
     }
 }
 
