@@ -373,21 +373,30 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
         }
         let (items, bytes) = b::shape(&case);
         let cpu = b::bench_cpu(v, &case, o.runs.max(1), workers).map_err(fail)?;
-        let gpu_row = match gpu.as_mut() {
-            Some(g) => Some(
-                bg::bench_gpu(
-                    g,
-                    v,
-                    &case,
-                    o.runs,
-                    cpu.run_ms,
-                    cpu.channel_ops,
-                    bytes,
-                    &baselines,
-                )
-                .map_err(fail)?,
-            ),
-            None => None,
+        // A workload the GPU path cannot run (or that loses the device) is reported in
+        // its row; the next one gets a fresh device when this one was lost.
+        let (gpu_row, gpu_error) = match gpu.as_mut() {
+            Some(g) => match bg::bench_gpu(
+                g,
+                v,
+                &case,
+                o.runs,
+                cpu.run_ms,
+                cpu.channel_ops,
+                bytes,
+                &baselines,
+            ) {
+                Ok(row) => (Some(row), None),
+                Err(e) => {
+                    eprintln!("visa-emu: {name}: GPU path: {e}");
+                    if g.lost().is_some() {
+                        eprintln!("visa-emu: the device was lost; the next workload opens another");
+                        gpu = Some(device.open_another().map_err(Failed)?);
+                    }
+                    (None, Some(e))
+                }
+            },
+            None => (None, None),
         };
         let pocl_row = match &pocl {
             Some(py) => {
@@ -417,6 +426,7 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
             buffer_bytes: bytes,
             cpu,
             gpu: gpu_row,
+            gpu_error,
             pocl: pocl_row,
         });
     }
@@ -428,6 +438,18 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
     }
     if let Some(p) = &o.svg {
         std::fs::write(p, b::svg(&rows)).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
+    }
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.gpu_error.is_some())
+        .map(|r| r.workload.as_str())
+        .collect();
+    if !failed.is_empty() {
+        return Err(Failed(format!(
+            "the GPU path failed on {} workload(s): {}",
+            failed.len(),
+            failed.join(", ")
+        )));
     }
     Ok(())
 }

@@ -369,3 +369,31 @@ fn slm_over_the_adapters_workgroup_memory_is_a_clear_error() {
         String::from_utf8_lossy(&cpu.stderr)
     );
 }
+
+/// A workload the GPU path refuses is reported in its row (table and JSON) and makes
+/// `bench` exit non-zero after the report, instead of ending the run without one.
+#[test]
+fn bench_reports_a_gpu_failure_in_its_row() {
+    let v = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/local_arg_pointer/tgllp-simd32");
+    let json = std::env::temp_dir().join(format!("visa-emu-bench-{}.json", std::process::id()));
+    let out = bin()
+        .args(["bench", "--backend", "vulkan", "--runs", "1", "--no-pocl"])
+        .args(["--set", "tmp=40000", "--json"])
+        .arg(&json)
+        .arg(&v)
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(!out.status.success(), "{stdout}{stderr}");
+    assert!(stdout.contains("(GPU path failed)"), "{stdout}");
+    assert!(stderr.contains("failed on 1 workload(s)"), "{stderr}");
+    let report = std::fs::read_to_string(&json).expect("the JSON report is written");
+    assert!(report.contains("\"gpu_error\""), "{report}");
+    assert!(report.contains("workgroup memory"), "{report}");
+    let _ = std::fs::remove_file(&json);
+}

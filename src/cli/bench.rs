@@ -25,6 +25,10 @@ pub struct BenchRow {
     pub buffer_bytes: u64,
     pub cpu: CpuBench,
     pub gpu: Option<GpuBench>,
+    /// Why the GPU path did not run this workload (a translation error, a lost device):
+    /// the other workloads still run, and `bench` exits non-zero at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_error: Option<String>,
     /// The same OpenCL source on PoCL, when PoCL is installed.
     pub pocl: Option<super::bench_pocl::PoclBench>,
 }
@@ -201,6 +205,7 @@ pub fn table(rows: &[BenchRow]) -> String {
                     None => s += &format!(" {:>10} {:>8} |", "-", "-"),
                 }
             }
+            None if r.gpu_error.is_some() => s += &format!(" {:>96} |", "(GPU path failed)"),
             None => s += &format!(" {:>96} |", "(no GPU run)"),
         }
         match (&r.pocl, r.vs_pocl()) {
@@ -214,6 +219,9 @@ pub fn table(rows: &[BenchRow]) -> String {
             .and_then(|b| b.difference.as_ref())
         {
             s += &format!(" (wgsl differs: {d})");
+        }
+        if let Some(e) = &r.gpu_error {
+            s += &format!(" (GPU: {e})");
         }
         s.push('\n');
     }
@@ -321,6 +329,7 @@ mod tests {
                     difference: None,
                 }),
             }),
+            gpu_error: None,
             pocl: Some(super::super::bench_pocl::PoclBench {
                 device: "pocl".into(),
                 build_ms: 1.0,
