@@ -39,7 +39,8 @@ const CFG_STOP_STEPS: u32 = 11u;    // probe modules: stop threads after this ma
 const CFG_COUNT: u32 = 12u;         // straight modules: 1 = record the blocks each invocation ran
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
 const CFG_TABLE: u32 = 272u;       // the table form: where its table starts (translate/table_form.rs)
-const CFG_TRASH: u32 = 273u;       // straight modules: a heap word no allocation holds (`bti_st4`)
+const CFG_TRASH: u32 = 273u;
+const CFG_GSLM: u32 = 275u;        // SLM in the heap (over the adapter's workgroup memory): its first word       // straight modules: a heap word no allocation holds (`bti_st4`)
 const CFG_BTI_SPAN: u32 = 276u;    // 256 entries of 2 words: bound bytes (0 = unbound), heap byte offset
 const CFG_ALLOC: u32 = 788u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 
@@ -685,6 +686,9 @@ const NO_WORD: u32 = 0xffffffffu;
 // the locks of its 64-bit atomics (`lock_try`).
 const K_SLM_LOCKS: u32 = 16u;
 var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;
+// Where this group's SLM starts in the heap when the host moved it there
+// (`translate::workgroup_memory::slm_in_heap`).
+var<private> slm_base: u32;
 // Work-group coordination of the barrier rounds (see `main`).
 var<workgroup> wg_live: atomic<u32>;
 var<workgroup> wg_go: u32;

@@ -85,3 +85,41 @@ fn a_one_pass_try_the_driver_cuts_short_runs_again_in_passes() {
     }
     assert_same_run("mandelbrot, 40,000 iterations", &cpu, &g);
 }
+
+/// The group's SLM in the heap (where it is over the adapter's workgroup memory:
+/// NVIDIA 48 KiB, lavapipe 32 KiB) gives the interpreter's bytes, in every mapping:
+/// barriers and tree reductions, tiles, the straight form's meetings, and SLM 64-bit
+/// atomics under their locks (which live past the SLM words, in the heap too).
+#[test]
+fn slm_in_the_heap_agrees_with_the_cpu() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    for name in [
+        "slm_reduce/tgllp-simd16",
+        "matmul_tiled16/tgllp-simd16",
+        "dot_product_reduce/tgllp-simd32",
+        "slm_prefix_scan/acm-g10-simd32",
+    ] {
+        let (dir, case) = variant(name);
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        // The thread mapping's modules take lavapipe seconds each to compile: one.
+        let threads = name.starts_with("slm_reduce");
+        let mappings = if threads {
+            vec![gpu::Mapping::Threads, gpu::Mapping::Auto]
+        } else {
+            vec![gpu::Mapping::Auto]
+        };
+        for mapping in mappings {
+            let mut launch = gpu::build(&dir, &case, 50_000_000).unwrap();
+            if mapping == gpu::Mapping::Threads {
+                launch.mapping = mapping;
+            }
+            assert!(
+                launch.force_slm_into_heap().unwrap(),
+                "{name}: no SLM moved"
+            );
+            let g = gpu::execute(&mut ctx, &launch)
+                .unwrap_or_else(|e| panic!("{name} ({mapping:?}): {e}"));
+            assert_same_run(&format!("{name} ({mapping:?}, SLM in the heap)"), &cpu, &g);
+        }
+    }
+}

@@ -628,6 +628,17 @@ fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
 }
 
 impl GpuLaunch {
+    /// Run the group's SLM from the heap on any adapter (what the host does where it
+    /// is over the workgroup memory), in every mapping of the launch; false when the
+    /// kernel has no SLM.
+    pub fn force_slm_into_heap(&mut self) -> Result<bool, String> {
+        let moved = move_slm_into_heap(&mut self.job, self.groups)?;
+        if let Some(l) = self.lanes.as_mut() {
+            l.force_slm_into_heap()?;
+        }
+        Ok(moved)
+    }
+
     /// Timing runs: a straight module skips recording the blocks its invocations ran
     /// (the counts of the run are then 0; the interpreter's are exact).
     pub fn without_counts(&mut self) {
@@ -1024,6 +1035,61 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
 /// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
 /// have needed when it was too large (for the error message); `one_pass_try`: a
 /// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
+/// Where the group's SLM is over the adapter's workgroup memory (or
+/// `VISA_GPU_EMULATE=slm` asks), move it into the heap ([`move_slm_into_heap`]).
+fn slm_to_heap_if_needed(
+    gpu: &GpuContext,
+    launch: &GpuLaunch,
+    job: &mut ComputeJob,
+) -> Result<(), String> {
+    let limit = u64::from(gpu.capabilities().max_workgroup_storage_bytes);
+    let over =
+        translate::workgroup_memory::workgroup_bytes(&job.wgsl).is_some_and(|need| need > limit);
+    if !(over || super::select::emulate_env_names("slm")) {
+        return Ok(());
+    }
+    if !move_slm_into_heap(job, launch.groups)? {
+        return Ok(());
+    }
+    let heap = &job.buffers[translate::binding::HEAP as usize];
+    let most = gpu.capabilities().max_storage_buffer_binding_size;
+    if heap.size > most {
+        return Err(format!(
+            "the groups' SLM, moved into the heap because it is over the adapter's workgroup memory, makes the heap {} bytes, over the {most} bytes one binding of {} may hold",
+            heap.size,
+            gpu.adapter().name
+        ));
+    }
+    Ok(())
+}
+
+/// Move the group's SLM out of workgroup memory into a zeroed heap region of
+/// `groups x (K_SLM_WORDS + 1 + K_SLM_LOCKS)` words after every allocation
+/// (`translate::workgroup_memory::slm_in_heap`); false when the module has no SLM.
+fn move_slm_into_heap(job: &mut ComputeJob, groups: u64) -> Result<bool, String> {
+    use translate::workgroup_memory as wm;
+    let Some(moved) = wm::slm_in_heap(&job.wgsl) else {
+        return Ok(false);
+    };
+    let stride = wm::u32_const(&job.wgsl, "K_SLM_WORDS").ok_or("no K_SLM_WORDS")?
+        + 1
+        + wm::u32_const(&job.wgsl, "K_SLM_LOCKS").ok_or("no K_SLM_LOCKS")?;
+    let heap = &mut job.buffers[translate::binding::HEAP as usize];
+    let start = heap.size.max(heap.data.len() as u64).div_ceil(4) * 4;
+    let total = start + 4 * stride * groups;
+    if total / 4 > u64::from(u32::MAX) {
+        return Err(format!(
+            "the groups' SLM in the heap ({groups} groups x {} bytes) passes 16 GiB",
+            4 * stride
+        ));
+    }
+    heap.size = total;
+    set_cfg(job, &[(cfg::GSLM, (start / 4) as u32)]);
+    job.key = hash(&moved);
+    job.wgsl = moved;
+    Ok(true)
+}
+
 /// A module over the adapter's workgroup memory is an error here: not every driver
 /// refuses the pipeline (NVIDIA's compiled one and never started it).
 fn fits_workgroup_memory(gpu: &GpuContext, wgsl: &str) -> Result<(), String> {
@@ -1045,6 +1111,7 @@ fn finish(
     unsliced_state: Option<u64>,
     one_pass_try: bool,
 ) -> Result<GpuRun, SliceError> {
+    slm_to_heap_if_needed(gpu, launch, &mut job)?;
     let lower_ms = for_adapter(gpu, &mut job)?;
     fits_workgroup_memory(gpu, &job.wgsl)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;

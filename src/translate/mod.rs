@@ -280,6 +280,8 @@ pub mod cfg {
     pub const TRASH: usize = 273;
     /// Always 0 (`keep32`/`keep64` of runtime.wgsl: a value no compiler can fold).
     pub const ZERO: usize = 274;
+    /// The heap word where the groups' SLM starts when it lives in the heap.
+    pub const GSLM: usize = 275;
     /// 256 entries of two words: the bound allocation's size in bytes (0 = unbound) and
     /// its heap byte offset, so that a binding-table access reads its span at a
     /// constant index.

@@ -26,6 +26,39 @@ pub fn workgroup_bytes(wgsl: &str) -> Option<u64> {
     Some(total)
 }
 
+/// The value of `const name: u32 = Nu;` in `wgsl`.
+pub fn u32_const(wgsl: &str, name: &str) -> Option<u64> {
+    u32_consts(wgsl).get(name).copied()
+}
+
+/// The declaration of the group's SLM (runtime.wgsl).
+const SLM_DECL: &str = "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;";
+
+/// Where every entry point computes its group's index.
+const GROUP_LINE: &str =
+    "let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;";
+
+/// `wgsl` with the group's SLM moved out of workgroup memory into the heap: each group
+/// owns `K_SLM_WORDS + 1 + K_SLM_LOCKS` words from heap word `cfg[CFG_GSLM]` on, found
+/// through `slm_base`, which each entry point sets from its group index. For groups
+/// whose SLM is over the adapter's workgroup memory (NVIDIA 48 KiB, lavapipe, Metal and
+/// GL 32 KiB, against Intel's 64 KiB); every barrier of the generated code is already a
+/// storage barrier too, so the accesses stay ordered. `None` when the module has no
+/// SLM array or an entry point whose group index the rewrite cannot find.
+pub fn slm_in_heap(wgsl: &str) -> Option<String> {
+    if !wgsl.contains(SLM_DECL) || !wgsl.contains(GROUP_LINE) {
+        return None;
+    }
+    let base = format!(
+        "{GROUP_LINE}\n    slm_base = cfg[CFG_GSLM] + group * (K_SLM_WORDS + 1u + K_SLM_LOCKS);"
+    );
+    Some(
+        wgsl.replace(SLM_DECL, "")
+            .replace("&slm[", "&heap[slm_base + ")
+            .replace(GROUP_LINE, &base),
+    )
+}
+
 /// `const NAME: u32 = Nu;` lines.
 fn u32_consts(wgsl: &str) -> HashMap<&str, u64> {
     wgsl.lines()
@@ -71,6 +104,25 @@ mod tests {
             var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;\n\
             var<workgroup> go: u32;\n    var<workgroup> live: atomic<u32>;\n";
         assert_eq!(workgroup_bytes(wgsl), Some(4 * (256 + 1 + 16) + 8));
+    }
+
+    #[test]
+    fn slm_in_heap_moves_every_access_and_sets_the_base_per_group() {
+        let wgsl = format!(
+            "{SLM_DECL}\nfn f(w: u32) -> u32 {{ return atomicLoad(&slm[w + 1u]); }}\nfn main() {{\n    {GROUP_LINE}\n}}\n"
+        );
+        let moved = slm_in_heap(&wgsl).unwrap();
+        assert!(!moved.contains("var<workgroup>"), "{moved}");
+        assert!(
+            moved.contains("atomicLoad(&heap[slm_base + w + 1u])"),
+            "{moved}"
+        );
+        assert!(
+            moved.contains("slm_base = cfg[CFG_GSLM] + group *"),
+            "{moved}"
+        );
+        assert_eq!(workgroup_bytes(&moved), Some(0));
+        assert_eq!(slm_in_heap("fn main() {}"), None);
     }
 
     #[test]
