@@ -86,8 +86,10 @@ fn type_bytes(ty: &str, consts: &HashMap<&str, u64>) -> Option<u64> {
         .split('+')
         .map(|t| {
             let t = t.trim();
-            t.strip_suffix('u')
-                .and_then(|d| d.parse().ok())
+            // `16u` as the translator writes it, `16` or `16i` as naga's writer may.
+            t.trim_end_matches(['u', 'i'])
+                .parse()
+                .ok()
                 .or_else(|| consts.get(t).copied())
         })
         .sum::<Option<u64>>()?;
@@ -133,5 +135,9 @@ mod tests {
             None
         );
         assert_eq!(workgroup_bytes("var<private> a: array<u32, 9>;"), Some(0));
+        assert_eq!(
+            workgroup_bytes("var<workgroup> a: array<atomic<u32>, 273>;"),
+            Some(4 * 273)
+        );
     }
 }
