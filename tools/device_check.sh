@@ -44,6 +44,11 @@ one slm_auto 30 tests/corpus/slm_reduce/tgllp-simd32
 one dot_auto 30 tests/corpus/dot_product_reduce/tgllp-simd32
 one matmul_threads 40 tests/corpus/matmul_tiled16/tgllp-simd16 --mapping threads
 one long_simd32 30 tests/corpus/long_arith/tgllp-simd32
+# SLM moved into the heap (what runs where a group's SLM is over the workgroup memory):
+# on a parallel GPU the storage barriers must order it.
+VISA_GPU_EMULATE=slm step slm_heap 60 $B conformance tests/corpus/slm_reduce tests/corpus/dot_product_reduce \
+  tests/corpus/matmul_tiled16 tests/corpus/slm_prefix_scan tests/corpus/slm_transpose_tile \
+  tests/corpus/local_arg_pointer tests/cases/atomic_64bit_local --backend vulkan
 # 2. The whole corpus and the own cases, natively, then with the fallbacks.
 step conf_native 200 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
 step conf_nosubgroups 120 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
