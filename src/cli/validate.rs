@@ -59,19 +59,23 @@ impl VariantReport {
     }
 }
 
-/// Every adapter of every backend, opened once (errors kept as the reason).
+/// Every adapter of every backend, opened once (errors kept as the reason), with what
+/// opens it again after its device is lost.
 pub struct Adapters {
     pub devices: Vec<(String, Result<GpuContext, String>)>,
+    reopen: Vec<(visa_emu_host::BackendChoice, usize)>,
 }
 
 impl Adapters {
     /// Every adapter of the named backends (`vulkan`, `metal`, `dx12`, `gl`; all when
     /// `backends` is empty).
     pub fn open_backends(backends: &[String]) -> Adapters {
+        let mut reopen = Vec::new();
         let devices = select::open_each()
             .into_iter()
             .filter(|(b, _, _)| backends.is_empty() || backends.iter().any(|n| n == b.name()))
-            .map(|(_, a, ctx)| {
+            .map(|(b, a, ctx)| {
+                reopen.push((b, a.index));
                 let mut name = format!("{} #{} {}", a.backend, a.index, a.name);
                 let ctx = ctx.and_then(|c| match select::unusable(&c) {
                     Some(why) => Err(why),
@@ -84,7 +88,21 @@ impl Adapters {
                 (name, ctx)
             })
             .collect();
-        Adapters { devices }
+        Adapters { devices, reopen }
+    }
+
+    /// Device `i` again, where its device was lost (a driver fault, a GPU wait past
+    /// the limit): the later variants run on a fresh one instead of failing with it.
+    fn renew_if_lost(&mut self, i: usize) {
+        let lost = matches!(&self.devices[i].1, Ok(c) if c.lost().is_some());
+        if let (true, Some(&(backend, index))) = (lost, self.reopen.get(i)) {
+            self.devices[i].1 = visa_emu_host::GpuContext::new(&visa_emu_host::GpuOptions {
+                backend,
+                adapter: Some(index),
+                ..Default::default()
+            })
+            .map_err(|e| format!("lost, and could not be opened again: {e}"));
+        }
     }
 }
 
@@ -211,7 +229,9 @@ pub fn validate_variant(
     if extra.lanes {
         mappings.push(Some(gpu::Mapping::Lanes));
     }
-    for (name, ctx) in adapters.devices.iter_mut() {
+    for i in 0..adapters.devices.len() {
+        adapters.renew_if_lost(i);
+        let (name, ctx) = &mut adapters.devices[i];
         let ctx = match ctx {
             Ok(c) => c,
             Err(why) => {
