@@ -565,6 +565,18 @@ fn run(
                     eprintln!("visa-emu: {why}");
                 }
             }
+            if run.slm_in_heap {
+                let why = if visa_emu::backend::select::emulate_env_names("slm") {
+                    "VISA_GPU_EMULATE=slm".to_string()
+                } else {
+                    format!(
+                        "over the {} KiB of workgroup memory {} has",
+                        g.capabilities().max_workgroup_storage_bytes / 1024,
+                        g.adapter().name
+                    )
+                };
+                eprintln!("visa-emu: the thread group's SLM ran from the heap ({why})");
+            }
             if run.mapping == "lanes" {
                 if let Some(why) = built.chosen().why_not_straight.as_deref() {
                     eprintln!("visa-emu: lanes ran scheduled, not straight: {why}");

@@ -31,6 +31,8 @@ pub struct GpuRun {
     pub mapping: &'static str,
     /// Why the mapping asked for did not run the kernel, when it did not.
     pub note: Option<String>,
+    /// The group's SLM ran from the heap (over the adapter's workgroup memory).
+    pub slm_in_heap: bool,
     /// The output of the kernel's printf calls, in buffer order (`abi::printf`).
     pub printf: Vec<String>,
 }
@@ -1041,15 +1043,15 @@ fn slm_to_heap_if_needed(
     gpu: &GpuContext,
     launch: &GpuLaunch,
     job: &mut ComputeJob,
-) -> Result<(), String> {
+) -> Result<bool, String> {
     let limit = u64::from(gpu.capabilities().max_workgroup_storage_bytes);
     let over =
         translate::workgroup_memory::workgroup_bytes(&job.wgsl).is_some_and(|need| need > limit);
     if !(over || super::select::emulate_env_names("slm")) {
-        return Ok(());
+        return Ok(false);
     }
     if !move_slm_into_heap(job, launch.groups)? {
-        return Ok(());
+        return Ok(false);
     }
     let heap = &job.buffers[translate::binding::HEAP as usize];
     let most = gpu.capabilities().max_storage_buffer_binding_size;
@@ -1060,7 +1062,7 @@ fn slm_to_heap_if_needed(
             gpu.adapter().name
         ));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Move the group's SLM out of workgroup memory into a zeroed heap region of
@@ -1111,7 +1113,7 @@ fn finish(
     unsliced_state: Option<u64>,
     one_pass_try: bool,
 ) -> Result<GpuRun, SliceError> {
-    slm_to_heap_if_needed(gpu, launch, &mut job)?;
+    let slm_in_heap = slm_to_heap_if_needed(gpu, launch, &mut job)?;
     let lower_ms = for_adapter(gpu, &mut job)?;
     fits_workgroup_memory(gpu, &job.wgsl)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
@@ -1193,6 +1195,7 @@ fn finish(
         gpu_ms: r.timings.gpu_ms,
         mapping: launch.module.mapping(),
         note: None,
+        slm_in_heap,
     })
 }
 
