@@ -39,8 +39,9 @@ const CFG_STOP_STEPS: u32 = 11u;    // probe modules: stop threads after this ma
 const CFG_COUNT: u32 = 12u;         // straight modules: 1 = record the blocks each invocation ran
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
 const CFG_TABLE: u32 = 272u;       // the table form: where its table starts (translate/table_form.rs)
-const CFG_TRASH: u32 = 273u;
-const CFG_GSLM: u32 = 275u;        // SLM in the heap (over the adapter's workgroup memory): its first word       // straight modules: a heap word no allocation holds (`bti_st4`)
+const CFG_TRASH: u32 = 273u;       // straight modules: a heap word no allocation holds (`bti_st4`)
+const CFG_ZERO: u32 = 274u;        // always 0, a value no compiler can fold (`keep32`, `keep64`)
+const CFG_GSLM: u32 = 275u;        // SLM in the heap (over the adapter's workgroup memory): its first word
 const CFG_BTI_SPAN: u32 = 276u;    // 256 entries of 2 words: bound bytes (0 = unbound), heap byte offset
 const CFG_ALLOC: u32 = 788u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 
@@ -341,7 +342,6 @@ const F32_FTZ: bool = false;
 // word that is always 0 but that no compiler can know, so the product is rounded on
 // its own as the vISA `mul` rounds it. Elsewhere `keep32`/`keep64` fold away.
 const F_KEEP_PRODUCTS: bool = false;
-const CFG_ZERO: u32 = 274u;
 
 // Testing only (`VISA_GPU_EMULATE=ftzsim`): the native f32 operations of the F32_FTZ
 // fast paths flush denormal results as a flushing adapter does, so that an adapter
@@ -353,10 +353,10 @@ fn sim32(x: f32) -> f32 {
     return flush32(x, false);
 }
 
-// No denormal operand (zeros, normals, infinities and NaNs are plain): a flushing
-// adapter reads it as it is.
-fn plain32(x: f32) -> bool {
-    return (bitcast<u32>(x) & 0x7fffffffu) - 1u >= 0x7fffffu;
+// A denormal (one unsigned compare: the magnitude's bits in 1..=0x7fffff). A flushing
+// adapter reads any other operand (zeros, normals, infinities, NaNs) as it is.
+fn tiny32(x: f32) -> bool {
+    return (bitcast<u32>(x) & 0x7fffffffu) - 1u < 0x7fffffu;
 }
 
 // A native result of plain operands that is a finite normal is IEEE's: a flushing
@@ -489,7 +489,7 @@ fn sat64(x: f64) -> f64 {
 }
 
 fn sat32(x: f32) -> f32 {
-    if (F32_FTZ && !plain32(x)) { return n32(sat64(w32(x))); }
+    if (F32_FTZ && tiny32(x)) { return n32(sat64(w32(x))); }
     if (nan32(x) || x < 0.0) { return 0.0; }
     if (x > 1.0) { return 1.0; }
     return x;
@@ -621,7 +621,7 @@ fn rel_f(rel: u32, x: f64, y: f64) -> bool {
 // `rel_f` on two f32 values (widening is exact, so the answer is the same; llvmpipe
 // and the f64 emulation pay for the widening).
 fn rel_f32(rel: u32, x: f32, y: f32) -> bool {
-    if (F32_FTZ && !(plain32(x) && plain32(y))) { return rel_f(rel, w32(x), w32(y)); }
+    if (F32_FTZ && (tiny32(x) || tiny32(y))) { return rel_f(rel, w32(x), w32(y)); }
     switch rel {
         case 0u: { return x == y; }
         case 1u: { return !(x == y); }
@@ -1362,11 +1362,6 @@ fn fexp2(x: f32) -> f32 {
     return n32(w32(exp2(x + 64.0)) * 5.421010862427522e-20lf);
 }
 
-fn tiny32(x: f32) -> bool {
-    let b = bitcast<u32>(x);
-    return (b & 0x7f800000u) == 0u && (b & 0x7fffffu) != 0u;
-}
-
 fn flog2(x: f32) -> f32 {
     if (!F32_FTZ || !tiny32(x)) { return log2(x); }
     if ((bitcast<u32>(x) >> 31u) != 0u) { return bitcast<f32>(0x7fc00000u); }
@@ -1418,7 +1413,7 @@ fn fpow(x: f32, y: f32) -> f32 {
 fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u && !F32_FTZ) { return x + y; }
     // Flushing adapters: natively where that is exact (`normal32`).
-    if (md == 0u && plain32(x) && plain32(y)) {
+    if (md == 0u && !tiny32(x) && !tiny32(y)) {
         let r = sim32(x + y);
         if (normal32(r)) { return r; }
     }
@@ -1435,7 +1430,7 @@ fn sum_in_mode(a: f64, b: f64, md: u32) -> f64 {
 
 fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u && !F32_FTZ) { return keep32(x * y); }
-    if (md == 0u && plain32(x) && plain32(y)) {
+    if (md == 0u && !tiny32(x) && !tiny32(y)) {
         let r = sim32(keep32(x * y));
         if (normal32(r)) { return r; }
     }

@@ -454,7 +454,6 @@ fn bench(paths: &[PathBuf], device: &DeviceFlags, o: &BenchArgs) -> Result<(), F
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 /// `run`'s launch shape: sizes and argument overrides.
 struct RunShape<'a> {
     global: Option<String>,

@@ -67,7 +67,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
 fn float_switches(wgsl: &mut String, funcs: &[&str]) {
     // The helpers the float switches call (in the order that pulls what each calls).
     for f in [
-        "w32", "n32", "keep32", "keep64", "sim32", "plain32", "normal32", "flush32",
+        "w32", "n32", "keep32", "keep64", "sim32", "tiny32", "normal32", "flush32",
     ] {
         if wgsl.contains(&format!("{f}(")) && !funcs.contains(&f) {
             *wgsl += runtime_function(f).unwrap();

@@ -275,7 +275,7 @@ impl GpuContext {
     }
 
     pub(crate) fn check_lost(&self) -> Result<(), HostError> {
-        match self.lost.lock().ok().and_then(|l| l.clone()) {
+        match self.lost() {
             Some(msg) => Err(HostError::DeviceLost(msg)),
             None => Ok(()),
         }

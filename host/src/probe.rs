@@ -113,46 +113,64 @@ fn contract_operands() -> (Vec<f32>, Vec<f64>) {
     (a, b)
 }
 
+/// Run one probe shader over `groups` workgroups on `data` (its only buffer) and
+/// return the buffer afterwards; `None` when it cannot run.
+fn run_probe(
+    ctx: &mut GpuContext,
+    key: u64,
+    wgsl: &str,
+    data: Vec<u8>,
+    groups: u32,
+) -> Option<Vec<u8>> {
+    let r = ctx
+        .run(&ComputeJob::one_buffer(key, wgsl, data, [groups, 1, 1]))
+        .ok()?;
+    r.outputs.into_iter().next()
+}
+
 fn keeps_products(ctx: &mut GpuContext) -> Option<bool> {
     let (a, b) = contract_operands();
-    let r = ctx
-        .run(&ComputeJob::one_buffer(
-            0x7072_6f62_6566_6d61,
-            CONTRACT_PROBE,
-            bytemuck::cast_slice(&a).to_vec(),
-            [1, 1, 1],
-        ))
-        .ok()?;
-    let out: &[u32] = bytemuck::try_cast_slice(r.outputs.first()?).ok()?;
-    let kept32 = (0..64).all(|i| out.get(4 * i + 3) == Some(&0));
-    if !ctx.capabilities().f64 {
-        return Some(kept32);
+    // Each quadruple's last word (4 bytes in f32, 8 in f64) must be exactly zero.
+    let sums_zero = |out: &[u8], width: usize| {
+        out.len() == 64 * 4 * width
+            && out
+                .chunks_exact(4 * width)
+                .all(|q| q[3 * width..].iter().all(|&x| x == 0))
+    };
+    let out = run_probe(
+        ctx,
+        0x7072_6f62_6566_6d61,
+        CONTRACT_PROBE,
+        bytemuck::cast_slice(&a).to_vec(),
+        1,
+    )?;
+    if !sums_zero(&out, 4) {
+        return Some(false);
     }
-    let r = ctx
-        .run(&ComputeJob::one_buffer(
-            0x7072_6f62_6566_6d62,
-            CONTRACT_PROBE_F64,
-            bytemuck::cast_slice(&b).to_vec(),
-            [1, 1, 1],
-        ))
-        .ok()?;
-    let out = r.outputs.first()?;
-    let kept64 = (0..64).all(|i| out.get(32 * i + 24..32 * i + 32) == Some(&[0u8; 8][..]));
-    Some(kept32 && kept64)
+    if !ctx.capabilities().f64 {
+        return Some(true);
+    }
+    let out = run_probe(
+        ctx,
+        0x7072_6f62_6566_6d62,
+        CONTRACT_PROBE_F64,
+        bytemuck::cast_slice(&b).to_vec(),
+        1,
+    )?;
+    Some(sums_zero(&out, 8))
 }
 
 fn f32_denormals(ctx: &mut GpuContext) -> Option<bool> {
     // The smallest denormal, 1.0, 0.0; 2^-65, whose square 2^-130 is denormal.
     let words: [u32; 8] = [1, 0x3f80_0000, 0, 0, 0, 0, 0, 0x1f00_0000];
-    let r = ctx
-        .run(&ComputeJob::one_buffer(
-            0x7072_6f62_6533_3201,
-            F32_PROBE,
-            bytemuck::cast_slice(&words).to_vec(),
-            [1, 1, 1],
-        ))
-        .ok()?;
-    let out: &[u32] = bytemuck::try_cast_slice(r.outputs.first()?).ok()?;
+    let bytes = run_probe(
+        ctx,
+        0x7072_6f62_6533_3201,
+        F32_PROBE,
+        bytemuck::cast_slice(&words).to_vec(),
+        1,
+    )?;
+    let out: &[u32] = bytemuck::try_cast_slice(&bytes).ok()?;
     Some(out.get(3..7)? == [1, 1, 1, 0x0008_0000])
 }
 
@@ -181,17 +199,7 @@ fn f64_div_sqrt_exact(ctx: &mut GpuContext) -> Option<bool> {
     let v = f64_operands();
     let data = bytemuck::cast_slice(&v).to_vec();
     let groups = F64_PAIRS.div_ceil(64) as u32;
-    let r = ctx
-        .run(&ComputeJob::one_buffer(
-            0x7072_6f62_6536_3401,
-            F64_PROBE,
-            data,
-            [groups, 1, 1],
-        ))
-        .ok()?;
-    let out: Vec<f64> = r
-        .outputs
-        .first()?
+    let out: Vec<f64> = run_probe(ctx, 0x7072_6f62_6536_3401, F64_PROBE, data, groups)?
         .chunks_exact(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
         .collect();

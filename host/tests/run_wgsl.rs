@@ -1,7 +1,7 @@
 //! The driver runs real WGSL on whatever adapter this machine has (lavapipe in CI).
 //! These tests fail, never skip, when no adapter is found: CI must run the GPU path.
 
-use visa_emu_host::{BufferUse, ComputeJob, GpuContext, GpuOptions, JobBuffer};
+use visa_emu_host::{ComputeJob, GpuContext, GpuOptions};
 
 const DOUBLE: &str = r#"
 @group(0) @binding(0) var<storage, read_write> data: array<u32>;
@@ -14,21 +14,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
 "#;
 
 fn job(n: u32) -> ComputeJob {
-    let data: Vec<u8> = (0..n).flat_map(|i| i.to_le_bytes()).collect();
+    let data = (0..n).flat_map(|i| i.to_le_bytes()).collect();
     ComputeJob {
-        key: 1,
-        wgsl: DOUBLE.into(),
-        entry_point: "main".into(),
-        buffers: vec![JobBuffer {
-            size: data.len() as u64,
-            data,
-            usage: BufferUse::ReadWrite,
-            readback: true,
-        }],
-        workgroups: [n.div_ceil(64), 1, 1],
         chunk_base_binding: Some(1),
-        repeat: None,
-        aliases: Vec::new(),
+        ..ComputeJob::one_buffer(1, DOUBLE, data, [n.div_ceil(64), 1, 1])
     }
 }
 

@@ -1034,35 +1034,55 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
     })
 }
 
-/// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
-/// have needed when it was too large (for the error message); `one_pass_try`: a
-/// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
-/// Where the group's SLM is over the adapter's workgroup memory (or
-/// `VISA_GPU_EMULATE=slm` asks), move it into the heap ([`move_slm_into_heap`]).
-fn slm_to_heap_if_needed(
+/// A module's workgroup memory against the adapter's: not every driver refuses a
+/// pipeline over it (NVIDIA's compiled one and never started it). Where the group's
+/// SLM is over it (or `VISA_GPU_EMULATE=slm` asks), the SLM moves into the heap
+/// ([`move_slm_into_heap`]); what then still does not fit is an error. True when the
+/// SLM moved. The 64-bit lowering after it leaves the workgroup declarations as they are.
+fn place_workgroup_memory(
     gpu: &GpuContext,
     launch: &GpuLaunch,
     job: &mut ComputeJob,
 ) -> Result<bool, String> {
     let limit = u64::from(gpu.capabilities().max_workgroup_storage_bytes);
-    let over =
-        translate::workgroup_memory::workgroup_bytes(&job.wgsl).is_some_and(|need| need > limit);
-    if !(over || super::select::emulate_env_names("slm")) {
+    let over = |job: &ComputeJob| workgroup_bytes_of(job).filter(|&need| need > limit);
+    if over(job).is_none() && !super::select::emulate_env_names("slm") {
         return Ok(false);
     }
-    if !move_slm_into_heap(job, launch.groups)? {
-        return Ok(false);
-    }
+    let moved = move_slm_into_heap(job, launch.groups)?;
     let heap = &job.buffers[translate::binding::HEAP as usize];
     let most = gpu.capabilities().max_storage_buffer_binding_size;
-    if heap.size > most {
+    if moved && heap.size > most {
         return Err(format!(
             "the groups' SLM, moved into the heap because it is over the adapter's workgroup memory, makes the heap {} bytes, over the {most} bytes one binding of {} may hold",
             heap.size,
             gpu.adapter().name
         ));
     }
-    Ok(true)
+    if let Some(need) = over(job) {
+        return Err(format!(
+            "the kernel needs {need} bytes of workgroup memory (its thread group's SLM and the scheduler's words), over the {limit} bytes {} allows",
+            gpu.adapter().name
+        ));
+    }
+    Ok(moved)
+}
+
+/// [`translate::workgroup_memory::workgroup_bytes`] of a job's module, once per module
+/// and process: the scan reads the whole text (~0.2 ms for 90 KB), and a launch runs
+/// many times.
+fn workgroup_bytes_of(job: &ComputeJob) -> Option<u64> {
+    static CACHE: std::sync::OnceLock<Mutex<HashMap<u64, Option<u64>>>> =
+        std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(&b) = cache.lock().ok()?.get(&job.key) {
+        return b;
+    }
+    let b = translate::workgroup_memory::workgroup_bytes(&job.wgsl);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(job.key, b);
+    }
+    b
 }
 
 /// Move the group's SLM out of workgroup memory into a zeroed heap region of
@@ -1092,19 +1112,9 @@ fn move_slm_into_heap(job: &mut ComputeJob, groups: u64) -> Result<bool, String>
     Ok(true)
 }
 
-/// A module over the adapter's workgroup memory is an error here: not every driver
-/// refuses the pipeline (NVIDIA's compiled one and never started it).
-fn fits_workgroup_memory(gpu: &GpuContext, wgsl: &str) -> Result<(), String> {
-    let limit = u64::from(gpu.capabilities().max_workgroup_storage_bytes);
-    match translate::workgroup_memory::workgroup_bytes(wgsl) {
-        Some(need) if need > limit => Err(format!(
-            "the kernel needs {need} bytes of workgroup memory (its thread group's SLM and the scheduler's words), over the {limit} bytes {} allows",
-            gpu.adapter().name
-        )),
-        _ => Ok(()),
-    }
-}
-
+/// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
+/// have needed when it was too large (for the error message); `one_pass_try`: a
+/// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
 fn finish(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
@@ -1113,9 +1123,8 @@ fn finish(
     unsliced_state: Option<u64>,
     one_pass_try: bool,
 ) -> Result<GpuRun, SliceError> {
-    let slm_in_heap = slm_to_heap_if_needed(gpu, launch, &mut job)?;
+    let slm_in_heap = place_workgroup_memory(gpu, launch, &mut job)?;
     let lower_ms = for_adapter(gpu, &mut job)?;
-    fits_workgroup_memory(gpu, &job.wgsl)?;
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if one_pass_try
