@@ -48,7 +48,7 @@ fn psetm(p: u32, c: u32, b: bool) {
 // thread's state (`save_state_at`, then its registers), and the lanes share the
 // group's SLM. Records of K_LANE_STATE_WORDS per invocation, then each group's SLM.
 fn lane_slm_base(group: u32) -> u32 {
-    let threads = cfg[CFG_GROUPS] * cfg[CFG_GROUPS + 1u] * cfg[CFG_GROUPS + 2u] * cfg[CFG_THREADS];
+    let threads = cfh(CFG_GROUPS) * cfh(CFG_GROUPS + 1u) * cfh(CFG_GROUPS + 2u) * cfh(CFG_THREADS);
     return threads * K_SIMD * K_LANE_STATE_WORDS + group * K_SLM_WORDS;
 }
 

@@ -81,9 +81,20 @@ fn float_switches(wgsl: &mut String, funcs: &[&str]) {
     }
 }
 
+/// The runtime reads cfg's head through `cfh` (a uniform copy in the generated modules);
+/// these modules give it the `cfg` storage binding itself, which holds the same words.
+fn cfh_from_storage(wgsl: String) -> String {
+    if wgsl.contains("cfh(") && !wgsl.contains("fn cfh(") {
+        wgsl + "fn cfh(i: u32) -> u32 { return cfg[i]; }\n"
+    } else {
+        wgsl
+    }
+}
+
 /// Run `wgsl`'s `main` (@workgroup_size(64)) over `invocations` with `io` (binding 0,
 /// read-write, read back) and `cfg` words (binding 1, read-only); `io` after the run.
 fn run_io_cfg(key: u64, wgsl: String, io: Vec<u8>, cfg: &[u32], invocations: u32) -> Vec<u8> {
+    let wgsl = cfh_from_storage(wgsl);
     let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let r = gpu
         .run(&ComputeJob {
@@ -172,6 +183,7 @@ fn two_allocations(heap_len: usize) -> (Vec<u8>, Vec<u8>, Vec<u32>) {
 /// Run one invocation of `wgsl` with `cfg` (binding 0, read-only) before `rest`; the
 /// buffers read back.
 fn run_with_cfg(key: u64, wgsl: String, cfg: &[u32], rest: Vec<JobBuffer>) -> Vec<Vec<u8>> {
+    let wgsl = cfh_from_storage(wgsl);
     let bytes: Vec<u8> = cfg.iter().flat_map(|x| x.to_le_bytes()).collect();
     let mut buffers = vec![JobBuffer {
         usage: BufferUse::ReadOnly,

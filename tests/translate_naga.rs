@@ -3,6 +3,7 @@
 
 mod common;
 
+use visa_emu::translate::prune::unreachable_functions;
 use visa_emu::translate::workgroup_memory::workgroup_bytes;
 use visa_emu::translate::{translate, validate_wgsl, Target};
 
@@ -66,6 +67,18 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                     if let Err(e) = validate_wgsl(&m.wgsl) {
                         failures.push(format!(
                             "{} (lanes: {lanes}, probe: {probe}, table: {table}): {}",
+                            dir.display(),
+                            e.lines().next().unwrap_or("")
+                        ));
+                    }
+                    // What the driver is given: the functions the entry point reaches.
+                    let pruned = unreachable_functions(&m.wgsl, m.entry_point);
+                    if pruned.len() >= m.wgsl.len() {
+                        failures.push(format!("{}: pruning removed nothing", dir.display()));
+                    }
+                    if let Err(e) = validate_wgsl(&pruned) {
+                        failures.push(format!(
+                            "{} (lanes: {lanes}, probe: {probe}, table: {table}), pruned: {}",
                             dir.display(),
                             e.lines().next().unwrap_or("")
                         ));

@@ -263,6 +263,12 @@ impl GpuContext {
         &self.summary
     }
 
+    /// Whether the pipeline cache holds `key`'s pipeline (a job with that key then
+    /// skips module and pipeline creation).
+    pub fn has_pipeline(&self, key: u64) -> bool {
+        self.pipelines.contains_key(&key)
+    }
+
     /// Number of pipelines held by the cache.
     pub fn cached_pipelines(&self) -> usize {
         self.pipelines.len()

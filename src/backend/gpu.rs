@@ -308,6 +308,13 @@ fn build_with(
                 usage: BufferUse::ReadWrite,
                 readback: false,
             },
+            // Binding 6, cfg's head as a uniform: filled from cfg by `fill_head`.
+            JobBuffer {
+                size: 4 * cfg::ALLOC as u64,
+                data: Vec::new(),
+                usage: BufferUse::Uniform,
+                readback: false,
+            },
         ],
         workgroups: groups,
         chunk_base_binding: Some(translate::binding::CHUNK),
@@ -535,6 +542,8 @@ pub fn probe(
     let st = translate::binding::STATE as usize;
     job.buffers[st].readback = true;
     for_adapter(gpu, &mut job)?;
+    prune_for_pipeline(gpu, &mut job);
+    fill_head(&mut job);
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, launch.step_limit, None) {
@@ -1112,6 +1121,26 @@ fn move_slm_into_heap(job: &mut ComputeJob, groups: u64) -> Result<bool, String>
     Ok(true)
 }
 
+/// Binding 6 (`head`): cfg's words before `cfg::ALLOC` as they are now (`set_cfg` may
+/// have changed them since the launch was built).
+fn fill_head(job: &mut ComputeJob) {
+    let n = 4 * cfg::ALLOC;
+    let words = &job.buffers[translate::binding::CFG as usize].data;
+    let mut head = words[..n.min(words.len())].to_vec();
+    head.resize(n, 0);
+    job.buffers[translate::binding::HEAD as usize].data = head;
+}
+
+/// The module without the runtime functions its entry point never reaches
+/// ([`translate::prune`]), when the pipeline is still to be created: the key stays
+/// that of the whole text (the pruning is a function of it), so a warm run neither
+/// prunes nor hashes again.
+fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
+    if !gpu.has_pipeline(job.key) {
+        job.wgsl = translate::prune::unreachable_functions(&job.wgsl, &job.entry_point);
+    }
+}
+
 /// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
 /// have needed when it was too large (for the error message); `one_pass_try`: a
 /// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
@@ -1125,6 +1154,8 @@ fn finish(
 ) -> Result<GpuRun, SliceError> {
     let slm_in_heap = place_workgroup_memory(gpu, launch, &mut job)?;
     let lower_ms = for_adapter(gpu, &mut job)?;
+    prune_for_pipeline(gpu, &mut job);
+    fill_head(&mut job);
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if one_pass_try

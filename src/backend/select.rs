@@ -73,7 +73,7 @@ pub fn open_each() -> Vec<(BackendChoice, AdapterSummary, Result<GpuContext, Str
 /// (`translate::lower64`, see [`emulation`]).
 pub fn unusable(ctx: &GpuContext) -> Option<String> {
     let c = ctx.capabilities();
-    let need = crate::translate::binding::CHUNK;
+    let need = crate::translate::binding::STORAGE;
     (c.max_storage_buffers_per_stage < need).then(|| {
         format!(
             "the adapter '{}' binds {} storage buffers per stage; the translated modules use {need}",

@@ -81,8 +81,11 @@ pub struct BaselineBench {
     pub file: String,
     pub dispatch_ms: f64,
     pub gpu_ms: Option<f64>,
-    /// GPU path time / hand-written time (1.0 = as fast as hand-written WGSL).
+    /// GPU path time / hand-written time (1.0 = as fast as hand-written WGSL): the
+    /// median of the runs' ratios of dispatch wall times (the two alternate run by run).
     pub slowdown: f64,
+    /// The same from the adapter's timestamps (kernel time only), when it has them.
+    pub gpu_slowdown: Option<f64>,
     /// The first word where its buffers differ from the GPU path's (float code may
     /// differ in the last bit where the driver contracts a*b+c; reported, not required).
     pub difference: Option<String>,
@@ -155,7 +158,7 @@ pub fn shape(case: &Case) -> (u64, u64) {
 
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<34} {:>9} {:>10} {:>11} | {:>9} {:>9} {:>10} {:>10} {:>6} {:>11} {:>7} {:>9} | {:>10} {:>8} | {:>9} {:>8}\n",
+        "{:<34} {:>9} {:>10} {:>11} | {:>9} {:>9} {:>10} {:>10} {:>6} {:>11} {:>7} {:>9} | {:>10} {:>8} {:>8} | {:>9} {:>8}\n",
         "workload",
         "items",
         "cpu ms",
@@ -170,6 +173,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         "vs cpu",
         "wgsl ms",
         "vs wgsl",
+        "gpu vs",
         "pocl ms",
         "vs pocl"
     );
@@ -201,12 +205,19 @@ pub fn table(rows: &[BenchRow]) -> String {
                     g.speedup_vs_cpu
                 );
                 match &g.baseline {
-                    Some(b) => s += &format!(" {:>10.2} {:>7.2}x |", b.dispatch_ms, b.slowdown),
-                    None => s += &format!(" {:>10} {:>8} |", "-", "-"),
+                    Some(b) => {
+                        s += &format!(
+                            " {:>10.2} {:>7.2}x {:>8} |",
+                            b.dispatch_ms,
+                            b.slowdown,
+                            b.gpu_slowdown.map_or("-".into(), |r| format!("{r:.2}x"))
+                        )
+                    }
+                    None => s += &format!(" {:>10} {:>8} {:>8} |", "-", "-", "-"),
                 }
             }
-            None if r.gpu_error.is_some() => s += &format!(" {:>96} |", "(GPU path failed)"),
-            None => s += &format!(" {:>96} |", "(no GPU run)"),
+            None if r.gpu_error.is_some() => s += &format!(" {:>105} |", "(GPU path failed)"),
+            None => s += &format!(" {:>105} |", "(no GPU run)"),
         }
         match (&r.pocl, r.vs_pocl()) {
             (Some(p), Some(v)) => s += &format!(" {:>9.3} {:>7.2}x", p.run_ms, v),
@@ -246,6 +257,13 @@ pub fn svg(rows: &[BenchRow]) -> String {
                     "slowdown vs hand-written WGSL",
                     b.slowdown,
                 ));
+                if let Some(k) = b.gpu_slowdown {
+                    v.push((
+                        r.workload.clone(),
+                        "kernel-time slowdown vs hand-written WGSL",
+                        k,
+                    ));
+                }
             }
             if let Some(p) = r.vs_pocl() {
                 v.push((r.workload.clone(), "time vs PoCL (OpenCL on the CPU)", p));
@@ -326,6 +344,7 @@ mod tests {
                     dispatch_ms: 1.0,
                     gpu_ms: None,
                     slowdown: s,
+                    gpu_slowdown: Some(s * 2.0),
                     difference: None,
                 }),
             }),
@@ -341,13 +360,18 @@ mod tests {
     #[test]
     fn the_chart_has_one_bar_per_ratio_and_escapes_names() {
         let s = svg(&[row(20.0, Some(3.0)), row(0.5, None)]);
-        assert_eq!(s.matches("<rect").count(), 5);
+        // Row 1: vs CPU, vs WGSL (dispatch and kernel time), vs PoCL; row 2: two.
+        assert_eq!(s.matches("<rect").count(), 6);
         assert!(s.contains("w&lt;1>") && s.contains("20.00x") && s.contains("0.50x"));
+        assert!(s.contains("6.00x"), "{s}");
         // GPU dispatch 1 ms against PoCL's 0.25 ms.
         assert!(s.contains("4.00x"), "{s}");
         let t = table(&[row(20.0, Some(3.0))]);
         assert!(
-            t.contains("20.00x") && t.contains("3.00x") && t.contains("4.00x"),
+            t.contains("20.00x")
+                && t.contains("3.00x")
+                && t.contains("6.00x")
+                && t.contains("4.00x"),
             "{t}"
         );
     }

@@ -38,38 +38,35 @@ pub fn bench_gpu(
     launch.without_counts();
     let translate_ms = t.elapsed().as_secs_f64() * 1e3;
     let first = gpu::execute(ctx, &launch)?;
-    let mut times = Vec::new();
-    let mut gpu_times = Vec::new();
-    let mut last = first;
-    let pipeline_ms = last.pipeline_ms;
-    for _ in 0..runs.max(1) {
-        last = gpu::execute(ctx, &launch)?;
-        times.push(last.dispatch_ms);
-        if let Some(g) = last.gpu_ms {
-            gpu_times.push(g);
-        }
-    }
-    let dispatch_ms = median(times);
-    let gpu_ms = (!gpu_times.is_empty()).then(|| median(gpu_times));
-    let kernel_ms = gpu_ms.unwrap_or(dispatch_ms);
+    let pipeline_ms = first.pipeline_ms;
     let case_name = dir
         .parent()
         .and_then(|p| p.file_name())
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let file = baselines.join(format!("{case_name}.wgsl"));
-    let baseline = if file.exists() {
-        Some(bench_baseline(
-            ctx,
-            &file,
-            case,
-            runs,
-            dispatch_ms,
-            &last.buffers,
-        )?)
+    let mut base = if file.exists() {
+        Some(Baseline::new(ctx, &file, case)?)
     } else {
         None
     };
+    // The two alternate run by run, so that a burst of load on a shared machine
+    // slows both alike and the ratio (the median of the runs' ratios) stays true.
+    let mut ours = Timed::default();
+    let mut theirs = Timed::default();
+    let mut last = first;
+    for _ in 0..runs.max(1) {
+        last = gpu::execute(ctx, &launch)?;
+        ours.push(last.dispatch_ms, last.gpu_ms);
+        if let Some(b) = base.as_mut() {
+            let t = b.run(ctx)?;
+            theirs.push(t.dispatch_ms, t.gpu_ms);
+        }
+    }
+    let dispatch_ms = median(ours.dispatch.clone());
+    let gpu_ms = ours.gpu_median();
+    let kernel_ms = gpu_ms.unwrap_or(dispatch_ms);
+    let baseline = base.map(|b| b.report(&ours, &theirs, &last.buffers));
     Ok(GpuBench {
         adapter: ctx.adapter().name.clone(),
         translate_ms,
@@ -87,87 +84,141 @@ pub fn bench_gpu(
     })
 }
 
-fn bench_baseline(
-    ctx: &mut GpuContext,
-    file: &Path,
-    case: &Case,
-    runs: usize,
-    emulated_ms: f64,
+/// Times of one side's runs, in run order (the pairs line up by index).
+#[derive(Default)]
+struct Timed {
+    dispatch: Vec<f64>,
+    gpu: Vec<Option<f64>>,
+}
+
+impl Timed {
+    fn push(&mut self, dispatch_ms: f64, gpu_ms: Option<f64>) {
+        self.dispatch.push(dispatch_ms);
+        self.gpu.push(gpu_ms);
+    }
+
+    fn gpu_median(&self) -> Option<f64> {
+        let g: Option<Vec<f64>> = self.gpu.iter().copied().collect();
+        g.filter(|g| !g.is_empty()).map(median)
+    }
+}
+
+/// Median of `a[i] / b[i]`.
+fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
+    median(a.iter().zip(b).map(|(x, y)| x / y).collect())
+}
+
+/// The hand-written WGSL kernel of a case, built and warmed up on the adapter.
+struct Baseline {
+    file: PathBuf,
+    job: ComputeJob,
+    names: Vec<String>,
+    last: Vec<Vec<u8>>,
+}
+
+impl Baseline {
+    fn new(ctx: &mut GpuContext, file: &Path, case: &Case) -> Result<Baseline, String> {
+        let wgsl = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut buffers = Vec::new();
+        let mut names = Vec::new();
+        let mut params: Vec<u8> = Vec::new();
+        for a in &case.args {
+            match a.kind.as_str() {
+                "buffer" => {
+                    let data = case.input_bytes(a).map_err(|e| e.to_string())?;
+                    names.push(a.name.clone());
+                    buffers.push(JobBuffer {
+                        size: data.len().max(4) as u64,
+                        data,
+                        usage: BufferUse::ReadWrite,
+                        readback: true,
+                    });
+                }
+                "scalar" => {
+                    let b = case.scalar_bytes(a).map_err(|e| e.to_string())?;
+                    params.extend_from_slice(&b);
+                    params.resize(params.len().div_ceil(4) * 4, 0);
+                }
+                other => {
+                    return Err(format!(
+                        "{}: argument kind `{other}` has no place in the baseline convention",
+                        file.display()
+                    ))
+                }
+            }
+        }
+        if !params.is_empty() {
+            params.resize(params.len().div_ceil(16) * 16, 0);
+            buffers.push(JobBuffer {
+                size: params.len() as u64,
+                data: params,
+                usage: BufferUse::Uniform,
+                readback: false,
+            });
+        }
+        let nd = &case.ndrange;
+        let mut workgroups = [1u32; 3];
+        for (d, (wg, global)) in workgroups.iter_mut().zip(&nd.global_size).enumerate() {
+            let local = nd.local_size.get(d).copied().unwrap_or(1).max(1);
+            *wg = global.div_ceil(local) as u32;
+        }
+        let mut job = ComputeJob {
+            key: gpu::hash(&wgsl),
+            wgsl,
+            entry_point: "main".into(),
+            buffers,
+            workgroups,
+            chunk_base_binding: None,
+            repeat: None,
+            aliases: Vec::new(),
+        };
+        gpu::for_adapter(ctx, &mut job)?;
+        let mut b = Baseline {
+            file: file.to_path_buf(),
+            job,
+            names,
+            last: Vec::new(),
+        };
+        // The warm-up: pipeline creation and the driver's first-use compile.
+        b.run(ctx)?;
+        Ok(b)
+    }
+
+    fn run(&mut self, ctx: &mut GpuContext) -> Result<visa_emu_host::JobTimings, String> {
+        let r = ctx
+            .run(&self.job)
+            .map_err(|e| format!("{}: {e}", self.file.display()))?;
+        self.last = r.outputs;
+        Ok(r.timings)
+    }
+
+    /// The row's baseline columns; `emulated` are the GPU path's output buffers.
+    fn report(self, ours: &Timed, theirs: &Timed, emulated: &[(String, Vec<u8>)]) -> BaselineBench {
+        let gpu_slowdown = match (ours.gpu_median(), theirs.gpu_median()) {
+            (Some(_), Some(_)) => {
+                let a: Vec<f64> = ours.gpu.iter().flatten().copied().collect();
+                let b: Vec<f64> = theirs.gpu.iter().flatten().copied().collect();
+                Some(paired_ratio(&a, &b))
+            }
+            _ => None,
+        };
+        BaselineBench {
+            file: self.file.display().to_string(),
+            dispatch_ms: median(theirs.dispatch.clone()),
+            gpu_ms: theirs.gpu_median(),
+            slowdown: paired_ratio(&ours.dispatch, &theirs.dispatch),
+            gpu_slowdown,
+            difference: first_difference(&self.names, emulated, &self.last),
+        }
+    }
+}
+
+/// The first word where the baseline's buffers and the GPU path's differ.
+fn first_difference(
+    names: &[String],
     emulated: &[(String, Vec<u8>)],
-) -> Result<BaselineBench, String> {
-    let wgsl = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut buffers = Vec::new();
-    let mut names = Vec::new();
-    let mut params: Vec<u8> = Vec::new();
-    for a in &case.args {
-        match a.kind.as_str() {
-            "buffer" => {
-                let data = case.input_bytes(a).map_err(|e| e.to_string())?;
-                names.push(a.name.clone());
-                buffers.push(JobBuffer {
-                    size: data.len().max(4) as u64,
-                    data,
-                    usage: BufferUse::ReadWrite,
-                    readback: true,
-                });
-            }
-            "scalar" => {
-                let b = case.scalar_bytes(a).map_err(|e| e.to_string())?;
-                params.extend_from_slice(&b);
-                params.resize(params.len().div_ceil(4) * 4, 0);
-            }
-            other => {
-                return Err(format!(
-                    "{}: argument kind `{other}` has no place in the baseline convention",
-                    file.display()
-                ))
-            }
-        }
-    }
-    if !params.is_empty() {
-        params.resize(params.len().div_ceil(16) * 16, 0);
-        buffers.push(JobBuffer {
-            size: params.len() as u64,
-            data: params,
-            usage: BufferUse::Uniform,
-            readback: false,
-        });
-    }
-    let nd = &case.ndrange;
-    let mut workgroups = [1u32; 3];
-    for (d, (wg, global)) in workgroups.iter_mut().zip(&nd.global_size).enumerate() {
-        let local = nd.local_size.get(d).copied().unwrap_or(1).max(1);
-        *wg = global.div_ceil(local) as u32;
-    }
-    let mut job = ComputeJob {
-        key: gpu::hash(&wgsl),
-        wgsl,
-        entry_point: "main".into(),
-        buffers,
-        workgroups,
-        chunk_base_binding: None,
-        repeat: None,
-        aliases: Vec::new(),
-    };
-    gpu::for_adapter(ctx, &mut job)?;
-    let mut r = ctx
-        .run(&job)
-        .map_err(|e| format!("{}: {e}", file.display()))?;
-    let mut times = Vec::new();
-    let mut gpu_times = Vec::new();
-    for _ in 0..runs.max(1) {
-        r = ctx
-            .run(&job)
-            .map_err(|e| format!("{}: {e}", file.display()))?;
-        times.push(r.timings.dispatch_ms);
-        if let Some(g) = r.timings.gpu_ms {
-            gpu_times.push(g);
-        }
-    }
-    let dispatch_ms = median(times);
-    let gpu_ms = (!gpu_times.is_empty()).then(|| median(gpu_times));
-    // The first word where the baseline's buffers and the GPU path's differ.
-    let mut difference = None;
+    outputs: &[Vec<u8>],
+) -> Option<String> {
     for (i, n) in names.iter().enumerate() {
         let Some((_, b)) = emulated.iter().find(|(m, _)| m == n) else {
             continue;
@@ -177,26 +228,19 @@ fn bench_baseline(
                 .map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])))
         };
         let words = b.len().div_ceil(4);
-        let differ: Vec<usize> = (0..words)
-            .filter(|&k| w(b, k) != w(&r.outputs[i], k))
-            .collect();
+        let empty = Vec::new();
+        let theirs = outputs.get(i).unwrap_or(&empty);
+        let differ: Vec<usize> = (0..words).filter(|&k| w(b, k) != w(theirs, k)).collect();
         if let Some(&k) = differ.first() {
             // How many differ tells a baseline that rounds differently (a few words
             // one unit apart) from one that computes something else.
-            difference = Some(format!(
+            return Some(format!(
                 "{n} word {k}: GPU path {:#010x}, baseline {:#010x}; {} of {words} words differ",
                 w(b, k),
-                w(&r.outputs[i], k),
+                w(theirs, k),
                 differ.len()
             ));
-            break;
         }
     }
-    Ok(BaselineBench {
-        file: file.display().to_string(),
-        dispatch_ms,
-        gpu_ms,
-        slowdown: emulated_ms / dispatch_ms,
-        difference,
-    })
+    None
 }

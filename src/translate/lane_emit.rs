@@ -242,9 +242,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let wx = wid.x + chunk.x;
     let t = wx % {tpg}u;
     let grp = vec3<u32>(wx / {tpg}u, wid.y + chunk.y, wid.z + chunk.z);
-    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
-    let tid = group * cfg[CFG_THREADS] + t;
-    let sliced = cfg[CFG_SLICED] != 0u;
+    let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
+    let tid = group * cfh(CFG_THREADS) + t;
+    let sliced = cfh(CFG_SLICED) != 0u;
     // This invocation's record in a sliced run.
     let rec = (tid * K_SIMD + l) * K_LANE_STATE_WORDS;
     edges = {start_cost}u;
@@ -258,7 +258,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         init(tid, t, grp);
     }} else {{
         restore_regs(rec + K_STATE_WORDS);
-        scratch_base = tid * cfg[CFG_SCRATCH_WORDS];
+        scratch_base = tid * cfh(CFG_SCRATCH_WORDS);
     }}
     // Every lane's copy agrees on the mirrored words and predicates: lane 0's seeds
     // the mirror.

@@ -27,10 +27,12 @@ pub mod lanes;
 pub mod lower64;
 mod message;
 mod operand;
+pub mod prune;
 mod scalar_slots;
 pub mod simt;
 mod straight_rows;
 pub mod table_form;
+pub mod tidy;
 pub mod workgroup_memory;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
@@ -247,9 +249,13 @@ pub mod binding {
     pub const SCRATCH: u32 = 3;
     pub const STAT: u32 = 4;
     pub const STATE: u32 = 5;
-    pub const CHUNK: u32 = 6;
+    /// `cfg`'s words before [`super::cfg::ALLOC`] again, as a uniform (`cfh`).
+    pub const HEAD: u32 = 6;
     /// The heap again, as 64-bit atomic words (only with [`super::native_atomic64`]).
     pub const HEAP64: u32 = 7;
+    pub const CHUNK: u32 = 8;
+    /// Storage buffers of a module (bindings 0..=STATE; HEAP64 is one more).
+    pub const STORAGE: u32 = STATE + 1;
 }
 
 /// Word offsets in the `cfg` buffer (mirrors the `CFG_*` constants of runtime.wgsl).
@@ -346,7 +352,7 @@ pub struct Target {
     /// Lane mode: the straight form where the kernel allows it (`simt.rs`).
     pub straight: bool,
     /// A probe module (thread mapping): threads stop before the instruction past
-    /// `cfg[CFG_STOP_STEPS]` executed ones, with their state saved
+    /// `cfh(CFG_STOP_STEPS)` executed ones, with their state saved
     /// (`visa-emu validate` localizes the first differing instruction with it).
     pub probe: bool,
     /// Thread mapping: the table form (`table_form.rs`: each instruction shape
@@ -808,7 +814,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                         // Probes: stop before the instruction that would be one too many
                         // (`steps` already counts the whole block).
                         em.line(&format!(
-                        "if (cfg[CFG_STOP_STEPS] != 0u && steps - {}u >= cfg[CFG_STOP_STEPS]) {{ return 3u; }}",
+                        "if (cfh(CFG_STOP_STEPS) != 0u && steps - {}u >= cfh(CFG_STOP_STEPS)) {{ return 3u; }}",
                         len - j
                     ));
                     }
@@ -954,7 +960,7 @@ fn emit_block_accounting(em: &mut Emit, len: &str, at: &str) {
         "let cc = {len} * countOneBits(em); chans = chans + cc; if (chans < cc) {{ chans_hi = chans_hi + 1u; }}"
     ));
     em.line(&format!(
-        "if (steps > cfg[CFG_STEP_LIMIT]) {{ fail(ERR_STEP_LIMIT, {at}); return 0u; }}"
+        "if (steps > cfh(CFG_STEP_LIMIT)) {{ fail(ERR_STEP_LIMIT, {at}); return 0u; }}"
     ));
 }
 
@@ -962,9 +968,9 @@ fn emit_block_accounting(em: &mut Emit, len: &str, at: &str) {
 /// lane of the lane mapping computes the same: they stop together).
 fn pass_check(pad: &str, cost: &str, save_cost: u64, at: &str) -> String {
     format!(
-        "{pad}if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}); return 0u; }}\n\
-         {pad}if (cfg[CFG_SLICED] != 0u) {{\n\
-         {pad}    if ({cost} + {save_cost}u > cfg[CFG_EDGE_BUDGET] - edges) {{\n\
+        "{pad}if (cfh(CFG_PROBE) != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, {at}); return 0u; }}\n\
+         {pad}if (cfh(CFG_SLICED) != 0u) {{\n\
+         {pad}    if ({cost} + {save_cost}u > cfh(CFG_EDGE_BUDGET) - edges) {{\n\
          {pad}        if (ran == 0u) {{ fail(ERR_NO_PROGRESS, {at}); return 0u; }}\n\
          {pad}        return 2u;\n\
          {pad}    }}\n\
@@ -1005,6 +1011,22 @@ fn state_layout(p: &Prepared) -> (u32, u32) {
 
 /// One instruction; returns true when it set the channel PCs itself.
 fn emit_inst(
+    em: &mut Emit,
+    p: &Prepared,
+    inst: &PInst,
+    cfg: &blocks::Blocks,
+    next_block: &str,
+) -> Result<bool, TranslateError> {
+    let at = em.out.len();
+    let r = emit_inst_text(em, p, inst, cfg, next_block);
+    let tidied = tidy::instruction(&em.out[at..]);
+    em.out.truncate(at);
+    em.out.push_str(&tidied);
+    r
+}
+
+/// [`emit_inst`] before [`tidy::instruction`].
+fn emit_inst_text(
     em: &mut Emit,
     p: &Prepared,
     inst: &PInst,
@@ -1158,7 +1180,7 @@ fn emit_inst(
 }
 
 /// A thread's payload: binding 1 holds the payload of each thread of work-group 0
-/// (`cfg[CFG_PAYLOAD_WORDS]` words each, the last one its lane count); the payload of
+/// (`cfh(CFG_PAYLOAD_WORDS)` words each, the last one its lane count); the payload of
 /// thread `t` of any other group differs only in the group id words r0.1, r0.6 and r0.7
 /// (`abi::launch::Prepared::payload`), which each invocation puts in. One small upload
 /// per launch instead of a record per thread of the dispatch.
@@ -1170,13 +1192,13 @@ var<private> pl_grp: vec3<u32>;
 var<private> pl_n: u32;
 
 fn pl_lanes() -> u32 {
-    let pw = cfg[CFG_PAYLOAD_WORDS];
+    let pw = cfh(CFG_PAYLOAD_WORDS);
     return payload[pl_t * pw + pw - 1u];
 }
 
 // Word `o / 4` of the thread's payload.
 fn pl_word(o: u32) -> u32 {
-    let pw = cfg[CFG_PAYLOAD_WORDS];
+    let pw = cfh(CFG_PAYLOAD_WORDS);
     if (o >= (pw - 1u) * 4u) { return 0u; }
     let w = payload[pl_t * pw + (o >> 2u)];
     let k = o >> 2u;
@@ -1188,7 +1210,7 @@ fn pl_word(o: u32) -> u32 {
 // Selected, not branched: a load under a branch is a masked gather on llvmpipe.
 fn pl_shared(o: u32) -> u32 {
     let w = payload[o >> 2u];
-    return select(0u, w, o < (cfg[CFG_PAYLOAD_WORDS] - 1u) * 4u);
+    return select(0u, w, o < (cfh(CFG_PAYLOAD_WORDS) - 1u) * 4u);
 }
 
 fn pl_byte(o: u32) -> u32 {
@@ -1302,7 +1324,7 @@ fn emit_init(
     // creation of saxpy 86 -> 64 ms).
     let unset = vec!["0xffffffffu"; surface_slots(p) as usize].join(", ");
     em.line(&format!("sv = array<u32, K_NSURF>({unset});"));
-    em.line("scratch_base = tid * cfg[CFG_SCRATCH_WORDS];");
+    em.line("scratch_base = tid * cfh(CFG_SCRATCH_WORDS);");
     em.close();
 }
 
@@ -1331,9 +1353,9 @@ fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64, grf_in_state: bool, switc
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     keep_bindings();
     let grp = wid + chunk.xyz;
-    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
-    let tid = group * cfg[CFG_THREADS] + t;{grf}
-    let sliced = cfg[CFG_SLICED] != 0u;
+    let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
+    let tid = group * cfh(CFG_THREADS) + t;{grf}
+    let sliced = cfh(CFG_SLICED) != 0u;
     // Restoring (or initializing) costs loop iterations too.
     edges = {start_cost}u;
     var status = ST_FRESH;
@@ -1346,7 +1368,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
         init(tid, t, grp);
         status = ST_RUNNING;
     }} else {{
-        scratch_base = tid * cfg[CFG_SCRATCH_WORDS];
+        scratch_base = tid * cfh(CFG_SCRATCH_WORDS);
     }}
     workgroupBarrier();
     loop {{
@@ -1361,7 +1383,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             }} else if (r == 1u) {{
                 status = ST_BARRIER;
             }} else if (r == 3u) {{
-                // A probe's stop: the state at exactly cfg[CFG_STOP_STEPS] instructions.
+                // A probe's stop: the state at exactly cfh(CFG_STOP_STEPS) instructions.
                 status = ST_STOPPED;
                 if (K_SLICED) {{ save_state(tid, ST_STOPPED); }}
             }} else {{
@@ -1397,7 +1419,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // The limiter's cut is sticky: once spent, every loop (this one too) stops after
     // one iteration. A cut anywhere above (the block loop of `run_thread`, this
     // function's rounds) ends here, so a one-pass run cannot return cut-short results.
-    if (cfg[CFG_PROBE] != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, 0u); }}
+    if (cfh(CFG_PROBE) != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, 0u); }}
     flush_oob();
 }}
 "#

@@ -14,7 +14,7 @@
 //! (NoMask) and what it writes is read only in its own block, after it.
 //!
 //! Statistics: each invocation records the blocks it ran (a bit per block) in the
-//! `state` buffer when `cfg[CFG_COUNT]` asks for it; the host ORs a thread's lanes for
+//! `state` buffer when `cfh(CFG_COUNT)` asks for it; the host ORs a thread's lanes for
 //! the instruction count and sums them for the channel-instructions.
 
 use super::lane_memory::Conditions;
@@ -549,10 +549,10 @@ pub(super) fn translate(
     // Without vISA loops the only loops are the runtime's, bounded by their
     // `loop-bound` notes (K_FIXED_COST, which the host checks against the probed
     // budget before the run), so the check is left out: llvmpipe pays for its loop on
-    // every invocation even when cfg[CFG_PROBE] is 0 (saxpy over 1M items: 6.2 -> 5.4
+    // every invocation even when cfh(CFG_PROBE) is 0 (saxpy over 1M items: 6.2 -> 5.4
     // GPU ms).
     if cyclic {
-        em.line("if (cfg[CFG_PROBE] != 0u && loops_exhausted()) { fail(ERR_DRIVER_LOOPS, 0u); }");
+        em.line("if (cfh(CFG_PROBE) != 0u && loops_exhausted()) { fail(ERR_DRIVER_LOOPS, 0u); }");
     }
     em.line("return 0u;");
     em.close();
@@ -1145,13 +1145,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // {tpw} thread(s) of a group per workgroup, {per} workgroup(s) per group.
     let l = li % K_SIMD;
     lane = l;
-    step_limit = cfg[CFG_STEP_LIMIT];
-    edge_budget = cfg[CFG_EDGE_BUDGET];
+    step_limit = cfh(CFG_STEP_LIMIT);
+    edge_budget = cfh(CFG_EDGE_BUDGET);
     let wx = wid.x + chunk.x;
     let t = (wx % {per}u) * {tpw}u + li / K_SIMD;
     let grp = vec3<u32>(wx / {per}u, wid.y + chunk.y, wid.z + chunk.z);
-    let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;
-    let tid = group * cfg[CFG_THREADS] + t;
+    let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
+    let tid = group * cfh(CFG_THREADS) + t;
     init(tid, t, grp);
     load_lane_inputs();
     let n = pl_n;
@@ -1165,7 +1165,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // launch in the thread mapping.
 {stopped}    if (alias_at != 0u) {{ fail(ERR_STRAIGHT_ALIAS, alias_at - 1u); }}
     if (slow_at != 0u) {{ fail(ERR_STRAIGHT_SLOW, slow_at - 1u); }}
-    if (cfg[CFG_COUNT] != 0u) {{
+    if (cfh(CFG_COUNT) != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
     }}

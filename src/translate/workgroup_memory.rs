@@ -36,10 +36,10 @@ const SLM_DECL: &str = "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u 
 
 /// Where every entry point computes its group's index.
 const GROUP_LINE: &str =
-    "let group = (grp.z * cfg[CFG_GROUPS + 1u] + grp.y) * cfg[CFG_GROUPS] + grp.x;";
+    "let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;";
 
 /// `wgsl` with the group's SLM moved out of workgroup memory into the heap: each group
-/// owns `K_SLM_WORDS + 1 + K_SLM_LOCKS` words from heap word `cfg[CFG_GSLM]` on, found
+/// owns `K_SLM_WORDS + 1 + K_SLM_LOCKS` words from heap word `cfh(CFG_GSLM)` on, found
 /// through `slm_base`, which each entry point sets from its group index. For groups
 /// whose SLM is over the adapter's workgroup memory (NVIDIA 48 KiB, lavapipe, Metal and
 /// GL 32 KiB, against Intel's 64 KiB); every barrier of the generated code is already a
@@ -50,7 +50,7 @@ pub fn slm_in_heap(wgsl: &str) -> Option<String> {
         return None;
     }
     let base = format!(
-        "{GROUP_LINE}\n    slm_base = cfg[CFG_GSLM] + group * (K_SLM_WORDS + 1u + K_SLM_LOCKS);"
+        "{GROUP_LINE}\n    slm_base = cfh(CFG_GSLM) + group * (K_SLM_WORDS + 1u + K_SLM_LOCKS);"
     );
     Some(
         wgsl.replace(SLM_DECL, "")
@@ -120,7 +120,7 @@ mod tests {
             "{moved}"
         );
         assert!(
-            moved.contains("slm_base = cfg[CFG_GSLM] + group *"),
+            moved.contains("slm_base = cfh(CFG_GSLM) + group *"),
             "{moved}"
         );
         assert_eq!(workgroup_bytes(&moved), Some(0));

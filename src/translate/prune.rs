@@ -1,0 +1,179 @@
+//! Drop the functions a module's entry point never reaches.
+//!
+//! A module carries the whole runtime (`shaders/*.wgsl`, ~100 KB) whatever the kernel
+//! uses: mandelbrot reaches 42 of its 131 functions. Every byte is parsed and
+//! validated by naga, written out as SPIR-V and read again by the driver before its
+//! dead-code elimination, so a pipeline is created ~10% faster from the pruned text
+//! (docs/design.md, "Pipeline creation"). The scan is lexical: WGSL has no string
+//! literals, so braces outside comments delimit bodies, and an identifier equal to a
+//! function's name is taken as a use (an over-approximation: a local of that name keeps
+//! the function, never the other way round).
+
+use std::collections::{HashMap, HashSet};
+
+/// What an entry point's identifiers hold: [`unreachable_functions`] keeps them all.
+const ENTRY: &str = "@entry";
+
+/// A top-level `fn`: its name, its byte span (from `fn` to the closing brace and the
+/// line end) and the identifiers its text holds.
+struct Function<'a> {
+    name: &'a str,
+    span: (usize, usize),
+    idents: HashSet<&'a str>,
+}
+
+/// `wgsl` without the top-level functions that `entry` does not reach through calls;
+/// the text as it is when it does not scan as expected (unbalanced braces, no `entry`).
+pub fn unreachable_functions(wgsl: &str, entry: &str) -> String {
+    let Some(fns) = functions(wgsl) else {
+        return wgsl.to_string();
+    };
+    let by_name: HashMap<&str, usize> = fns.iter().enumerate().map(|(i, f)| (f.name, i)).collect();
+    let Some(&root) = by_name.get(entry) else {
+        return wgsl.to_string();
+    };
+    let mut live = vec![false; fns.len()];
+    let mut todo = vec![root];
+    todo.extend((0..fns.len()).filter(|&i| fns[i].idents.contains(ENTRY)));
+    while let Some(i) = todo.pop() {
+        if std::mem::replace(&mut live[i], true) {
+            continue;
+        }
+        todo.extend(
+            fns[i]
+                .idents
+                .iter()
+                .filter_map(|id| by_name.get(id).copied())
+                .filter(|&j| !live[j]),
+        );
+    }
+    let mut out = String::with_capacity(wgsl.len());
+    let mut at = 0;
+    for (f, keep) in fns.iter().zip(&live) {
+        if !keep {
+            out.push_str(&wgsl[at..f.span.0]);
+            at = f.span.1;
+        }
+    }
+    out.push_str(&wgsl[at..]);
+    out
+}
+
+/// The top-level functions of `wgsl`, or `None` where braces do not balance.
+fn functions(wgsl: &str) -> Option<Vec<Function<'_>>> {
+    let b = wgsl.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut i = 0;
+    // The function being read: its name, start and identifiers.
+    let mut open: Option<(&str, usize, HashSet<&str>)> = None;
+    while i < b.len() {
+        match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = wgsl[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                // Block comments nest in WGSL.
+                let mut level = 0usize;
+                while i < b.len() {
+                    if b[i..].starts_with(b"/*") {
+                        level += 1;
+                        i += 2;
+                    } else if b[i..].starts_with(b"*/") {
+                        level -= 1;
+                        i += 2;
+                        if level == 0 {
+                            break;
+                        }
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+                if depth == 0 {
+                    if let Some((name, start, idents)) = open.take() {
+                        let end = if b.get(i) == Some(&b'\n') { i + 1 } else { i };
+                        out.push(Function {
+                            name,
+                            span: (start, end),
+                            idents,
+                        });
+                    }
+                }
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let s = i;
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                    i += 1;
+                }
+                let word = &wgsl[s..i];
+                if depth == 0 && word == "fn" && open.is_none() {
+                    // An entry point (an attribute line above it) always stays.
+                    let line = wgsl[..s].trim_end().rsplit('\n').next().unwrap_or("");
+                    let entry_like = line.trim_start().starts_with('@');
+                    let rest = &wgsl[i..];
+                    let name_at = i + rest.len() - rest.trim_start().len();
+                    let len = wgsl[name_at..]
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(0);
+                    let mut idents = HashSet::new();
+                    if entry_like {
+                        idents.insert(ENTRY);
+                    }
+                    open = Some((&wgsl[name_at..name_at + len], s, idents));
+                    i = name_at + len;
+                } else if let Some((_, _, idents)) = open.as_mut() {
+                    idents.insert(word);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    (depth == 0 && open.is_none()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "const K: u32 = 1u;
+// fn commented_out() { }
+fn used(x: u32) -> u32 { return helper(x) + K; }
+fn helper(x: u32) -> u32 { /* { nested /* } */ } */ return x; }
+fn unused() -> u32 { return helper(2u); }
+fn also_unused() { let y = unused(); }
+@compute @workgroup_size(1)
+fn other_entry() { let z = helper(1u); }
+@compute @workgroup_size(1)
+fn main() {
+    // unused() in a comment is no use
+    let v = used(3u);
+}
+";
+
+    #[test]
+    fn keeps_what_the_entry_reaches_and_drops_the_rest() {
+        let p = unreachable_functions(TEXT, "main");
+        assert!(p.contains("fn used(") && p.contains("fn helper(") && p.contains("fn main("));
+        assert!(
+            !p.contains("fn unused(") && !p.contains("fn also_unused("),
+            "{p}"
+        );
+        assert!(p.contains("const K: u32 = 1u;") && p.contains("fn other_entry("));
+        // The pruned text is a valid module.
+        crate::translate::validate_wgsl(&p).unwrap();
+    }
+
+    #[test]
+    fn leaves_text_it_cannot_scan_alone() {
+        assert_eq!(unreachable_functions("fn a() {", "a"), "fn a() {");
+        assert_eq!(unreachable_functions(TEXT, "nothing"), TEXT);
+    }
+}

@@ -1,0 +1,205 @@
+//! Fold what the translator knows into one instruction's text before it joins the
+//! module.
+//!
+//! Every instruction is written from one template: its enabled channels (`ce`), the
+//! control register (`cr`) and the rounding mode taken from it (`md`), and its float
+//! results passed through the denormal flushes that `cr` selects. Where the value of
+//! %cr0 is known (straight modules: `simt::cr0_values`) the mode bits are constants;
+//! where `ce` is never read it is dead. naga keeps all of it and the driver folds it
+//! only after inlining every helper call, so a module with the template's leftovers
+//! takes ~30% longer to become a pipeline on lavapipe (matmul_tiled16: 133 -> 98 ms;
+//! docs/design.md, "Pipeline creation"). The rewrite is exact: a flush with its keep
+//! flag `true` returns its argument (`flush32`, `flush64`, `flush_h` in
+//! shaders/runtime.wgsl), and only `let`s nothing reads are dropped.
+
+use super::table_form::has_word;
+
+/// The flushes that return their first argument when their last one is `true`.
+const KEEPING_FLUSHES: [&str; 3] = ["flush32", "flush64", "flush_h"];
+
+/// Bindings of the template that may go unread.
+const TEMPLATE_LETS: [&str; 3] = ["ce", "md", "cr"];
+
+/// `text` (one instruction) with its known mode bits folded, identity flushes
+/// removed and unread template `let`s dropped.
+pub fn instruction(text: &str) -> String {
+    let mut t = match known_cr(text) {
+        Some(cr) => fold_mode_bits(text, cr),
+        None => text.to_string(),
+    };
+    for f in KEEPING_FLUSHES {
+        t = strip_kept_flushes(&t, f);
+    }
+    for name in TEMPLATE_LETS {
+        t = drop_unread_let(&t, name);
+    }
+    t
+}
+
+/// The literal of `let cr = 0x...u;`, where the instruction has one.
+fn known_cr(text: &str) -> Option<u32> {
+    let at = text.find("let cr = 0x")? + "let cr = 0x".len();
+    let hex = &text[at..];
+    let end = hex.find("u;")?;
+    u32::from_str_radix(&hex[..end], 16).ok()
+}
+
+/// `((cr & 0xMu) != 0u)` to `true`/`false` and `let md = (cr >> 4u) & 3u;` to its value.
+fn fold_mode_bits(text: &str, cr: u32) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    const HEAD: &str = "((cr & 0x";
+    while let Some(k) = rest.find(HEAD) {
+        let after = &rest[k + HEAD.len()..];
+        let folded = after.find("u) != 0u)").and_then(|e| {
+            let mask = u32::from_str_radix(&after[..e], 16).ok()?;
+            Some((cr & mask != 0, e + "u) != 0u)".len()))
+        });
+        match folded {
+            Some((bit, len)) => {
+                out.push_str(&rest[..k]);
+                out.push_str(if bit { "true" } else { "false" });
+                rest = &after[len..];
+            }
+            None => {
+                out.push_str(&rest[..k + HEAD.len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace(
+        "let md = (cr >> 4u) & 3u;",
+        &format!("let md = {}u;", (cr >> 4) & 3),
+    )
+}
+
+/// Each `f(x, true)` replaced by `x` (nested ones too).
+fn strip_kept_flushes(text: &str, f: &str) -> String {
+    let head = format!("{f}(");
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut search = 0;
+    while let Some(k) = text[search..].find(&head).map(|k| k + search) {
+        search = k + head.len();
+        if k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_') {
+            continue;
+        }
+        // The call's closing parenthesis and its last top-level comma.
+        let (mut depth, mut last_comma, mut close) = (1usize, None, None);
+        for (j, &c) in b.iter().enumerate().skip(search) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(j);
+                        break;
+                    }
+                }
+                b',' if depth == 1 => last_comma = Some(j),
+                _ => {}
+            }
+        }
+        let (Some(comma), Some(close)) = (last_comma, close) else {
+            continue;
+        };
+        if text[comma + 1..close].trim() != "true" {
+            continue;
+        }
+        out.push_str(&text[at..k]);
+        out.push_str(&strip_kept_flushes(&text[search..comma], f));
+        at = close + 1;
+        search = at;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// `text` without its line `let name = ...;` when nothing else in it reads `name`.
+fn drop_unread_let(text: &str, name: &str) -> String {
+    let decl = format!("let {name} = ");
+    let Some(line_start) = text
+        .match_indices(&decl)
+        .map(|(k, _)| text[..k].rfind('\n').map_or(0, |n| n + 1))
+        .find(|&s| text[s..].trim_start().starts_with(&decl))
+    else {
+        return text.to_string();
+    };
+    let line_end = text[line_start..]
+        .find('\n')
+        .map_or(text.len(), |n| line_start + n + 1);
+    let line = &text[line_start..line_end];
+    // One statement on the line, and no other use anywhere in the instruction.
+    if !line.trim_end().ends_with(';') || line.matches(';').count() != 1 {
+        return text.to_string();
+    }
+    let rest = format!("{}{}", &text[..line_start], &text[line_end..]);
+    if has_word(&rest, name) {
+        return text.to_string();
+    }
+    rest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAD: &str = "// [84] MAD (PerLane)
+let em = lem;
+let li = lane - 0u;
+let ce = chen(em, 16u, 0u, false, 0u, false, 0u, false);
+let cr = 0x4c0u;
+let md = (cr >> 4u) & 3u;
+if (li < 16u) {
+    let v = canon_nan(u64(bitcast<u32>(flush32(flush32(fmad32(a, b, c, md), ((cr & 0x80u) != 0u)), ((cr & 0x80u) != 0u)))), 1lu);
+    let h = flush_h(w, ((cr & 0x400u) != 0u));
+    let g = flush32(u, ((cr & 0x100u) != 0u));
+}
+";
+
+    #[test]
+    fn folds_known_mode_bits_and_drops_what_nothing_reads() {
+        let t = instruction(MAD);
+        // 0x4c0: F and HF denormals kept (0x80, 0x400), round to nearest; bit 0x100 clear.
+        assert!(
+            t.contains("canon_nan(u64(bitcast<u32>(fmad32(a, b, c, md))), 1lu)"),
+            "{t}"
+        );
+        assert!(
+            t.contains("let h = w;") && t.contains("flush32(u, false)"),
+            "{t}"
+        );
+        assert!(t.contains("let md = 0u;"), "{t}");
+        assert!(
+            !t.contains("let ce") && !t.contains("let cr") && !t.contains("cr &"),
+            "{t}"
+        );
+        // `em` and `li` are not the template's to drop.
+        assert!(t.contains("let em = lem;") && t.contains("let li = lane - 0u;"));
+    }
+
+    #[test]
+    fn keeps_what_is_read_or_unknown() {
+        // %cr0 read at run time: nothing folds; `ce` guards the channels.
+        let text = "let ce = chen(em, 8u, 0u, false, 0u, false, 0u, false);
+let cr = g32(1220u);
+let md = (cr >> 4u) & 3u;
+if ((ce & 1u) != 0u) { x = flush32(f(y, md), ((cr & 0x80u) != 0u)); }
+";
+        assert_eq!(instruction(text), text);
+    }
+
+    #[test]
+    fn a_flush_that_may_flush_stays() {
+        assert_eq!(
+            strip_kept_flushes("flush32(flush32(x, keep), true)", "flush32"),
+            "flush32(x, keep)"
+        );
+        assert_eq!(
+            strip_kept_flushes("myflush32(x, true)", "flush32"),
+            "myflush32(x, true)"
+        );
+    }
+}
