@@ -7,8 +7,8 @@
 //! %cr0 is known (straight modules: `simt::cr0_values`) the mode bits are constants;
 //! where `ce` is never read it is dead. naga keeps all of it and the driver folds it
 //! only after inlining every helper call, so a module with the template's leftovers
-//! takes ~30% longer to become a pipeline on lavapipe (matmul_tiled16: 133 -> 98 ms;
-//! docs/design.md, "Pipeline creation"). The rewrite is exact: a flush with its keep
+//! takes ~30% longer to become a pipeline on lavapipe (matmul_tiled16 in alternating
+//! runs: 133 -> 98 ms; docs/design.md, "Pipeline creation"). The rewrite is exact: a flush with its keep
 //! flag `true` returns its argument (`flush32`, `flush64`, `flush_h` in
 //! shaders/runtime.wgsl), and only `let`s nothing reads are dropped.
 
