@@ -486,9 +486,8 @@ fn run(
     // `run .` inside a variant folder: its parent is the case folder.
     let variant = &std::fs::canonicalize(variant)
         .map_err(|e| Failed(format!("{}: {e}", variant.display())))?;
-    let case_dir = variant
-        .parent()
-        .ok_or_else(|| Failed("the variant folder has no case folder".into()))?;
+    let case_dir = r::case_dir_of(variant).map_err(Failed)?;
+    let case_dir = case_dir.as_path();
     let mut case =
         visa_emu::corpus::case::Case::load(case_dir).map_err(|e| Failed(e.to_string()))?;
     if let Some(g) = global {

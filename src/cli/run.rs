@@ -5,6 +5,42 @@
 use crate::corpus::case::Case;
 
 /// Parse `64`, `64,48` or `4,3,2` into sizes.
+/// The case folder of `variant` (CASE/DEVICE-simdN: its parent holds `case.json`), or
+/// what the path is instead: a case folder (its variants named), or neither.
+pub fn case_dir_of(variant: &std::path::Path) -> Result<std::path::PathBuf, String> {
+    let is_case = |d: &std::path::Path| d.join("case.json").is_file();
+    if let Some(parent) = variant.parent().filter(|p| is_case(p)) {
+        return Ok(parent.to_path_buf());
+    }
+    if is_case(variant) {
+        let mut variants: Vec<String> = std::fs::read_dir(variant)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                ["kernel.bin", "kernel.isa", "kernel.visaasm"]
+                    .iter()
+                    .any(|k| e.path().join(k).is_file())
+            })
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        variants.sort();
+        return Err(format!(
+            "{} is a case folder; run takes one of its variant folders (CASE/DEVICE-simdN): {}",
+            variant.display(),
+            if variants.is_empty() {
+                "it has none".to_string()
+            } else {
+                variants.join(", ")
+            }
+        ));
+    }
+    Err(format!(
+        "{} is not a variant folder: expected CASE/DEVICE-simdN, whose parent holds case.json",
+        variant.display()
+    ))
+}
+
 pub fn sizes(s: &str) -> Result<Vec<u64>, String> {
     s.split(',')
         .map(|x| {
@@ -136,6 +172,20 @@ pub fn scale_case(case: &mut Case, k: u64, tmp: &std::path::Path) -> Result<(), 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_case_folder_or_a_stray_folder_is_named_for_what_it_is() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let saxpy = root.join("tests/corpus/saxpy");
+        assert_eq!(case_dir_of(&saxpy.join("tgllp-simd16")).unwrap(), saxpy);
+        let e = case_dir_of(&saxpy).unwrap_err();
+        assert!(
+            e.contains("is a case folder") && e.contains("tgllp-simd16"),
+            "{e}"
+        );
+        let e = case_dir_of(&root.join("src")).unwrap_err();
+        assert!(e.contains("is not a variant folder"), "{e}");
+    }
 
     #[test]
     fn literals_and_sizes() {
