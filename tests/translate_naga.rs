@@ -369,7 +369,12 @@ fn straight_form_runs_halves_as_one_and_meets_inside_loops() {
     // row, and decides there whether it goes on; `main` calls `run_lane` once.
     let inner = &body[body.find("        loop {").expect("the scan's loop")..];
     let inner = &inner[..inner.find("\n        }\n").unwrap()];
-    assert_eq!(inner.matches("workgroupUniformLoad(&st_go)").count(), 1);
+    assert_eq!(
+        inner
+            .matches("let go = atomicLoad(&st_live[meet_k]);")
+            .count(),
+        1
+    );
     let meet = &inner[inner.find("// [56] BARRIER").unwrap()..];
     assert!(meet.find("{ break; }") < meet.find("// [57]"), "{meet}");
     let main = &m.wgsl[m.wgsl.find("fn main(").unwrap()..];

@@ -482,9 +482,9 @@ pub(super) fn translate(
     em.line("var<private> step_limit: u32;");
     em.line("var<private> edge_budget: u32;");
     if barriers {
-        em.line("var<workgroup> st_live: atomic<u32>;");
-        em.line("var<workgroup> st_go: u32;");
-        em.line("var<private> wg_index: u32;");
+        // The meetings' words (`straight_rows::Rows::meet`), used in turn.
+        em.line("var<workgroup> st_live: array<atomic<u32>, 3>;");
+        em.line("var<private> meet_k: u32;");
         // `pc` of an invocation that waits at a barrier: its next block plus HELD.
         em.line("const HELD: u32 = 0x80000000u;");
     }
@@ -1116,8 +1116,7 @@ fn emit_main(
         // Rounds: every invocation calls `run_lane` (uniform control flow); its rows
         // sit in loops the workgroup passes together, meeting after each barrier's
         // row and at the end of each pass (`Rows::meet`).
-        r#"    wg_index = li;
-    lane_pc = select(IDLE, 0u, l < n);
+        r#"    lane_pc = select(IDLE, 0u, l < n);
     let r = run_lane(dm);
 "#
     } else {
