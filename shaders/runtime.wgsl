@@ -700,11 +700,13 @@ var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;
 // Where this group's SLM starts in the heap when the host moved it there
 // (`translate::workgroup_memory::slm_in_heap`).
 var<private> slm_base: u32;
-// Work-group coordination of the barrier rounds (see `main`).
-var<workgroup> wg_live: atomic<u32>;
-var<workgroup> wg_go: u32;
-var<workgroup> wg_yield: atomic<u32>;
-var<workgroup> wg_stop: u32;
+// Work-group coordination of the barrier rounds (see `main`): round r counts into word
+// r % 3 of each and clears word (r + 1) % 3 before its barrier, and everyone reads word
+// r % 3 after it (the next writes to it come two rounds later, past a barrier that all
+// reach after their read).
+var<workgroup> wg_live: array<atomic<u32>, 3>;
+var<workgroup> wg_yield: array<atomic<u32>, 3>;
+var<private> wg_round: u32;
 
 // Whether `n` bytes at flat address `addr` lie in the allocation bound at binding-table
 // index `bti` (straight modules check their unplaced atomics with it).

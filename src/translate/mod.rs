@@ -12,8 +12,9 @@
 //!
 //! Barriers are reached uniformly by construction: a thread that reaches a vISA
 //! barrier returns from its block loop, and the only `workgroupBarrier` calls are in
-//! `main`'s round loop, whose exit condition comes from `workgroupUniformLoad`. The
-//! result never depends on the subgroup size, and no subgroup operation is used.
+//! `main`'s round loop, whose exit condition every invocation reads from the same
+//! workgroup words after the round's barrier (three in turn: runtime.wgsl, `wg_live`).
+//! The result never depends on the subgroup size, and no subgroup operation is used.
 
 mod alu;
 mod blocks;
@@ -1373,6 +1374,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     workgroupBarrier();
     loop {{
         edges = edges + 1u;
+        let next = (wg_round + 1u) % 3u;
+        atomicStore(&wg_live[next], 0u);
+        atomicStore(&wg_yield[next], 0u);
         if (status == ST_RUNNING) {{
             let r = run_thread();
             if (r == 0u) {{
@@ -1387,19 +1391,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
                 status = ST_STOPPED;
                 if (K_SLICED) {{ save_state(tid, ST_STOPPED); }}
             }} else {{
-                atomicAdd(&wg_yield, 1u);
+                atomicAdd(&wg_yield[wg_round], 1u);
             }}
         }}
-        if (status == ST_BARRIER) {{ atomicAdd(&wg_live, 1u); }}
+        if (status == ST_BARRIER) {{ atomicAdd(&wg_live[wg_round], 1u); }}
         storageBarrier();
         workgroupBarrier();
-        if (t == 0u) {{
-            wg_go = atomicLoad(&wg_live);
-            atomicStore(&wg_live, 0u);
-            wg_stop = atomicLoad(&wg_yield);
-            atomicStore(&wg_yield, 0u);
-        }}
-        let stop = workgroupUniformLoad(&wg_stop);
+        // Every invocation reads the same words (see their declaration).
+        let stop = atomicLoad(&wg_yield[wg_round]);
+        let go = atomicLoad(&wg_live[wg_round]);
+        wg_round = next;
         if (stop != 0u) {{
             if (K_SLICED) {{
                 save_state(tid, status);
@@ -1408,7 +1409,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
             if (t == 0u) {{ atomicAdd(&stat[STAT_YIELDED], 1u); }}
             break;
         }}
-        let go = workgroupUniformLoad(&wg_go);
         if (go == 0u) {{
             // Finished: a later pass must not start the thread again.
             if (sliced && status != ST_STOPPED) {{ state[tid * K_STATE_WORDS] = ST_DONE; }}
