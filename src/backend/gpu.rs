@@ -308,7 +308,7 @@ fn build_with(
                 usage: BufferUse::ReadWrite,
                 readback: false,
             },
-            // Binding 6, cfg's head as a uniform: filled from cfg by `fill_head`.
+            // Binding 6, cfg's head as a uniform: filled from cfg by `fill_head` (`ready_to_run`).
             JobBuffer {
                 size: 4 * cfg::ALLOC as u64,
                 data: Vec::new(),
@@ -542,8 +542,7 @@ pub fn probe(
     let st = translate::binding::STATE as usize;
     job.buffers[st].readback = true;
     for_adapter(gpu, &mut job)?;
-    prune_for_pipeline(gpu, &mut job);
-    fill_head(&mut job);
+    ready_to_run(gpu, &mut job);
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, launch.step_limit, None) {
@@ -1121,6 +1120,12 @@ fn move_slm_into_heap(job: &mut ComputeJob, groups: u64) -> Result<bool, String>
     Ok(true)
 }
 
+/// The last touches before `gpu.run`, after every change to the WGSL and to `cfg`.
+fn ready_to_run(gpu: &GpuContext, job: &mut ComputeJob) {
+    prune_for_pipeline(gpu, job);
+    fill_head(job);
+}
+
 /// Binding 6 (`head`): cfg's words before `cfg::ALLOC` as they are now (`set_cfg` may
 /// have changed them since the launch was built).
 fn fill_head(job: &mut ComputeJob) {
@@ -1154,8 +1159,7 @@ fn finish(
 ) -> Result<GpuRun, SliceError> {
     let slm_in_heap = place_workgroup_memory(gpu, launch, &mut job)?;
     let lower_ms = for_adapter(gpu, &mut job)?;
-    prune_for_pipeline(gpu, &mut job);
-    fill_head(&mut job);
+    ready_to_run(gpu, &mut job);
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if one_pass_try

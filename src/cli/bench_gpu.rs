@@ -97,9 +97,14 @@ impl Timed {
         self.gpu.push(gpu_ms);
     }
 
-    fn gpu_median(&self) -> Option<f64> {
+    /// The GPU times, when every run had one.
+    fn gpu_times(&self) -> Option<Vec<f64>> {
         let g: Option<Vec<f64>> = self.gpu.iter().copied().collect();
-        g.filter(|g| !g.is_empty()).map(median)
+        g.filter(|g| !g.is_empty())
+    }
+
+    fn gpu_median(&self) -> Option<f64> {
+        self.gpu_times().map(median)
     }
 }
 
@@ -194,12 +199,8 @@ impl Baseline {
 
     /// The row's baseline columns; `emulated` are the GPU path's output buffers.
     fn report(self, ours: &Timed, theirs: &Timed, emulated: &[(String, Vec<u8>)]) -> BaselineBench {
-        let gpu_slowdown = match (ours.gpu_median(), theirs.gpu_median()) {
-            (Some(_), Some(_)) => {
-                let a: Vec<f64> = ours.gpu.iter().flatten().copied().collect();
-                let b: Vec<f64> = theirs.gpu.iter().flatten().copied().collect();
-                Some(paired_ratio(&a, &b))
-            }
+        let gpu_slowdown = match (ours.gpu_times(), theirs.gpu_times()) {
+            (Some(a), Some(b)) => Some(paired_ratio(&a, &b)),
             _ => None,
         };
         BaselineBench {

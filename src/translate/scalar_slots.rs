@@ -176,7 +176,6 @@ struct Call {
 }
 
 fn calls(text: &str) -> Vec<Call> {
-    let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(rel) = text[at..].find('(') {
@@ -189,21 +188,9 @@ fn calls(text: &str) -> Vec<Call> {
         let Some(&name) = ACCESSORS.iter().find(|n| **n == &head[word_start..]) else {
             continue;
         };
-        let (mut depth, mut close) = (0usize, None);
-        for (j, &c) in bytes.iter().enumerate().skip(open) {
-            match c {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(j);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(close) = close else { break };
+        let Some(close) = super::table_form::matching_paren(text, open) else {
+            break;
+        };
         let args = split_args(&text[open + 1..close]);
         let first = args.first().and_then(|a| leading_literal(a));
         let statement =
@@ -220,7 +207,7 @@ fn calls(text: &str) -> Vec<Call> {
     out
 }
 
-fn split_args(s: &str) -> Vec<String> {
+pub(super) fn split_args(s: &str) -> Vec<String> {
     let (mut depth, mut cur, mut out) = (0i32, String::new(), Vec::new());
     for c in s.chars() {
         match c {

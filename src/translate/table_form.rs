@@ -64,20 +64,25 @@ fn keeps_literals(line: &str) -> bool {
 /// Where the header of a `for` loop on `line` ends (after its closing parenthesis).
 fn loop_header_end(line: &str) -> Option<usize> {
     let start = line.find("for (")?;
-    let mut depth = 0i32;
-    for (k, c) in line[start..].char_indices() {
+    Some(matching_paren(line, start + "for ".len()).map_or(line.len(), |k| k + 1))
+}
+
+/// Index of the `)` that closes the `(` at byte `open` of `code`, if it closes.
+pub(super) fn matching_paren(code: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, &c) in code.as_bytes().iter().enumerate().skip(open) {
         match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
+            b'(' => depth += 1,
+            b')' => {
+                depth = depth.checked_sub(1)?;
                 if depth == 0 {
-                    return Some(start + k + 1);
+                    return Some(j);
                 }
             }
             _ => {}
         }
     }
-    Some(line.len())
+    None
 }
 
 fn ident_char(c: u8) -> bool {

@@ -12,7 +12,8 @@
 //! flag `true` returns its argument (`flush32`, `flush64`, `flush_h` in
 //! shaders/runtime.wgsl), and only `let`s nothing reads are dropped.
 
-use super::table_form::has_word;
+use super::scalar_slots::split_args;
+use super::table_form::{has_word, matching_paren};
 
 /// The flushes that return their first argument when their last one is `true`.
 const KEEPING_FLUSHES: [&str; 3] = ["flush32", "flush64", "flush_h"];
@@ -86,30 +87,18 @@ fn strip_kept_flushes(text: &str, f: &str) -> String {
         if k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_') {
             continue;
         }
-        // The call's closing parenthesis and its last top-level comma.
-        let (mut depth, mut last_comma, mut close) = (1usize, None, None);
-        for (j, &c) in b.iter().enumerate().skip(search) {
-            match c {
-                b'(' => depth += 1,
-                b')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        close = Some(j);
-                        break;
-                    }
-                }
-                b',' if depth == 1 => last_comma = Some(j),
-                _ => {}
-            }
-        }
-        let (Some(comma), Some(close)) = (last_comma, close) else {
+        let Some(close) = matching_paren(text, search - 1) else {
             continue;
         };
-        if text[comma + 1..close].trim() != "true" {
+        let args = split_args(&text[search..close]);
+        let [x, keep] = args.as_slice() else {
+            continue;
+        };
+        if keep != "true" {
             continue;
         }
         out.push_str(&text[at..k]);
-        out.push_str(&strip_kept_flushes(&text[search..comma], f));
+        out.push_str(&strip_kept_flushes(x, f));
         at = close + 1;
         search = at;
     }
