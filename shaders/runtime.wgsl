@@ -1425,14 +1425,22 @@ fn fpow(x: f32, y: f32) -> f32 {
 // F arithmetic in the cr0 rounding mode: native in round-to-nearest; otherwise the f64
 // result rounded to odd (a product of f32 values is exact in f64; a sum is not when
 // the exponents are far apart), then rounded once in the mode.
+// Each `*_rne` twin is its helper in round-to-nearest (`md == 0u`); translate/tidy.rs
+// calls the twin where the mode is known to be that, so the driver never inlines the
+// directed modes' code there.
 fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u && !F32_FTZ) { return x + y; }
+    if (md == 0u) { return fadd32_rne(x, y, z); }
+    return f64_to_f32_rm(sum_in_mode(w32(x), w32(y), md), md);
+}
+
+fn fadd32_rne(x: f32, y: f32, z: f32) -> f32 {
+    if (!F32_FTZ) { return x + y; }
     // Flushing adapters: natively where that is exact (`normal32`).
-    if (md == 0u && !tiny32(x) && !tiny32(y)) {
+    if (!tiny32(x) && !tiny32(y)) {
         let r = sim32(x + y);
         if (normal32(r)) { return r; }
     }
-    return f64_to_f32_rm(sum_in_mode(w32(x), w32(y), md), md);
+    return n32(add_odd(w32(x), w32(y)));
 }
 
 // a + b rounded to odd, with IEEE's sign of an exact zero sum: -0 when rounding down
@@ -1444,12 +1452,17 @@ fn sum_in_mode(a: f64, b: f64, md: u32) -> f64 {
 }
 
 fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u && !F32_FTZ) { return keep32(x * y); }
-    if (md == 0u && !tiny32(x) && !tiny32(y)) {
+    if (md == 0u) { return fmul32_rne(x, y, z); }
+    return f64_to_f32_rm(w32(x) * w32(y), md);
+}
+
+fn fmul32_rne(x: f32, y: f32, z: f32) -> f32 {
+    if (!F32_FTZ) { return keep32(x * y); }
+    if (!tiny32(x) && !tiny32(y)) {
         let r = sim32(keep32(x * y));
         if (normal32(r)) { return r; }
     }
-    return f64_to_f32_rm(w32(x) * w32(y), md);
+    return n32(w32(x) * w32(y));
 }
 
 // A fused f32 multiply-add with one rounding on any adapter (SPIR-V's Fma may round
@@ -1479,11 +1492,13 @@ fn sum3_32(a: f64, b: f64, c: f64, md: u32) -> f32 {
 // (the interpreter's); with denormals flushed, each in f64 and rounded to f32 on its
 // bits. Directed modes: the f64 formula rounded once in the mode (the interpreter's).
 fn flrp32(x: f32, y: f32, z: f32, md: u32) -> f32 {
-    if (md == 0u) {
-        if (!F32_FTZ) { return keep32(x * y) + keep32((1.0 - x) * z); }
-        let p = n32(w32(x) * w32(y));
-        let q = n32(w32(n32(1.0lf - w32(x))) * w32(z));
-        return n32(w32(p) + w32(q));
-    }
+    if (md == 0u) { return flrp32_rne(x, y, z); }
     return f64_to_f32_rm(keep64(w32(x) * w32(y)) + keep64((1.0lf - w32(x)) * w32(z)), md);
+}
+
+fn flrp32_rne(x: f32, y: f32, z: f32) -> f32 {
+    if (!F32_FTZ) { return keep32(x * y) + keep32((1.0 - x) * z); }
+    let p = n32(w32(x) * w32(y));
+    let q = n32(w32(n32(1.0lf - w32(x))) * w32(z));
+    return n32(w32(p) + w32(q));
 }

@@ -512,6 +512,7 @@ fn f32_add_and_mad_round_once_in_every_mode() {
         };
         let funcs = [
             "fadd32",
+            "fadd32_rne",
             "fmad32",
             "fma_rne32",
             "add_odd",
@@ -1494,7 +1495,9 @@ fn ftz_forms_keep_f32_denormals() {
         "two_sum_err",
         "sum_in_mode",
         "fadd32",
+        "fadd32_rne",
         "fmul32",
+        "fmul32_rne",
         "fma_rne32",
         "fmad32",
         "rel_f",

@@ -10,13 +10,28 @@
 //! takes ~30% longer to become a pipeline on lavapipe (matmul_tiled16 in alternating
 //! runs: 133 -> 98 ms; docs/design.md, "Pipeline creation"). The rewrite is exact: a flush with its keep
 //! flag `true` returns its argument (`flush32`, `flush64`, `flush_h` in
-//! shaders/runtime.wgsl), and only `let`s nothing reads are dropped.
+//! shaders/runtime.wgsl), only `let`s nothing reads are dropped, and a rounding
+//! helper called in round-to-nearest becomes its round-to-nearest twin, whose body is
+//! the helper's `md == 0u` path (`fadd32_rne` and the others in shaders/runtime.wgsl):
+//! the driver would fold the directed modes' code away, but only after inlining it at
+//! every call (matmul_tiled16, 16 MADs: 91 -> 67 ms).
 
 use super::scalar_slots::split_args;
 use super::table_form::{has_word, matching_paren};
 
 /// The flushes that return their first argument when their last one is `true`.
 const KEEPING_FLUSHES: [&str; 3] = ["flush32", "flush64", "flush_h"];
+
+/// Helpers with the rounding mode as their last argument, and what each call in
+/// round-to-nearest (mode `0u`) becomes: the twin taking the other arguments.
+const ROUND_TO_NEAREST_TWINS: [(&str, &str); 6] = [
+    ("fadd32", "fadd32_rne"),
+    ("fmul32", "fmul32_rne"),
+    ("fmad32", "fma_rne32"),
+    ("flrp32", "flrp32_rne"),
+    ("f64_to_f32_rm", "n32"),
+    ("i2f32", "f32"),
+];
 
 /// Bindings of the template that may go unread.
 const TEMPLATE_LETS: [&str; 3] = ["ce", "md", "cr"];
@@ -30,6 +45,11 @@ pub fn instruction(text: &str) -> String {
     };
     for f in KEEPING_FLUSHES {
         t = strip_kept_flushes(&t, f);
+    }
+    if t.contains("let md = 0u;") || t.contains(", 0u)") {
+        for (f, twin) in ROUND_TO_NEAREST_TWINS {
+            t = call_twins_in_nearest(&t, f, twin);
+        }
     }
     for name in TEMPLATE_LETS {
         t = drop_unread_let(&t, name);
@@ -69,10 +89,47 @@ fn fold_mode_bits(text: &str, cr: u32) -> String {
         }
     }
     out.push_str(rest);
-    out.replace(
-        "let md = (cr >> 4u) & 3u;",
-        &format!("let md = {}u;", (cr >> 4) & 3),
-    )
+    out.replace("(cr >> 4u) & 3u", &format!("{}u", (cr >> 4) & 3))
+}
+
+/// Each `f(args, mode)` whose mode is round-to-nearest (`0u`, or `md` where the
+/// instruction binds `let md = 0u;`) replaced by `twin(args)`.
+fn call_twins_in_nearest(text: &str, f: &str, twin: &str) -> String {
+    let md_nearest = text.contains("let md = 0u;");
+    let head = format!("{f}(");
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut search = 0;
+    while let Some(k) = text[search..].find(&head).map(|k| k + search) {
+        search = k + head.len();
+        if k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_') {
+            continue;
+        }
+        let Some(close) = matching_paren(text, search - 1) else {
+            continue;
+        };
+        let args = split_args(&text[search..close]);
+        let Some((mode, rest)) = args.split_last() else {
+            continue;
+        };
+        if !(mode == "0u" || (md_nearest && mode == "md")) || rest.is_empty() {
+            continue;
+        }
+        out.push_str(&text[at..k]);
+        out.push_str(twin);
+        out.push('(');
+        let inner: Vec<String> = rest
+            .iter()
+            .map(|a| call_twins_in_nearest(a, f, twin))
+            .collect();
+        out.push_str(&inner.join(", "));
+        out.push(')');
+        at = close + 1;
+        search = at;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 /// Each `f(x, true)` replaced by `x` (nested ones too).
@@ -153,16 +210,15 @@ if (li < 16u) {
         let t = instruction(MAD);
         // 0x4c0: F and HF denormals kept (0x80, 0x400), round to nearest; bit 0x100 clear.
         assert!(
-            t.contains("canon_nan(u64(bitcast<u32>(fmad32(a, b, c, md))), 1lu)"),
+            t.contains("canon_nan(u64(bitcast<u32>(fma_rne32(a, b, c))), 1lu)"),
             "{t}"
         );
         assert!(
             t.contains("let h = w;") && t.contains("flush32(u, false)"),
             "{t}"
         );
-        assert!(t.contains("let md = 0u;"), "{t}");
         assert!(
-            !t.contains("let ce") && !t.contains("let cr") && !t.contains("cr &"),
+            !t.contains("let ce") && !t.contains("let cr") && !t.contains("let md"),
             "{t}"
         );
         // `em` and `li` are not the template's to drop.
@@ -178,6 +234,32 @@ let md = (cr >> 4u) & 3u;
 if ((ce & 1u) != 0u) { x = flush32(f(y, md), ((cr & 0x80u) != 0u)); }
 ";
         assert_eq!(instruction(text), text);
+    }
+
+    #[test]
+    fn round_to_nearest_calls_take_the_twins() {
+        let text = "let cr = 0x0u;
+let md = (cr >> 4u) & 3u;
+x = fadd32(fmul32(a, b, c, md), d, e, md);
+y = i2f32(k, (cr >> 4u) & 3u) + f64_to_f32_rm(w, (cr >> 4u) & 3u);
+z = myfadd32(a, b, c, md) + fadd32(a, b, c, mode);
+";
+        let t = instruction(text);
+        assert!(
+            t.contains("x = fadd32_rne(fmul32_rne(a, b, c), d, e);"),
+            "{t}"
+        );
+        assert!(t.contains("y = f32(k) + n32(w);"), "{t}");
+        // Another function, and a mode not known to be 0, stay.
+        assert!(
+            t.contains("z = myfadd32(a, b, c, md) + fadd32(a, b, c, mode);"),
+            "{t}"
+        );
+        assert!(t.contains("let md = 0u;"), "{t}");
+        // Round up (cr bits 5:4 = 1): the helpers keep their mode.
+        let up = instruction(&text.replace("0x0u", "0x10u"));
+        assert!(up.contains("fadd32(fmul32(a, b, c, md), d, e, md)"), "{up}");
+        assert!(up.contains("i2f32(k, 1u)"), "{up}");
     }
 
     #[test]
