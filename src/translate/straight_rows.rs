@@ -608,4 +608,24 @@ mod tests {
             "let li = lane - 0u;\nif (li < 16u && (ce & (1u << li)) != 0u) {\nrv1 = 0u;\n}\n";
         assert!(parts_key(guarded, 16, 0).is_some());
     }
+
+    /// Only a guard every lane passes goes: channel 0 on, the whole width, no
+    /// predicate in the condition.
+    #[test]
+    fn only_a_whole_width_guard_goes() {
+        use super::without_whole_width_guard as unguard;
+        let text = |off: u32, n: u32| {
+            format!("let li = lane - {off}u;\nif (li < {n}u) {{\nlet i = li;\nrv1 = 0u;\n}}\n")
+        };
+        assert_eq!(
+            unguard(&text(0, 16), 16).as_deref(),
+            Some("let li = lane - 0u;\n{\nlet i = li;\nrv1 = 0u;\n}\n")
+        );
+        assert!(unguard(&text(0, 32), 16).is_some());
+        assert_eq!(unguard(&text(0, 8), 16), None);
+        assert_eq!(unguard(&text(16, 16), 32), None);
+        let predicated =
+            "let li = lane - 0u;\nif (li < 16u && (ce & (1u << li)) != 0u) {\nrv1 = 0u;\n}\n";
+        assert_eq!(unguard(predicated, 16), None);
+    }
 }
