@@ -444,9 +444,14 @@ fn f2uq(f: f64) -> u64 {
 }
 
 // f64 -> f32 in the cr0 rounding mode (0 RNE, 1 RU, 2 RD, 3 RZ).
-fn f64_to_f32_rm(f: f64, mode: u32) -> f32 {
+fn f64_to_f32_rm(f0: f64, mode: u32) -> f32 {
+    if (mode == 0u) { return n32(f0); }
+    // Opaque: NIR folds the rounding test (narrowed, widened, compared) where it sees
+    // where `f` came from (an i32 sign-extended and converted: convert_sat_rounding's
+    // RTZ case read as round-to-nearest).
+    let f = opaque_f64(f0);
     let r = n32(f);
-    if (mode == 0u || nan64(f) || w32(r) == f) { return r; }
+    if (nan64(f) || w32(r) == f) { return r; }
     var lo = r;
     var hi = r;
     if (w32(r) < f) { hi = next_up(r); } else { lo = next_down(r); }

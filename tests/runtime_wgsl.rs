@@ -347,6 +347,7 @@ fn nan_rules_hold_on_the_adapter() {
         "fminmax32",
         "fminmax64",
         "f64_to_f32_rm",
+        "opaque_f64",
         "next_up",
         "next_down",
     ];

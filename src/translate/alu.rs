@@ -45,11 +45,7 @@ struct FOp<'a> {
 }
 
 fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
-    let get = |k: usize| {
-        v.get(k)
-            .cloned()
-            .unwrap_or(Num::I("i64(imm(0u, 0u))".into()))
-    };
+    let get = |k: usize| v.get(k).cloned().unwrap_or(Num::F32("0.0".into()));
     let subst = |f: &str, a: &str, b: &str, c: &str| -> String {
         f.replace("$x", &format!("({a})"))
             .replace("$y", &format!("({b})"))
@@ -91,11 +87,7 @@ fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
 
 /// Transcendental math: f32 builtins (within the pages' ULP bounds), no f64 forms.
 fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
-    let get = |k: usize| {
-        v.get(k)
-            .cloned()
-            .unwrap_or(Num::I("i64(imm(0u, 0u))".into()))
-    };
+    let get = |k: usize| v.get(k).cloned().unwrap_or(Num::F32("0.0".into()));
     let (x, y) = (get(0).as_f32(), get(1).as_f32());
     let e = f
         .replace("$x", &format!("({x})"))
@@ -325,7 +317,11 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         Cmp => {
             let rel = ints.first().copied().unwrap_or(0);
             let r = match (&a, &b) {
-                (Num::I(x), Num::I(y)) => format!("rel_i({rel}u, {x}, {y})"),
+                // `rel_i` with its relation resolved here.
+                (Num::I(x), Num::I(y)) => {
+                    let op = ["==", "!=", ">", ">=", "<"].get(rel as usize).unwrap_or(&"<=");
+                    format!("(({x}) {op} ({y}))")
+                }
                 (Num::F32(x), Num::F32(y)) => format!("rel_f32({rel}u, {x}, {y})"),
                 _ => format!("rel_f({rel}u, {}, {})", a.as_f64(), b.as_f64()),
             };

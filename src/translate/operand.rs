@@ -253,7 +253,11 @@ fn int_of(raw: &str, t: DataType) -> String {
         if t.size() >= 8 {
             format!("i64({raw})")
         } else {
-            format!("sext({raw}, {}u)", int_bits(t))
+            // `sext` written out: its constant-width call costs llvmpipe's compile.
+            match 32 - int_bits(t) {
+                0 => format!("i64(bitcast<i32>(u32({raw})))"),
+                s => format!("i64(bitcast<i32>(u32({raw}) << {s}u) >> {s}u)"),
+            }
         }
     } else if t.size() >= 8 {
         format!("i64({raw})")
