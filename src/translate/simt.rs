@@ -542,6 +542,8 @@ pub(super) fn translate(
         flat_atomics: &launch.flat_atomics,
         cyclic,
         passes: Vec::new(),
+        guards: Vec::new(),
+        depth: 0,
     };
     rows.emit(&mut em, 0, nblocks, &regions, None)?;
     let passes = rows.passes;
