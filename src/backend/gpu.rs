@@ -798,7 +798,6 @@ fn run_sliced(
     try_one_pass: bool,
 ) -> Result<GpuRun, SliceError> {
     let step_limit = launch.step_limit;
-    let lanes = launch.module.lanes;
     let mut job = launch.job.clone();
     if launch.module.grf_in_state {
         // The thread's GRF is its record in `state` (translate::grf_in_state).
@@ -842,51 +841,93 @@ fn run_sliced(
         return Ok(run);
     }
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
-        // Most threads end well within one pass: try that first, with the code that
-        // saves threads compiled out (llvmpipe spends seconds compiling it), and run
-        // in passes only where the probe saw the driver's limiter stop a loop. (With
-        // the GRF in `state` there is little to save: no try.)
-        let cheap_saves = launch.module.grf_in_state;
-        if try_one_pass && !lanes && !cheap_saves && translate::unsliced(&job.wgsl).is_some() {
-            let mut one = job.clone();
-            set_cfg(&mut one, &[(cfg::PROBE, 2)]);
-            one_pass(&mut one);
-            match finish(gpu, launch, one, step_limit, None, true) {
-                Err(SliceError::NeedsPasses) => {}
-                r => return r,
-            }
+        return in_passes(gpu, launch, job, budget, try_one_pass);
+    }
+    let mut one = job.clone();
+    one_pass(&mut one);
+    // Where the estimate says a thread fits one pass but the probe saw the driver's
+    // limiter cut it (long_arith/tgllp-simd32's table form on llvmpipe), nothing of the
+    // run is kept and it runs again in passes.
+    match (
+        budget,
+        finish(gpu, launch, one, step_limit, None, budget.is_some()),
+    ) {
+        (Some(budget), Err(SliceError::NeedsPasses)) => in_passes(gpu, launch, job, budget, false),
+        (_, r) => r,
+    }
+}
+
+/// Run a thread-mapping (or sliced lane) launch in passes of `budget` loop iterations.
+fn in_passes(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    mut job: ComputeJob,
+    budget: u32,
+    try_one_pass: bool,
+) -> Result<GpuRun, SliceError> {
+    let step_limit = launch.step_limit;
+    let lanes = launch.module.lanes;
+    // Most threads end well within one pass: try that first, with the code that
+    // saves threads compiled out (llvmpipe spends seconds compiling it), and run
+    // in passes only where the probe saw the driver's limiter stop a loop. (With
+    // the GRF in `state` there is little to save: no try.)
+    let cheap_saves = launch.module.grf_in_state;
+    if try_one_pass && !lanes && !cheap_saves && translate::unsliced(&job.wgsl).is_some() {
+        let mut one = job.clone();
+        set_cfg(&mut one, &[(cfg::PROBE, 2)]);
+        one_pass(&mut one);
+        match finish(gpu, launch, one, step_limit, None, true) {
+            Err(SliceError::NeedsPasses) => {}
+            r => return r,
         }
-        let bytes = launch.state_bytes();
-        if bytes > gpu.capabilities().max_storage_buffer_binding_size {
-            if lanes {
-                return Err(SliceError::LanesDoNotFit(format!(
-                    "a thread needs more loop iterations than one dispatch allows and its saved state ({bytes} bytes) would not fit a buffer"
-                )));
-            }
-            // The state buffer would not fit: run in one pass and let the probe report
-            // a driver-stopped loop rather than return wrong data.
-            set_cfg(&mut job, &[(cfg::PROBE, 2)]);
-            one_pass(&mut job);
-            return finish(gpu, launch, job, step_limit, Some(bytes), false);
-        }
-        let need = launch.module.max_block_cost;
-        if u64::from(budget) < need {
-            if lanes {
-                return Err(SliceError::LanesDoNotFit(format!(
-                    "a thread needs more loop iterations than one dispatch allows: one block may need {need} loop iterations, a pass allows {budget}"
-                )));
-            }
-            return Err(SliceError::Failed(format!(
-                "a pass on '{}' allows {budget} loop iterations; one block of this kernel may need {need} (of which {} restore and save the thread)",
-                gpu.adapter().name,
-                launch.module.state_cost
+    }
+    let bytes = launch.state_bytes();
+    if bytes > gpu.capabilities().max_storage_buffer_binding_size {
+        if lanes {
+            return Err(SliceError::LanesDoNotFit(format!(
+                "a thread needs more loop iterations than one dispatch allows and its saved state ({bytes} bytes) would not fit a buffer"
             )));
         }
-        enable_passes(&mut job, budget, bytes);
-    } else {
+        // The state buffer would not fit: run in one pass and let the probe report
+        // a driver-stopped loop rather than return wrong data.
+        set_cfg(&mut job, &[(cfg::PROBE, 2)]);
         one_pass(&mut job);
+        return finish(gpu, launch, job, step_limit, Some(bytes), false);
     }
-    finish(gpu, launch, job, step_limit, None, false)
+    let need = launch.module.max_block_cost;
+    if u64::from(budget) < need {
+        if lanes {
+            return Err(SliceError::LanesDoNotFit(format!(
+                "a thread needs more loop iterations than one dispatch allows: one block may need {need} loop iterations, a pass allows {budget}"
+            )));
+        }
+        return Err(SliceError::Failed(format!(
+            "a pass on '{}' allows {budget} loop iterations; one block of this kernel may need {need} (of which {} restore and save the thread)",
+            gpu.adapter().name,
+            launch.module.state_cost
+        )));
+    }
+    // The estimate can be too low (a driver's own lowering adds loops the WGSL does
+    // not show: long_arith/tgllp-simd32 in the table form on llvmpipe). Where the
+    // probe sees the limiter cut a pass, nothing of the run is kept and it runs
+    // again from the inputs with half the budget, while a block still fits.
+    let mut pass_budget = budget;
+    loop {
+        let mut passes = job.clone();
+        enable_passes(&mut passes, pass_budget, bytes);
+        let smaller = pass_budget / 2;
+        let retry = u64::from(smaller) >= need;
+        match finish(gpu, launch, passes, step_limit, None, retry) {
+            Err(SliceError::NeedsPasses) => pass_budget = smaller,
+            Ok(mut run) if pass_budget < budget => {
+                run.note = Some(format!(
+                    "the driver's loop limiter cut passes of {budget} loop iterations; ran in passes of {pass_budget}"
+                ));
+                return Ok(run);
+            }
+            r => return r,
+        }
+    }
 }
 
 /// A job that runs in one pass: the module's thread saving compiled out
@@ -1161,22 +1202,23 @@ fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
 }
 
 /// Run `job` and collect the results; `unsliced_state` is the state a sliced run would
-/// have needed when it was too large (for the error message); `one_pass_try`: a
-/// driver-stopped loop is [`SliceError::NeedsPasses`], not an error.
+/// have needed when it was too large (for the error message); `may_retry`: a
+/// driver-stopped loop is [`SliceError::NeedsPasses`] (the caller runs the launch again
+/// in smaller passes), not an error.
 fn finish(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
     mut job: ComputeJob,
     step_limit: u32,
     unsliced_state: Option<u64>,
-    one_pass_try: bool,
+    may_retry: bool,
 ) -> Result<GpuRun, SliceError> {
     let slm_in_heap = place_workgroup_memory(gpu, launch, &mut job)?;
     let lower_ms = for_adapter(gpu, &mut job)?;
     ready_to_run(gpu, &mut job);
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
-    if one_pass_try
+    if may_retry
         && matches!(
             stat[0],
             runtime_error::DRIVER_LOOPS | runtime_error::ATOMIC_CONTENDED
