@@ -86,6 +86,39 @@ fn a_one_pass_try_the_driver_cuts_short_runs_again_in_passes() {
     assert_same_run("mandelbrot, 40,000 iterations", &cpu, &g);
 }
 
+/// A pass budget the driver's limiter does not honour (the estimate too low, as
+/// llvmpipe's lowering of long_arith's 64-bit division made it): the probe sees the
+/// cut, and the launch runs again from its inputs in passes of half the budget until
+/// they fit. Here the budget is four times llvmpipe's cap of 65,535 loop iterations
+/// per invocation, on mandelbrot with 40,000 iterations in the set.
+#[test]
+fn passes_the_driver_cuts_short_run_again_in_smaller_passes() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let (dir, mut case) = variant("mandelbrot/tgllp-simd16");
+    let maxit = case.args.iter_mut().find(|a| a.name == "maxit").unwrap();
+    maxit.bytes_hex = Some(
+        40_000u32
+            .to_le_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    );
+    case.ndrange.global_size = vec![16, 4];
+    for (name, v) in [("x0", -0.1f32), ("y0", -0.1)] {
+        let a = case.args.iter_mut().find(|a| a.name == name).unwrap();
+        a.bytes_hex = Some(v.to_le_bytes().iter().map(|b| format!("{b:02x}")).collect());
+    }
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let mut launch = gpu::build(&dir, &case, 500_000_000).unwrap();
+    launch.mapping = gpu::Mapping::Threads;
+    let g = gpu::execute_with_budget(&mut ctx, &launch, Some(4 * 65_535)).unwrap();
+    if ctx.adapter().name.contains("llvmpipe") {
+        let note = g.note.clone().unwrap_or_default();
+        assert!(note.contains("ran in passes of"), "{note:?}");
+    }
+    assert_same_run("mandelbrot, 40,000 iterations, halved passes", &cpu, &g);
+}
+
 /// The group's SLM in the heap (where it is over the adapter's workgroup memory:
 /// NVIDIA 48 KiB, lavapipe 32 KiB) gives the interpreter's bytes, in every mapping:
 /// barriers and tree reductions, tiles, the straight form's meetings, and SLM 64-bit
