@@ -798,12 +798,7 @@ fn run_sliced(
     try_one_pass: bool,
 ) -> Result<GpuRun, SliceError> {
     let step_limit = launch.step_limit;
-    let mut job = launch.job.clone();
-    if launch.module.grf_in_state {
-        // The thread's GRF is its record in `state` (translate::grf_in_state).
-        let st = &mut job.buffers[translate::binding::STATE as usize];
-        st.size = st.size.max(launch.state_bytes());
-    }
+    let mut job = fresh_job(launch);
     // A straight module's block records must fit one binding; beyond that the run goes
     // on without counts (the bytes are what matter; `run` says so).
     let uncounted = launch.module.straight.is_some()
@@ -843,18 +838,30 @@ fn run_sliced(
     if let Some(budget) = budget.filter(|_| !whole_thread_fits) {
         return in_passes(gpu, launch, job, budget, try_one_pass);
     }
-    let mut one = job.clone();
-    one_pass(&mut one);
+    one_pass(&mut job);
     // Where the estimate says a thread fits one pass but the probe saw the driver's
     // limiter cut it (long_arith/tgllp-simd32's table form on llvmpipe), nothing of the
-    // run is kept and it runs again in passes.
+    // run is kept and it runs again in passes, from a fresh copy of the launch's job.
     match (
         budget,
-        finish(gpu, launch, one, step_limit, None, budget.is_some()),
+        finish(gpu, launch, job, step_limit, None, budget.is_some()),
     ) {
-        (Some(budget), Err(SliceError::NeedsPasses)) => in_passes(gpu, launch, job, budget, false),
+        (Some(budget), Err(SliceError::NeedsPasses)) => {
+            in_passes(gpu, launch, fresh_job(launch), budget, false)
+        }
         (_, r) => r,
     }
+}
+
+/// The launch's job as a run starts it: its inputs as built, and with the GRF in
+/// `state` (translate::grf_in_state) a state buffer that holds every thread's record.
+fn fresh_job(launch: &GpuLaunch) -> ComputeJob {
+    let mut job = launch.job.clone();
+    if launch.module.grf_in_state {
+        let st = &mut job.buffers[translate::binding::STATE as usize];
+        st.size = st.size.max(launch.state_bytes());
+    }
+    job
 }
 
 /// Run a thread-mapping (or sliced lane) launch in passes of `budget` loop iterations.
@@ -912,8 +919,9 @@ fn in_passes(
     // probe sees the limiter cut a pass, nothing of the run is kept and it runs
     // again from the inputs with half the budget, while a block still fits.
     let mut pass_budget = budget;
+    let mut first = Some(job);
     loop {
-        let mut passes = job.clone();
+        let mut passes = first.take().unwrap_or_else(|| fresh_job(launch));
         enable_passes(&mut passes, pass_budget, bytes);
         let smaller = pass_budget / 2;
         let retry = u64::from(smaller) >= need;

@@ -95,45 +95,34 @@ fn fold_mode_bits(text: &str, cr: u32) -> String {
 /// Each `f(args, mode)` whose mode is round-to-nearest (`0u`, or `md` where the
 /// instruction binds `let md = 0u;`) replaced by `twin(args)`.
 fn call_twins_in_nearest(text: &str, f: &str, twin: &str) -> String {
-    let md_nearest = text.contains("let md = 0u;");
-    let head = format!("{f}(");
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    let mut search = 0;
-    while let Some(k) = text[search..].find(&head).map(|k| k + search) {
-        search = k + head.len();
-        if k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_') {
-            continue;
-        }
-        let Some(close) = matching_paren(text, search - 1) else {
-            continue;
-        };
-        let args = split_args(&text[search..close]);
-        let Some((mode, rest)) = args.split_last() else {
-            continue;
-        };
+    twins(text, f, twin, text.contains("let md = 0u;"))
+}
+
+/// [`call_twins_in_nearest`] with what `md` holds decided once for the instruction
+/// (a nested call's argument text does not bind it).
+fn twins(text: &str, f: &str, twin: &str, md_nearest: bool) -> String {
+    rewrite_calls(text, f, &|args| {
+        let (mode, rest) = args.split_last()?;
         if !(mode == "0u" || (md_nearest && mode == "md")) || rest.is_empty() {
-            continue;
+            return None;
         }
-        out.push_str(&text[at..k]);
-        out.push_str(twin);
-        out.push('(');
-        let inner: Vec<String> = rest
-            .iter()
-            .map(|a| call_twins_in_nearest(a, f, twin))
-            .collect();
-        out.push_str(&inner.join(", "));
-        out.push(')');
-        at = close + 1;
-        search = at;
-    }
-    out.push_str(&text[at..]);
-    out
+        let inner: Vec<String> = rest.iter().map(|a| twins(a, f, twin, md_nearest)).collect();
+        Some(format!("{twin}({})", inner.join(", ")))
+    })
 }
 
 /// Each `f(x, true)` replaced by `x` (nested ones too).
 fn strip_kept_flushes(text: &str, f: &str) -> String {
+    rewrite_calls(text, f, &|args| match args {
+        [x, keep] if keep == "true" => Some(strip_kept_flushes(x, f)),
+        _ => None,
+    })
+}
+
+/// `text` with each call of the function `f` (not of a longer name ending in it)
+/// replaced by what `replace` makes of its arguments; a call it returns `None` for
+/// stays as written.
+fn rewrite_calls(text: &str, f: &str, replace: &dyn Fn(&[String]) -> Option<String>) -> String {
     let head = format!("{f}(");
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -147,15 +136,11 @@ fn strip_kept_flushes(text: &str, f: &str) -> String {
         let Some(close) = matching_paren(text, search - 1) else {
             continue;
         };
-        let args = split_args(&text[search..close]);
-        let [x, keep] = args.as_slice() else {
+        let Some(new) = replace(&split_args(&text[search..close])) else {
             continue;
         };
-        if keep != "true" {
-            continue;
-        }
         out.push_str(&text[at..k]);
-        out.push_str(&strip_kept_flushes(x, f));
+        out.push_str(&new);
         at = close + 1;
         search = at;
     }
@@ -241,6 +226,7 @@ if ((ce & 1u) != 0u) { x = flush32(f(y, md), ((cr & 0x80u) != 0u)); }
         let text = "let cr = 0x0u;
 let md = (cr >> 4u) & 3u;
 x = fadd32(fmul32(a, b, c, md), d, e, md);
+w = fadd32(fadd32(a, b, c, md), d, e, md);
 y = i2f32(k, (cr >> 4u) & 3u) + f64_to_f32_rm(w, (cr >> 4u) & 3u);
 z = myfadd32(a, b, c, md) + fadd32(a, b, c, mode);
 ";
@@ -250,6 +236,11 @@ z = myfadd32(a, b, c, md) + fadd32(a, b, c, mode);
             "{t}"
         );
         assert!(t.contains("y = f32(k) + n32(w);"), "{t}");
+        // A call inside a call of the same helper: the mode is the instruction's.
+        assert!(
+            t.contains("w = fadd32_rne(fadd32_rne(a, b, c), d, e);"),
+            "{t}"
+        );
         // Another function, and a mode not known to be 0, stay.
         assert!(
             t.contains("z = myfadd32(a, b, c, md) + fadd32(a, b, c, mode);"),
