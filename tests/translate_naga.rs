@@ -49,11 +49,19 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                 table: Some(table),
                 shared_payload_from: None,
                 local_ids: None,
+                grf_in_state: false,
             };
             match translate(&p, &target) {
                 Ok(m) => {
                     if lanes && visa_emu::translate::lanes::ineligible(&p, 1, 4096).is_none() {
-                        assert!(m.lanes, "{}: lane mode not taken", dir.display());
+                        // Taken unless each invocation would keep a GRF over
+                        // PRIVATE_GRF_WORDS_MAX in private memory.
+                        let why = m.why_not_lanes.as_deref().unwrap_or_default();
+                        assert!(
+                            m.lanes || why.contains("private memory"),
+                            "{}: lane mode not taken: {why}",
+                            dir.display()
+                        );
                     }
                     assert_eq!(m.shapes.is_some(), table, "{}", dir.display());
                     let scanned = workgroup_bytes(&m.wgsl);
@@ -111,6 +119,7 @@ fn straight_module_at(dir: &std::path::Path) -> visa_emu::translate::Module {
         table: None,
         shared_payload_from: None,
         local_ids: None,
+        grf_in_state: false,
     };
     translate(&p, &target).unwrap()
 }
@@ -443,6 +452,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 table: None,
                 shared_payload_from: None,
                 local_ids: None,
+                grf_in_state: false,
             };
             let m = translate(&p, &target).unwrap();
             match visa_emu::translate::native_atomic64(&m.wgsl) {
@@ -456,5 +466,45 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 None => assert!(!has, "{}: no native 64-bit atomics", dir.display()),
             }
         }
+    }
+}
+
+/// A kernel whose GRF is over `PRIVATE_GRF_WORDS_MAX` (long_arith SIMD32: 7,928 words)
+/// gets no lane form that reaches it (one private copy per invocation: NVIDIA's driver
+/// fails to compile it, llvmpipe runs it 10 times slower), and its thread mapping
+/// translates with the GRF in `state` too, with no private GRF array left.
+#[test]
+fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join("long_arith/tgllp-simd32");
+    let lane = straight_module_at(&dir);
+    assert!(lane.straight.is_none() && !lane.lanes);
+    let why = lane.why_not_straight.unwrap_or_default();
+    assert!(why.contains("private memory"), "{why}");
+    // A small GRF keeps its straight form (and the limit is not the reason).
+    let small = straight_module("saxpy/tgllp-simd16");
+    assert!(small.straight.is_some(), "{:?}", small.why_not_straight);
+
+    let p = common::prepared(&dir);
+    for grf_in_state in [false, true] {
+        let target = Target {
+            threads_per_group: 1,
+            slm_bytes: 0,
+            lanes: false,
+            straight: false,
+            probe: false,
+            table: Some(false),
+            shared_payload_from: None,
+            local_ids: None,
+            grf_in_state,
+        };
+        let m = translate(&p, &target).unwrap();
+        assert_eq!(m.grf_in_state, grf_in_state);
+        let private = m.wgsl.contains("var<private> g: array<u32");
+        assert_eq!(private, !grf_in_state);
+        assert_eq!(
+            m.private_grf_words() > visa_emu::translate::PRIVATE_GRF_WORDS_MAX,
+            !grf_in_state
+        );
+        validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("grf_in_state {grf_in_state}: {e}"));
     }
 }

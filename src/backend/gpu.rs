@@ -55,6 +55,7 @@ fn bytes_of(w: &[u32]) -> Vec<u8> {
 type PrintfSlot = (usize, usize, Arc<Vec<(u32, String)>>);
 
 /// A variant translated and laid out for the device, ready to dispatch.
+#[derive(Clone)]
 pub struct GpuLaunch {
     pub module: translate::Module,
     job: ComputeJob,
@@ -71,6 +72,10 @@ pub struct GpuLaunch {
     /// Which mapping `execute` runs (the thread mapping when there is no lane one,
     /// and after a lane run that a driver's loop cap stopped).
     pub mapping: Mapping,
+    /// The thread mapping with its GRF in `state`, where `module` keeps more of it in
+    /// private memory than some drivers compile (`translate::PRIVATE_GRF_WORDS_MAX`):
+    /// what runs on those ([`limits_private_arrays`]).
+    grf_in_state_twin: Option<Box<translate::Module>>,
 }
 
 /// Loop back-edges one pass may spend on `gpu`, when its driver caps them per shader
@@ -177,6 +182,7 @@ fn build_with(
         table,
         shared_payload_from: shared_payload_from(&abi, &payload, pw),
         local_ids: local_id_layout(&lp, &payload, pw, abi.simd),
+        grf_in_state: false,
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).
@@ -200,6 +206,17 @@ fn build_with(
         (module, lane_module)
     });
     let mut module = module.map_err(|e| e.to_string())?;
+    let grf_in_state_twin = if module.private_grf_words() > translate::PRIVATE_GRF_WORDS_MAX {
+        let target = Target {
+            grf_in_state: true,
+            ..target
+        };
+        Some(Box::new(
+            translate::translate(&p, &target).map_err(|e| e.to_string())?,
+        ))
+    } else {
+        None
+    };
     let mut lanes = None;
     if let Some(lane_module) = lane_module {
         // A kernel the lane translation cannot take still runs in the thread mapping.
@@ -356,6 +373,7 @@ fn build_with(
         threads,
         groups: total_groups,
         lanes: None,
+        grf_in_state_twin,
         mapping: match Mapping::from_env() {
             Mapping::Auto if lanes.as_ref().is_some_and(|m| m.straight.is_some()) => Mapping::Lanes,
             Mapping::Auto => Mapping::Threads,
@@ -427,6 +445,7 @@ fn build_with(
             groups: total_groups,
             lanes: None,
             mapping: Mapping::Lanes,
+            grf_in_state_twin: None,
         }));
     }
     Ok(launch)
@@ -637,6 +656,35 @@ fn thread_payloads(
 }
 
 /// The thread mapping of a launch alone.
+/// Whether `gpu`'s driver fails to compile modules with large invocation-private
+/// arrays (`translate::PRIVATE_GRF_WORDS_MAX`): NVIDIA's (seen on the H200, driver
+/// 580); `VISA_GPU_EMULATE=grf` says so of any adapter (tests).
+pub fn limits_private_arrays(gpu: &GpuContext) -> bool {
+    let a = gpu.adapter();
+    let nvidia = |s: &str| s.to_lowercase().contains("nvidia");
+    nvidia(&a.name) || nvidia(&a.driver) || super::select::emulate_env_names("grf")
+}
+
+/// `launch` with `module` as its thread mapping (same inputs; the state buffer is
+/// sized when a run starts: `fresh_job`).
+fn with_thread_module(launch: &GpuLaunch, module: &translate::Module) -> GpuLaunch {
+    let mut job = launch.job.clone();
+    job.key = hash(&module.wgsl);
+    job.wgsl = module.wgsl.clone();
+    GpuLaunch {
+        module: module.clone(),
+        job,
+        buffers: launch.buffers.clone(),
+        printf: launch.printf.clone(),
+        step_limit: launch.step_limit,
+        threads: launch.threads,
+        groups: launch.groups,
+        lanes: launch.lanes.clone(),
+        mapping: launch.mapping,
+        grf_in_state_twin: None,
+    }
+}
+
 fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
     GpuLaunch {
         module: launch.module.clone(),
@@ -648,10 +696,24 @@ fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
         groups: launch.groups,
         lanes: None,
         mapping: Mapping::Threads,
+        grf_in_state_twin: launch.grf_in_state_twin.clone(),
     }
 }
 
 impl GpuLaunch {
+    /// Run the thread mapping with its GRF in `state` on any adapter (what the host
+    /// does where the driver limits private arrays: [`limits_private_arrays`]); false
+    /// when the launch keeps no more of it in private memory than all drivers take.
+    pub fn force_grf_in_state(&mut self) -> bool {
+        match self.grf_in_state_twin.take() {
+            Some(twin) => {
+                *self = with_thread_module(self, &twin);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Run the group's SLM from the heap on any adapter (what the host does where it
     /// is over the workgroup memory), in every mapping of the launch; false when the
     /// kernel has no SLM.
@@ -747,6 +809,13 @@ fn run_launch(
     budget: Option<u32>,
     try_one_pass: bool,
 ) -> Result<GpuRun, String> {
+    if let Some(twin) = launch
+        .grf_in_state_twin
+        .as_ref()
+        .filter(|_| limits_private_arrays(gpu))
+    {
+        return run_launch(gpu, &with_thread_module(launch, twin), budget, try_one_pass);
+    }
     if let (Some(lanes), Mapping::Lanes) = (&launch.lanes, launch.mapping) {
         return match run_sliced(gpu, lanes, budget, try_one_pass) {
             Err(e @ SliceError::LanesDoNotFit(_)) => {
@@ -876,9 +945,11 @@ fn in_passes(
     let lanes = launch.module.lanes;
     // Most threads end well within one pass: try that first, with the code that
     // saves threads compiled out (llvmpipe spends seconds compiling it), and run
-    // in passes only where the probe saw the driver's limiter stop a loop. (With
-    // the GRF in `state` there is little to save: no try.)
-    let cheap_saves = launch.module.grf_in_state;
+    // in passes only where the probe saw the driver's limiter stop a loop. (The
+    // table form has little to save: no try. A plain module with its GRF in `state`
+    // for its size, translate::PRIVATE_GRF_WORDS_MAX, tries: its blocks may be over a
+    // pass's budget.)
+    let cheap_saves = launch.module.shapes.is_some();
     if try_one_pass && !lanes && !cheap_saves && translate::unsliced(&job.wgsl).is_some() {
         let mut one = job.clone();
         set_cfg(&mut one, &[(cfg::PROBE, 2)]);

@@ -105,6 +105,30 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
     }
 }
 
+/// The most GRF words a module keeps in an invocation-private array (8 KiB) where the
+/// driver limits them. NVIDIA's Vulkan driver (580, H200, stop 34) fails
+/// `vkCreateComputePipelines` for modules whose private arrays hold 2,650 words or
+/// more in six variants of six (wgpu reports the failure as a lost device) and compiled
+/// every one up to 3,312 words; the same modules with three quarters of their code cut
+/// out failed too, and with their float switches off. Over this a lane form that
+/// reaches the GRF array is not used (anywhere: llvmpipe ran `long_arith`'s 7,928
+/// words straight 10 times slower than the thread mapping), and the host runs the
+/// thread mapping with its GRF in `state` ([`Target::grf_in_state`]) on such drivers
+/// (on llvmpipe that form ran 2-3 times slower: `stack_calls`, 2,320 words).
+pub const PRIVATE_GRF_WORDS_MAX: u32 = 2048;
+
+/// Why a lane-form module `m` (GRF of `grf_words`) is not used: it reaches the
+/// invocation-private GRF array `g` and that is over [`PRIVATE_GRF_WORDS_MAX`].
+fn private_grf_too_large(m: &Module, grf_words: u32) -> Option<String> {
+    let words = grf_words.div_ceil(4) * 4;
+    (words > PRIVATE_GRF_WORDS_MAX && prune::reaches_identifier(&m.wgsl, m.entry_point, "g"))
+        .then(|| {
+            format!(
+                "each invocation would keep the GRF ({words} words) in private memory, over the {PRIVATE_GRF_WORDS_MAX} that drivers compile"
+            )
+        })
+}
+
 /// The line that marks a thread-mapping module whose GRF lives in `state` (see
 /// [`grf_in_state`]).
 const GRF_IN_STATE_MARK: &str = "const K_GRF_IN_STATE: bool = true;";
@@ -367,6 +391,10 @@ pub struct Target {
     /// host checked that every thread's ids follow it: straight modules then compute
     /// each channel's ids instead of loading them (a gather on llvmpipe).
     pub local_ids: Option<LocalIdLayout>,
+    /// Thread mapping: the GRF in `state` rather than in an invocation-private array
+    /// whatever the kernel's size (for drivers that fail to compile large private
+    /// arrays: [`PRIVATE_GRF_WORDS_MAX`]).
+    pub grf_in_state: bool,
 }
 
 /// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's
@@ -428,6 +456,17 @@ impl Module {
             (true, Some(_)) => "straight",
             (true, None) => "lanes",
             _ => "threads",
+        }
+    }
+
+    /// A thread-mapping module's GRF words in its invocation-private array (0 with
+    /// the GRF in `state`, and for lane modules, which [`PRIVATE_GRF_WORDS_MAX`]
+    /// bounds already).
+    pub fn private_grf_words(&self) -> u32 {
+        if self.lanes || self.grf_in_state {
+            0
+        } else {
+            self.state_words - self.state_grf_offset
         }
     }
 }
@@ -737,7 +776,10 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                             launch,
                             target,
                         ) {
-                            Ok(m) => return Ok(m),
+                            Ok(m) => match private_grf_too_large(&m, grf_words) {
+                                None => return Ok(m),
+                                Some(why) => why,
+                            },
                             Err(e) => e.to_string(),
                         }
                     }
@@ -748,10 +790,24 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         match lanes::ineligible(p, tpg, target.slm_bytes) {
             None => {
                 let plan = lanes::plan(p, &cfg_blocks, false);
-                let mut m =
-                    lane_emit::translate(p, tpg, em, consts, &plan, target.shared_payload_from)?;
-                m.why_not_straight = Some(why_not_straight);
-                return Ok(m);
+                let mut m = lane_emit::translate(
+                    p,
+                    tpg,
+                    em.clone(),
+                    consts.clone(),
+                    &plan,
+                    target.shared_payload_from,
+                )?;
+                match private_grf_too_large(&m, grf_words) {
+                    None => {
+                        m.why_not_straight = Some(why_not_straight);
+                        return Ok(m);
+                    }
+                    Some(why) => {
+                        why_not_straight_here = Some(why_not_straight);
+                        Some(why)
+                    }
+                }
             }
             why => {
                 why_not_straight_here = Some(why_not_straight);
@@ -761,12 +817,14 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     } else {
         None
     };
-    // Large kernels: the table form (`table_form.rs`), with the GRF in `state`.
+    // Large kernels: the table form (`table_form.rs`), with the GRF in `state`; the
+    // GRF in `state` too where the host asks (see `PRIVATE_GRF_WORDS_MAX`).
     let large = !target.probe
         && target
             .table
             .unwrap_or(p.insts.len() >= table_form::AUTO_MIN_INSTRUCTIONS);
-    if large {
+    let in_state = large || (!target.probe && target.grf_in_state);
+    if in_state {
         em.line(GRF_IN_STATE_MARK);
     }
     em.line("");
@@ -829,12 +887,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             },
         )?,
     };
-    emit_main(&mut em, tpg, start_cost, large, !target.probe);
+    emit_main(&mut em, tpg, start_cost, in_state, !target.probe);
     // `runtime_for` moved the runtime's registers into `state` (the marker); the
     // kernel's own code follows.
     let mut wgsl = runtime_for(&em.out);
     wgsl.push_str("\n// ---- kernel ----\n");
-    wgsl.push_str(&if large {
+    wgsl.push_str(&if in_state {
         state_indices(&em.out)
     } else {
         em.out
@@ -856,7 +914,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         state_grf_offset: state_layout(p).0,
         straight: None,
         why_not_straight: why_not_straight_here,
-        grf_in_state: large,
+        grf_in_state: in_state,
         shapes: tables.as_ref().map(|t| t.shape_count()),
         table: tables.map(|t| t.words).unwrap_or_default(),
         block_starts: cfg_blocks

@@ -25,13 +25,38 @@ struct Function<'a> {
 /// `wgsl` without the top-level functions that `entry` does not reach through calls;
 /// the text as it is when it does not scan as expected (unbalanced braces, no `entry`).
 pub fn unreachable_functions(wgsl: &str, entry: &str) -> String {
-    let Some(fns) = functions(wgsl) else {
+    let Some((fns, live)) = live_functions(wgsl, entry) else {
         return wgsl.to_string();
     };
+    let mut out = String::with_capacity(wgsl.len());
+    let mut at = 0;
+    for (f, keep) in fns.iter().zip(&live) {
+        if !keep {
+            out.push_str(&wgsl[at..f.span.0]);
+            at = f.span.1;
+        }
+    }
+    out.push_str(&wgsl[at..]);
+    out
+}
+
+/// Whether a function that `entry` reaches names `ident` (a global it reads or
+/// writes, say); `true` where the text does not scan as expected (the safe answer).
+pub fn reaches_identifier(wgsl: &str, entry: &str, ident: &str) -> bool {
+    match live_functions(wgsl, entry) {
+        Some((fns, live)) => fns
+            .iter()
+            .zip(&live)
+            .any(|(f, &l)| l && f.idents.contains(ident)),
+        None => true,
+    }
+}
+
+/// `wgsl`'s top-level functions and which of them `entry` reaches through calls.
+fn live_functions<'a>(wgsl: &'a str, entry: &str) -> Option<(Vec<Function<'a>>, Vec<bool>)> {
+    let fns = functions(wgsl)?;
     let by_name: HashMap<&str, usize> = fns.iter().enumerate().map(|(i, f)| (f.name, i)).collect();
-    let Some(&root) = by_name.get(entry) else {
-        return wgsl.to_string();
-    };
+    let &root = by_name.get(entry)?;
     let mut live = vec![false; fns.len()];
     let mut todo = vec![root];
     todo.extend((0..fns.len()).filter(|&i| fns[i].idents.contains(ENTRY)));
@@ -47,16 +72,7 @@ pub fn unreachable_functions(wgsl: &str, entry: &str) -> String {
                 .filter(|&j| !live[j]),
         );
     }
-    let mut out = String::with_capacity(wgsl.len());
-    let mut at = 0;
-    for (f, keep) in fns.iter().zip(&live) {
-        if !keep {
-            out.push_str(&wgsl[at..f.span.0]);
-            at = f.span.1;
-        }
-    }
-    out.push_str(&wgsl[at..]);
-    out
+    Some((fns, live))
 }
 
 /// The top-level functions of `wgsl`, or `None` where braces do not balance.
@@ -175,5 +191,15 @@ fn main() {
     fn leaves_text_it_cannot_scan_alone() {
         assert_eq!(unreachable_functions("fn a() {", "a"), "fn a() {");
         assert_eq!(unreachable_functions(TEXT, "nothing"), TEXT);
+    }
+
+    #[test]
+    fn finds_the_identifiers_of_reached_functions_only() {
+        // `K` is named by `used` (reached from main); `y` only by `also_unused`.
+        assert!(reaches_identifier(TEXT, "main", "K"));
+        assert!(!reaches_identifier(TEXT, "main", "y"));
+        assert!(reaches_identifier(TEXT, "also_unused", "y"));
+        // Text it cannot scan: the safe answer.
+        assert!(reaches_identifier("fn a() {", "a", "nothing"));
     }
 }
