@@ -437,15 +437,15 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             if let Some(o) = raw(inst, if load { "Dst" } else { "Src" }) {
                 em.open(&format!("for (var bi = 0u; bi < {h}u; bi++)"));
                 em.open(&format!("for (var bj = 0u; bj < {w}u; bj++)"));
-                em.line(&format!("let g = {o}u + bi * {pitch}u + bj;"));
+                em.line(&format!("let go = {o}u + bi * {pitch}u + bj;"));
                 em.line("let bx = mx + i32(bj); let by = my + i32(bi);");
                 if load {
                     em.line(&format!(
-                        "gst(g, 1u, u64(img_block_ld(bt, bx, by, {at}u)));"
+                        "gst(go, 1u, u64(img_block_ld(bt, bx, by, {at}u)));"
                     ));
                 } else {
                     em.line(&format!(
-                        "img_block_st(bt, bx, by, u32(gld(g, 1u)), {at}u);"
+                        "img_block_st(bt, bx, by, u32(gld(go, 1u)), {at}u);"
                     ));
                 }
                 em.close();
@@ -918,10 +918,10 @@ fn block2d(em: &mut Emit, inst: &PInst, gb: u32) -> Result<(), String> {
     };
     em.open(&format!("for (var e = 0u; e < {}u; e++)", s.grf_elems()));
     em.line(&format!(
-        "let b = e / {bp}u; let g = e % {bp}u;",
+        "let b = e / {bp}u; let eb = e % {bp}u;",
         bp = s.block_pitch
     ));
-    em.line(&format!("let q = g / {run}u; let k = g % {run}u;"));
+    em.line(&format!("let q = eb / {run}u; let k = eb % {run}u;"));
     em.line(&format!(
         "let mi = k / {pack}u; let ma = q * {pack}u + k % {pack}u;"
     ));
