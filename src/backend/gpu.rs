@@ -206,17 +206,21 @@ fn build_with(
         (module, lane_module)
     });
     let mut module = module.map_err(|e| e.to_string())?;
-    let grf_in_state_twin = if module.private_grf_words() > translate::PRIVATE_GRF_WORDS_MAX {
-        let target = Target {
-            grf_in_state: true,
-            ..target
+    // Probes (`validate`'s localization) keep the private form, as the table form does
+    // not take them either: on a driver that limits private arrays a large GRF's
+    // localization fails with the driver's error.
+    let grf_in_state_twin =
+        if !probe && module.private_grf_words() > translate::PRIVATE_GRF_WORDS_MAX {
+            let target = Target {
+                grf_in_state: true,
+                ..target
+            };
+            Some(Box::new(
+                translate::translate(&p, &target).map_err(|e| e.to_string())?,
+            ))
+        } else {
+            None
         };
-        Some(Box::new(
-            translate::translate(&p, &target).map_err(|e| e.to_string())?,
-        ))
-    } else {
-        None
-    };
     let mut lanes = None;
     if let Some(lane_module) = lane_module {
         // A kernel the lane translation cannot take still runs in the thread mapping.
