@@ -659,7 +659,6 @@ fn thread_payloads(
     })
 }
 
-/// The thread mapping of a launch alone.
 /// Whether `gpu`'s driver fails to compile modules with large invocation-private
 /// arrays (`translate::PRIVATE_GRF_WORDS_MAX`): NVIDIA's (seen on the H200, driver
 /// 580); `VISA_GPU_EMULATE=grf` says so of any adapter (tests).
@@ -689,6 +688,7 @@ fn with_thread_module(launch: &GpuLaunch, module: &translate::Module) -> GpuLaun
     }
 }
 
+/// The thread mapping of a launch alone.
 fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
     GpuLaunch {
         module: launch.module.clone(),

@@ -106,11 +106,11 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
 }
 
 /// The most GRF words a module keeps in an invocation-private array (8 KiB) where the
-/// driver limits them. NVIDIA's Vulkan driver (580, H200, stop 34) fails
-/// `vkCreateComputePipelines` for modules whose private arrays hold 2,650 words or
-/// more in six variants of six (wgpu reports the failure as a lost device) and compiled
-/// every one up to 3,312 words; the same modules with three quarters of their code cut
-/// out failed too, and with their float switches off. Over this a lane form that
+/// driver limits them. NVIDIA's Vulkan driver (580, H200, stop 34) refused all six
+/// corpus modules with 2,650 or more words of private arrays (`vkCreateComputePipelines`
+/// failed; wgpu reports a lost device) and compiled all 87 others, up to 3,312 words;
+/// the six failed alike with three quarters of their code cut out and with their
+/// float switches off (docs/design.md, "Private memory"). Over this a lane form that
 /// reaches the GRF array is not used (anywhere: llvmpipe ran `long_arith`'s 7,928
 /// words straight 10 times slower than the thread mapping), and the host runs the
 /// thread mapping with its GRF in `state` ([`Target::grf_in_state`]) on such drivers
