@@ -109,7 +109,7 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
 /// driver limits them. NVIDIA's Vulkan driver (580, H200, stop 34) refused all eight
 /// modules of the test set with 2,650 or more words of private arrays (`vkCreateComputePipelines`
 /// failed; wgpu reports a lost device) and compiled the 87 thread-mapping ones up to 3,312;
-/// they failed alike with three quarters of their code cut out and with their
+/// the two tried so failed alike with three quarters of their code cut out, and six with their
 /// float switches off (docs/design.md, "Private memory"). Over this a lane form that
 /// reaches the GRF array is not used (anywhere: llvmpipe ran `long_arith`'s 7,928
 /// words straight 10 times slower than the thread mapping), and the host runs the
