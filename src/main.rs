@@ -692,6 +692,12 @@ fn adapters() -> Result<(), Failed> {
                     ),
                     None => println!("    GPU path: usable, {atomics}"),
                 }
+                if visa_emu::backend::gpu::limits_private_arrays(ctx) {
+                    println!(
+                        "    private arrays: limited; a thread's GRF over {} words runs from a storage buffer",
+                        visa_emu::translate::PRIVATE_GRF_WORDS_MAX
+                    );
+                }
                 println!(
                     "    floats (probed): f32 denormals {}, products {} into sums, f64 division and sqrt {}{}",
                     if c.f32_denormals { "kept" } else { "flushed" },

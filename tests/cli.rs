@@ -217,6 +217,28 @@ fn adapters_tell_where_64_bit_atomics_are_exact() {
     assert!(exact >= 1, "no adapter with exact 64-bit atomics:\n{text}");
 }
 
+/// `adapters` says where the GPU path keeps large GRFs out of private memory: nowhere on
+/// lavapipe, on every usable adapter with `VISA_GPU_EMULATE=grf` (NVIDIA's by itself).
+#[test]
+fn adapters_tell_where_private_arrays_are_limited() {
+    for (forced, expected) in [(false, false), (true, true)] {
+        let mut cmd = bin();
+        cmd.arg("adapters");
+        if forced {
+            cmd.env("VISA_GPU_EMULATE", "grf");
+        } else {
+            cmd.env_remove("VISA_GPU_EMULATE");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        let usable = text.matches("GPU path: usable").count();
+        assert!(usable >= 1, "{text}");
+        let limited = text.matches("private arrays: limited").count();
+        assert_eq!(limited, if expected { usable } else { 0 }, "{text}");
+    }
+}
+
 /// A sampler message with `_aoffimmi` texel offsets is refused by name on both
 /// paths, never run as if the offsets were 0.
 #[test]
