@@ -215,8 +215,15 @@ impl GpuContext {
             job.key,
             if cached { "cached" } else { "created" }
         ));
-        // A driver that crashes compiling a pipeline can lose the device on the way.
-        self.check_lost()?;
+        // A driver that fails compiling a pipeline can lose the device on the way (wgpu
+        // takes any error of vkCreateComputePipelines but out-of-memory for a loss).
+        if let Some(why) = self.lost() {
+            return Err(HostError::PipelineLostDevice {
+                wgsl_bytes: job.wgsl.len(),
+                ms: pipeline_ms,
+                why,
+            });
+        }
         let t1 = Instant::now();
 
         if let Some(&(binding, buffer)) = job.aliases.iter().find(|a| a.1 >= job.buffers.len()) {

@@ -30,6 +30,15 @@ pub enum HostError {
     Shader(String),
     #[error("the device was lost: {0}")]
     DeviceLost(String),
+    #[error(
+        "the device was lost creating the kernel's pipeline ({wgsl_bytes} bytes of WGSL, after {ms:.0} ms): \
+         the driver could not compile it ({why}); VISA_WGSL_DUMP=FILE writes the module"
+    )]
+    PipelineLostDevice {
+        wgsl_bytes: usize,
+        ms: f64,
+        why: String,
+    },
     #[error("buffer {index} needs {bytes} bytes, over the adapter's limit of {limit} bytes")]
     BufferTooLarge {
         index: usize,
