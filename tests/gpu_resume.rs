@@ -16,22 +16,22 @@ fn variant(name: &str) -> (std::path::PathBuf, visa_emu::corpus::case::Case) {
 
 /// mandelbrot with 40,000 iterations, one group around the origin (inside the set):
 /// far more loop iterations per thread than lavapipe's limiter allows one invocation.
-fn mandelbrot_in_the_set() -> (std::path::PathBuf, visa_emu::corpus::case::Case) {
+/// Returns the interpreter's run and the launch, in the thread mapping.
+fn mandelbrot_in_the_set() -> (visa_emu::backend::cpu::VariantRun, gpu::GpuLaunch) {
     let (dir, mut case) = variant("mandelbrot/tgllp-simd16");
-    let maxit = case.args.iter_mut().find(|a| a.name == "maxit").unwrap();
-    maxit.bytes_hex = Some(
-        40_000u32
-            .to_le_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    );
     case.ndrange.global_size = vec![16, 4];
-    for (name, v) in [("x0", -0.1f32), ("y0", -0.1)] {
+    for (name, bytes) in [
+        ("maxit", 40_000u32.to_le_bytes()),
+        ("x0", (-0.1f32).to_le_bytes()),
+        ("y0", (-0.1f32).to_le_bytes()),
+    ] {
         let a = case.args.iter_mut().find(|a| a.name == name).unwrap();
-        a.bytes_hex = Some(v.to_le_bytes().iter().map(|b| format!("{b:02x}")).collect());
+        a.bytes_hex = Some(bytes.iter().map(|b| format!("{b:02x}")).collect());
     }
-    (dir, case)
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let mut launch = gpu::build(&dir, &case, 500_000_000).unwrap();
+    launch.mapping = gpu::Mapping::Threads;
+    (cpu, launch)
 }
 
 #[test]
@@ -80,10 +80,7 @@ fn a_budget_smaller_than_one_block_is_a_clear_error() {
 #[test]
 fn a_one_pass_try_the_driver_cuts_short_runs_again_in_passes() {
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let (dir, case) = mandelbrot_in_the_set();
-    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let mut launch = gpu::build(&dir, &case, 500_000_000).unwrap();
-    launch.mapping = gpu::Mapping::Threads;
+    let (cpu, launch) = mandelbrot_in_the_set();
     assert!(visa_emu::translate::unsliced(&launch.module.wgsl).is_some());
     let g = gpu::execute(&mut ctx, &launch).unwrap();
     if gpu::pass_budget(&ctx).is_some() {
@@ -100,10 +97,7 @@ fn a_one_pass_try_the_driver_cuts_short_runs_again_in_passes() {
 #[test]
 fn passes_the_driver_cuts_short_run_again_in_smaller_passes() {
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let (dir, case) = mandelbrot_in_the_set();
-    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let mut launch = gpu::build(&dir, &case, 500_000_000).unwrap();
-    launch.mapping = gpu::Mapping::Threads;
+    let (cpu, launch) = mandelbrot_in_the_set();
     let g = gpu::execute_with_budget(&mut ctx, &launch, Some(4 * 65_535)).unwrap();
     if ctx.adapter().name.contains("llvmpipe") {
         let note = g.note.clone().unwrap_or_default();

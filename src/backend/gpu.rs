@@ -55,7 +55,6 @@ fn bytes_of(w: &[u32]) -> Vec<u8> {
 type PrintfSlot = (usize, usize, Arc<Vec<(u32, String)>>);
 
 /// A variant translated and laid out for the device, ready to dispatch.
-#[derive(Clone)]
 pub struct GpuLaunch {
     pub module: translate::Module,
     job: ComputeJob,
@@ -668,31 +667,23 @@ pub fn limits_private_arrays(gpu: &GpuContext) -> bool {
     nvidia(&a.name) || nvidia(&a.driver) || super::select::emulate_env_names("grf")
 }
 
-/// `launch` with `module` as its thread mapping (same inputs; the state buffer is
-/// sized when a run starts: `fresh_job`).
-fn with_thread_module(launch: &GpuLaunch, module: &translate::Module) -> GpuLaunch {
-    let mut job = launch.job.clone();
+/// `job` running `module` instead (same inputs; the state buffer is sized when a run
+/// starts: `fresh_job`).
+fn swap_module(job: &mut ComputeJob, module: &translate::Module) {
     job.key = hash(&module.wgsl);
     job.wgsl = module.wgsl.clone();
-    GpuLaunch {
-        module: module.clone(),
-        job,
-        buffers: launch.buffers.clone(),
-        printf: launch.printf.clone(),
-        step_limit: launch.step_limit,
-        threads: launch.threads,
-        groups: launch.groups,
-        lanes: launch.lanes.clone(),
-        mapping: launch.mapping,
-        grf_in_state_twin: None,
-    }
 }
 
-/// The thread mapping of a launch alone.
-fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
+/// The thread mapping of a launch alone; `twin` (its GRF-in-state twin) in place of
+/// its module where the driver needs that.
+fn threads_alone(launch: &GpuLaunch, twin: Option<&translate::Module>) -> GpuLaunch {
+    let mut job = launch.job.clone();
+    if let Some(m) = twin {
+        swap_module(&mut job, m);
+    }
     GpuLaunch {
-        module: launch.module.clone(),
-        job: launch.job.clone(),
+        module: twin.unwrap_or(&launch.module).clone(),
+        job,
         buffers: launch.buffers.clone(),
         printf: launch.printf.clone(),
         step_limit: launch.step_limit,
@@ -700,7 +691,7 @@ fn without_lanes(launch: &GpuLaunch) -> GpuLaunch {
         groups: launch.groups,
         lanes: None,
         mapping: Mapping::Threads,
-        grf_in_state_twin: launch.grf_in_state_twin.clone(),
+        grf_in_state_twin: None,
     }
 }
 
@@ -709,13 +700,12 @@ impl GpuLaunch {
     /// does where the driver limits private arrays: [`limits_private_arrays`]); false
     /// when the launch keeps no more of it in private memory than all drivers take.
     pub fn force_grf_in_state(&mut self) -> bool {
-        match self.grf_in_state_twin.take() {
-            Some(twin) => {
-                *self = with_thread_module(self, &twin);
-                true
-            }
-            None => false,
-        }
+        let Some(twin) = self.grf_in_state_twin.take() else {
+            return false;
+        };
+        swap_module(&mut self.job, &twin);
+        self.module = *twin;
+        true
     }
 
     /// Run the group's SLM from the heap on any adapter (what the host does where it
@@ -813,17 +803,17 @@ fn run_launch(
     budget: Option<u32>,
     try_one_pass: bool,
 ) -> Result<GpuRun, String> {
-    if let Some(twin) = launch
+    // The thread mapping's GRF-in-state twin where the driver needs it (lane modules
+    // never keep a GRF that large).
+    let twin = launch
         .grf_in_state_twin
-        .as_ref()
-        .filter(|_| limits_private_arrays(gpu))
-    {
-        return run_launch(gpu, &with_thread_module(launch, twin), budget, try_one_pass);
-    }
+        .as_deref()
+        .filter(|_| limits_private_arrays(gpu));
     if let (Some(lanes), Mapping::Lanes) = (&launch.lanes, launch.mapping) {
         return match run_sliced(gpu, lanes, budget, try_one_pass) {
             Err(e @ SliceError::LanesDoNotFit(_)) => {
-                let mut r = run_sliced(gpu, &without_lanes(launch), budget, try_one_pass)?;
+                let threads = threads_alone(launch, twin);
+                let mut r = run_sliced(gpu, &threads, budget, try_one_pass)?;
                 r.note = Some(format!(
                     "{}; ran the thread mapping instead",
                     String::from(e)
@@ -833,7 +823,15 @@ fn run_launch(
             r => Ok(r?),
         };
     }
-    Ok(run_sliced(gpu, launch, budget, try_one_pass)?)
+    match twin {
+        Some(_) => Ok(run_sliced(
+            gpu,
+            &threads_alone(launch, twin),
+            budget,
+            try_one_pass,
+        )?),
+        None => Ok(run_sliced(gpu, launch, budget, try_one_pass)?),
+    }
 }
 
 /// Why a sliced run did not happen.
