@@ -17,6 +17,7 @@ pub mod backend;
 pub mod cli;
 pub mod corpus;
 pub mod decode;
+pub mod encode;
 pub mod interp;
 pub mod ir;
 pub mod isa;

@@ -122,6 +122,16 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
+    /// Assemble a .visaasm file (and the `NAME_fN.visaasm` stack functions beside it)
+    /// into a binary .isa (CISA 4.1/4.2, the spec's layout)
+    Asm {
+        file: PathBuf,
+        /// Where to write the .isa
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long, default_value_t = 32)]
+        grf_bytes: u32,
+    },
     /// Run one compiled variant folder (CASE/DEVICE-simdN) on the GPU path or the CPU
     /// interpreter.
     Run {
@@ -846,6 +856,11 @@ fn main() -> ExitCode {
         Command::Disasm { file, grf_bytes } => cli::load_file(&file, grf_bytes)
             .map(|p| print!("{}", visa_emu::print::print_program(&p)))
             .map_err(|e| Failed(e.to_string())),
+        Command::Asm {
+            file,
+            output,
+            grf_bytes,
+        } => cli::assemble(&file, &output, grf_bytes).map_err(|e| Failed(e.to_string())),
         Command::Run {
             device,
             wgsl,

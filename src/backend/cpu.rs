@@ -32,8 +32,8 @@ pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun
         .unwrap_or_default();
     let grf = grf_bytes_of_device(&device);
     let abi = KernelAbi::from_bin(dir, &case.kernel, grf).map_err(|e| e.to_string())?;
-    let text_path = dir.join("kernel.visaasm");
-    let program = crate::cli::load_file(&text_path, grf).map_err(|e| e.to_string())?;
+    let program =
+        crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
     let mut lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
     let mut memory = std::mem::take(&mut lp.memory);

@@ -155,7 +155,7 @@ fn build_with(
     let grf = grf_bytes_of_device(&device);
     let abi = KernelAbi::from_bin(dir, &case.kernel, grf).map_err(|e| e.to_string())?;
     let program =
-        crate::cli::load_file(&dir.join("kernel.visaasm"), grf).map_err(|e| e.to_string())?;
+        crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let p = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
     let lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
     let l = &lp.launch;

@@ -148,7 +148,7 @@ pub fn localize(ctx: &mut GpuContext, dir: &Path, case: &Case) -> Result<Localiz
         .unwrap_or_default();
     let grf = crate::corpus::paths::grf_bytes_of_device(&device);
     let program =
-        crate::cli::load_file(&dir.join("kernel.visaasm"), grf).map_err(|e| e.to_string())?;
+        crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let p = crate::interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
     let launch = gpu::build_probe(dir, case)?;
     let mut gpu_states = |k: u64| -> Result<States, String> {

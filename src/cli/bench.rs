@@ -106,8 +106,11 @@ pub fn bench_cpu(dir: &Path, case: &Case, runs: usize, workers: usize) -> Result
     let abi = KernelAbi::from_bin(dir, &case.kernel, grf_bytes_of_device(&device))
         .map_err(|e| e.to_string())?;
     let t0 = Instant::now();
-    let program = crate::cli::load_file(&dir.join("kernel.visaasm"), grf_bytes_of_device(&device))
-        .map_err(|e| e.to_string())?;
+    let program = crate::cli::load_file(
+        &crate::cli::variant_kernel(dir),
+        grf_bytes_of_device(&device),
+    )
+    .map_err(|e| e.to_string())?;
     let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
     let prepare_ms = t0.elapsed().as_secs_f64() * 1e3;
     let opts = RunOptions {

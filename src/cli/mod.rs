@@ -33,11 +33,46 @@ pub fn load_file(path: &Path, grf_bytes: u32) -> Result<Program, FileError> {
     let mut program = load_one(path, grf_bytes)?;
     for f in function_files(path) {
         let p = load_one(&f, grf_bytes)?;
-        program
-            .functions
-            .extend(p.kernels.into_iter().chain(p.functions));
+        for o in p.kernels.into_iter().chain(p.functions) {
+            // A binary holds its functions already (`visa-emu asm` writes them).
+            if !program.functions.iter().any(|g| g.name == o.name) {
+                program.functions.push(o);
+            }
+        }
     }
     Ok(program)
+}
+
+/// A variant folder's kernel: `kernel.visaasm` where there is one, else `kernel.isa`
+/// (a binary from `visa-emu asm`, or IGC's, whose streams the decoder refuses with the
+/// offset where they break).
+pub fn variant_kernel(dir: &Path) -> std::path::PathBuf {
+    let text = dir.join("kernel.visaasm");
+    if text.exists() || !dir.join("kernel.isa").exists() {
+        text
+    } else {
+        dir.join("kernel.isa")
+    }
+}
+
+/// `visa-emu asm`: read `path` (and its stack functions), write it as a `.isa`.
+pub fn assemble(path: &Path, output: &Path, grf_bytes: u32) -> Result<(), String> {
+    let p = load_file(path, grf_bytes).map_err(|e| e.to_string())?;
+    let bytes = crate::encode::encode_isa(&p).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(output, &bytes).map_err(|e| format!("{}: {e}", output.display()))?;
+    eprintln!(
+        "visa-emu: wrote {} ({} bytes: {} kernel(s), {} function(s), {} instructions)",
+        output.display(),
+        bytes.len(),
+        p.kernels.len(),
+        p.functions.len(),
+        p.kernels
+            .iter()
+            .chain(&p.functions)
+            .map(|k| k.body.len())
+            .sum::<usize>()
+    );
+    Ok(())
 }
 
 fn load_one(path: &Path, grf_bytes: u32) -> Result<Program, FileError> {

@@ -110,6 +110,146 @@ pub fn extra_default(kind: FieldKind) -> crate::ir::Field {
     }
 }
 
+/// What a field not present in a sub-op's binary form holds: what the text parser
+/// gives it, so that the binary and the text read to the same instruction.
+#[derive(Clone, Copy, Debug)]
+pub enum Implied {
+    Int(u64),
+    /// The null raw operand (V0, offset 0).
+    NullRaw,
+    /// The immediate 0:ud (an unused vector operand).
+    Zero,
+}
+
+impl Implied {
+    pub fn field(self) -> crate::ir::Field {
+        use crate::ir::{DataType, Field, RawOperand, VarId, VecOperand};
+        match self {
+            Implied::Int(v) => Field::Int(v),
+            Implied::NullRaw => Field::Raw(RawOperand {
+                var: VarId(0),
+                offset: 0,
+            }),
+            Implied::Zero => Field::Vec(VecOperand::Immediate {
+                ty: DataType::UD,
+                bits: 0,
+            }),
+        }
+    }
+}
+
+/// A sub-op's own binary format (LSC_UNTYPED's pages): its fields in binary order,
+/// by their names in the instruction's field list, and what the others hold.
+pub struct SubForm {
+    pub order: &'static [&'static str],
+    pub implied: &'static [(&'static str, Implied)],
+}
+
+/// The binary form of LSC_UNTYPED's append-counter atomics (sub-ops 0x28, 0x29):
+/// no address fields; the addend (the page's `Src0Data`) in `Src0Addrs`.
+const LSC_APNDCTR_FORM: SubForm = SubForm {
+    order: &[
+        "LscSubOp",
+        "Exec_size",
+        "Pred",
+        "LscSFID",
+        "CachingL1",
+        "CachingL3",
+        "AddrType",
+        "DataSize",
+        "DataOrder",
+        "DataElemsPerAddr",
+        "ChMask",
+        "Surface",
+        "DstData",
+        "Src0Addrs",
+    ],
+    implied: &[
+        ("AddrScale", Implied::Int(1)),
+        ("AddrImmOffset", Implied::Int(0)),
+        ("AddrSize", Implied::Int(2)),
+        ("Src1Data", Implied::NullRaw),
+        ("Src2Data", Implied::NullRaw),
+    ],
+};
+
+/// Strided loads/stores (0x01, 0x05): the pitch after the base (`Src0Addrs`), no
+/// Src2Data.
+const LSC_STRIDED_FORM: SubForm = SubForm {
+    order: &[
+        "LscSubOp",
+        "Exec_size",
+        "Pred",
+        "LscSFID",
+        "CachingL1",
+        "CachingL3",
+        "AddrType",
+        "AddrScale",
+        "AddrImmOffset",
+        "AddrSize",
+        "DataSize",
+        "DataOrder",
+        "DataElemsPerAddr",
+        "ChMask",
+        "Surface",
+        "DstData",
+        "Src0Addrs",
+        "Src0AddrPitch",
+        "Src1Data",
+    ],
+    implied: &[("Src2Data", Implied::NullRaw)],
+};
+
+/// 2D block loads/stores (0x03, 0x07): the block shape and the six surface operands.
+const LSC_BLOCK2D_FORM: SubForm = SubForm {
+    order: &[
+        "LscSubOp",
+        "Exec_size",
+        "Pred",
+        "LscSFID",
+        "CachingL1",
+        "CachingL3",
+        "DataSize",
+        "DataOrder",
+        "Blocks",
+        "BlockWidth",
+        "BlockHeight",
+        "VNNI",
+        "DstData",
+        "SurfaceBaseAddr",
+        "SurfaceWidth",
+        "SurfaceHeight",
+        "SurfacePitch",
+        "Src0AddrX",
+        "Src0AddrY",
+        "Src1Data",
+    ],
+    implied: &[
+        ("AddrType", Implied::Int(1)),
+        ("AddrScale", Implied::Int(1)),
+        ("AddrImmOffset", Implied::Int(0)),
+        ("AddrSize", Implied::Int(3)),
+        ("DataElemsPerAddr", Implied::Int(1)),
+        ("ChMask", Implied::Int(0)),
+        ("Surface", Implied::Zero),
+        ("Src0Addrs", Implied::NullRaw),
+        ("Src2Data", Implied::NullRaw),
+    ],
+};
+
+/// The binary form of an LSC_UNTYPED sub-op whose page gives it its own format;
+/// `None` for the main format (the generated row). Every field that is in neither
+/// the form's order nor its implied list (the other forms' extras) is
+/// [`extra_default`].
+pub fn sub_form(op: Opcode, subop: u64) -> Option<&'static SubForm> {
+    match (op, subop) {
+        (Opcode::LscUntyped, 0x01 | 0x05) => Some(&LSC_STRIDED_FORM),
+        (Opcode::LscUntyped, 0x03 | 0x07) => Some(&LSC_BLOCK2D_FORM),
+        (Opcode::LscUntyped, 0x28 | 0x29) => Some(&LSC_APNDCTR_FORM),
+        _ => None,
+    }
+}
+
 /// The fields appended to `op`'s generated row (none for most opcodes).
 pub fn extra_fields(op: Opcode) -> &'static [FieldSpec] {
     match op {

@@ -6,7 +6,7 @@ mod reader;
 
 use crate::decode::text::empty_kernel;
 use crate::ir::*;
-use crate::isa::table::{by_byte, info, FieldKind};
+use crate::isa::table::{by_byte, extra_default, info, sub_form, FieldKind, FieldSpec};
 use crate::isa::Opcode;
 use reader::Reader;
 
@@ -53,7 +53,7 @@ fn decode(bytes: &[u8], grf_bytes: u32, with_body: bool) -> Result<Program, Bina
         return Err(r.fail(format!("GRF size {grf_bytes} is not 32 or 64 bytes")));
     }
     let nk = r.count(2, 17, "the kernel count")?;
-    let mut headers = Vec::with_capacity(nk);
+    let mut entries = Vec::with_capacity(nk);
     for _ in 0..nk {
         let len = r.u16("a kernel name length")? as usize;
         let name = String::from_utf8_lossy(r.take(len, "a kernel name")?).into_owned();
@@ -61,37 +61,181 @@ fn decode(bytes: &[u8], grf_bytes: u32, with_body: bool) -> Result<Program, Bina
         let offset = r.u32("a kernel offset")? as usize;
         let size = r.u32("a kernel size")? as usize;
         let _input_offset = r.u32("a kernel input offset")?;
-        let nsv = r.count(2, 4, "the kernel's variable relocation count")?;
-        r.take(nsv * 4, "variable relocations")?;
-        let nsf = r.count(2, 4, "the kernel's function relocation count")?;
-        r.take(nsf * 4, "function relocations")?;
+        let relocs = relocations(&mut r)?;
         let ngen = r.count(1, 9, "the GEN binary count")?;
         r.take(ngen * 9, "GEN binary descriptors")?;
-        headers.push((name, offset, size, field));
+        entries.push(Entry {
+            kind: ObjectKind::Kernel,
+            name,
+            offset,
+            size,
+            field,
+            relocs,
+        });
     }
-    let mut kernels = Vec::with_capacity(nk);
-    for (name, offset, size, field) in headers {
-        if offset.checked_add(size).is_none_or(|e| e > bytes.len()) {
+    // A file written before functions existed ends here.
+    if r.pos < bytes.len() {
+        let at = r.pos;
+        let nv = r.count(2, 7, "the file-scope variable count")?;
+        if nv != 0 {
             return Err(BinaryError {
-                offset: field,
+                offset: at,
                 message: format!(
-                    "kernel `{name}` claims {size} bytes at {offset:#x}, past the end of the file"
+                    "{nv} file-scope variables: not supported (IGC writes none; expected 0)"
                 ),
             });
         }
-        kernels.push(kernel(
-            &bytes[..offset + size],
-            offset,
-            grf_bytes,
+        let nf = r.count(2, 15, "the function count")?;
+        for _ in 0..nf {
+            let _linkage = r.u8("a function linkage")?;
+            let len = r.u16("a function name length")? as usize;
+            let name = String::from_utf8_lossy(r.take(len, "a function name")?).into_owned();
+            let field = r.pos;
+            let offset = r.u32("a function offset")? as usize;
+            let size = r.u32("a function size")? as usize;
+            let relocs = relocations(&mut r)?;
+            entries.push(Entry {
+                kind: ObjectKind::Function,
+                name,
+                offset,
+                size,
+                field,
+                relocs,
+            });
+        }
+    }
+    // Func_id operands name entries of the header's function table (directly, or
+    // through the object's function relocations).
+    let callees: Vec<String> = entries
+        .iter()
+        .filter(|e| e.kind == ObjectKind::Function)
+        .map(|e| e.name.clone())
+        .collect();
+    let mut kernels = Vec::with_capacity(nk);
+    let mut functions = Vec::new();
+    for e in &entries {
+        if e.kind == ObjectKind::Function && e.size == 0 {
+            // Declared, defined elsewhere (IGC writes linkage 0 even for the functions
+            // it defines, so the size tells).
+            continue;
+        }
+        if e.offset
+            .checked_add(e.size)
+            .is_none_or(|end| end > bytes.len())
+        {
+            return Err(BinaryError {
+                offset: e.field,
+                message: format!(
+                    "{} `{}` claims {} bytes at {:#x}, past the end of the file",
+                    if e.kind == ObjectKind::Kernel {
+                        "kernel"
+                    } else {
+                        "function"
+                    },
+                    e.name,
+                    e.size,
+                    e.offset
+                ),
+            });
+        }
+        let table = callee_table(e, &callees)?;
+        let mut k = kernel(
+            &bytes[..e.offset + e.size],
+            e.offset,
             with_body,
-        )?);
+            e.kind,
+            &table,
+        )?;
+        k.func_decls = declared(&k, e, &table);
+        match e.kind {
+            ObjectKind::Kernel => kernels.push(k),
+            ObjectKind::Function => functions.push(k),
+        }
     }
     Ok(Program {
         version: (major, minor),
         grf_bytes,
         kernels,
-        functions: Vec::new(),
+        functions,
     })
+}
+
+/// One kernel or function of the header.
+struct Entry {
+    kind: ObjectKind,
+    name: String,
+    offset: usize,
+    size: usize,
+    /// Where its offset field is (errors about the object point there).
+    field: usize,
+    /// Function relocations: (the object's Func_id, index in the function table).
+    relocs: Vec<(u16, u16)>,
+}
+
+/// A header's variable relocations (skipped: there are no file-scope variables) and
+/// function relocations.
+fn relocations(r: &mut Reader) -> Result<Vec<(u16, u16)>, BinaryError> {
+    let nsv = r.count(2, 4, "the variable relocation count")?;
+    r.take(nsv * 4, "variable relocations")?;
+    let nsf = r.count(2, 4, "the function relocation count")?;
+    let mut out = Vec::with_capacity(nsf);
+    for _ in 0..nsf {
+        out.push((
+            r.u16("a relocation's symbolic index")?,
+            r.u16("a relocation's resolved index")?,
+        ));
+    }
+    Ok(out)
+}
+
+/// Func_id -> function name for one object: its relocations where it has some (what
+/// [`crate::encode`] writes), else the header's table itself (what IGC writes).
+fn callee_table(e: &Entry, callees: &[String]) -> Result<Vec<(u64, String)>, BinaryError> {
+    if e.relocs.is_empty() {
+        return Ok(callees
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i as u64, n.clone()))
+            .collect());
+    }
+    e.relocs
+        .iter()
+        .map(|&(sym, res)| {
+            callees
+                .get(res as usize)
+                .map(|n| (sym as u64, n.clone()))
+                .ok_or(BinaryError {
+                    offset: e.field,
+                    message: format!(
+                        "`{}` relocates function {sym} to entry {res} of a {}-entry function table",
+                        e.name,
+                        callees.len()
+                    ),
+                })
+        })
+        .collect()
+}
+
+/// The functions an object declares: its relocations' names, or (IGC's files, which
+/// have none) the functions its body names, in table order.
+fn declared(k: &Kernel, e: &Entry, table: &[(u64, String)]) -> Vec<String> {
+    if !e.relocs.is_empty() {
+        return table.iter().map(|(_, n)| n.clone()).collect();
+    }
+    let named: Vec<&str> = k
+        .body
+        .iter()
+        .flat_map(|i| &i.fields)
+        .filter_map(|f| match f {
+            Field::Str(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    table
+        .iter()
+        .filter(|(_, n)| named.contains(&n.as_str()))
+        .map(|(_, n)| n.clone())
+        .collect()
 }
 
 fn attributes(
@@ -109,11 +253,14 @@ fn attributes(
             AttrValue::Flag
         } else if matches!(name.as_str(), "OutputAsmPath" | "Target") || size > 4 {
             match name.as_str() {
-                "Target" => AttrValue::Str(if raw[0] == 0 {
-                    "cm".into()
-                } else {
-                    "3d".into()
-                }),
+                "Target" => AttrValue::Str(
+                    match raw[0] {
+                        0 => "cm",
+                        1 => "3d",
+                        _ => "cs",
+                    }
+                    .into(),
+                ),
                 _ => AttrValue::Str(
                     String::from_utf8_lossy(raw)
                         .trim_end_matches('\0')
@@ -145,8 +292,9 @@ fn string(r: &mut Reader, strings: &[String], what: &str) -> Result<String, Bina
 fn kernel(
     bytes: &[u8],
     start: usize,
-    grf_bytes: u32,
     with_body: bool,
+    kind: ObjectKind,
+    callees: &[(u64, String)],
 ) -> Result<Kernel, BinaryError> {
     let mut r = Reader::new(bytes, start);
     let ns = r.count(4, 1, "the string count")?;
@@ -162,6 +310,7 @@ fn kernel(
     }
     let name = string(&mut r, &strings, "the kernel name")?;
     let mut k = empty_kernel(name);
+    k.kind = kind;
     let nv = r.count(4, 15, "the variable count")?;
     for _ in 0..nv {
         let vname = string(&mut r, &strings, "a variable name")?;
@@ -223,9 +372,21 @@ fn kernel(
     for (what, is_sampler) in [("sampler", true), ("surface", false), ("vme", false)] {
         let n = r.count(1, 7, &format!("the {what} count"))?;
         for _ in 0..n {
-            let name = string(&mut r, &strings, &format!("a {what} name"))?;
+            let pooled = string(&mut r, &strings, &format!("a {what} name"))?;
             let num_elements = r.u16(&format!("a {what} size"))?;
-            let attrs = attributes(&mut r, &strings, 1)?;
+            let mut attrs = attributes(&mut r, &strings, 1)?;
+            // Named by index as IGC prints them (`.decl S0 ... v_name=S000`).
+            let name = match (what, is_sampler) {
+                (_, true) => format!("S{}", k.samplers.len()),
+                ("surface", _) => format!("T{}", k.surfaces.len()),
+                _ => pooled.clone(),
+            };
+            if pooled != name {
+                attrs.push(Attribute {
+                    name: "v_name".into(),
+                    value: AttrValue::Str(pooled),
+                });
+            }
             let v = StateVar {
                 name,
                 num_elements,
@@ -239,7 +400,11 @@ fn kernel(
             }
         }
     }
-    let ni = r.count(4, 9, "the input count")?;
+    // A function has no inputs: its arguments come in %arg.
+    let ni = match kind {
+        ObjectKind::Kernel => r.count(4, 9, "the input count")?,
+        ObjectKind::Function => 0,
+    };
     for _ in 0..ni {
         let kind = r.u8("an input kind")?;
         let id = r.u32("an input id")?;
@@ -261,7 +426,19 @@ fn kernel(
     }
     let size = r.u32("the instruction stream size")? as usize;
     let entry = r.u32("the instruction stream entry")? as usize;
+    if kind == ObjectKind::Function {
+        k.arg_size = r.u8("the function's input size (GRFs)")?;
+        k.ret_size = r.u8("the function's return value size (GRFs)")?;
+    }
     k.attributes = attributes(&mut r, &strings, 2)?;
+    // IGC writes 0 in a function's size fields and the sizes as attributes, which the
+    // text parser reads too: they win.
+    let size_attr = |k: &Kernel, name: &str| match k.attribute(name) {
+        Some(AttrValue::Int(v)) => Some(u8::try_from(*v).unwrap_or(u8::MAX)),
+        _ => None,
+    };
+    k.arg_size = size_attr(&k, "ArgSize").unwrap_or(k.arg_size);
+    k.ret_size = size_attr(&k, "RetValSize").unwrap_or(k.ret_size);
     let begin = start
         .checked_add(entry)
         .filter(|b| b.checked_add(size).is_some_and(|e| e <= bytes.len()))
@@ -272,7 +449,7 @@ fn kernel(
         })?;
     let mut ir = Reader::new(&bytes[..begin + size], begin);
     while with_body && ir.pos < begin + size {
-        let inst = instruction(&mut ir, &k, grf_bytes)?;
+        let inst = instruction(&mut ir, callees)?;
         k.body.push(inst);
     }
     Ok(k)
@@ -378,7 +555,7 @@ fn vec_operand(r: &mut Reader) -> Result<VecOperand, BinaryError> {
     })
 }
 
-fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instruction, BinaryError> {
+fn instruction(r: &mut Reader, callees: &[(u64, String)]) -> Result<Instruction, BinaryError> {
     let at = r.pos;
     let byte = r.u8("an opcode")?;
     let sub = if byte == 0x4e {
@@ -393,79 +570,125 @@ fn instruction(r: &mut Reader, k: &Kernel, _grf_bytes: u32) -> Result<Instructio
             sub.map_or(String::new(), |s| format!(" / {s:#04x}"))
         ),
     })?;
-    let extra = crate::isa::table::extra_fields(op);
-    let row = info(op).fields;
-    let row = &row[..row.len() - extra.len()];
+    let full = info(op).fields;
     if matches!(op, Opcode::LscUntyped | Opcode::LscTyped) {
-        // Strided, block2d and append-counter messages have their own binary formats
-        // (other operands, an extra surface index): refused rather than misread.
-        let subop = r.peek_u8().unwrap_or(0);
-        let other = match op {
-            Opcode::LscUntyped => matches!(subop, 0x01 | 0x03 | 0x05 | 0x07 | 0x28 | 0x29),
-            _ => matches!(subop, 0x03 | 0x07),
-        };
-        if other {
-            return Err(BinaryError {
-                offset: r.pos,
-                message: format!(
-                    "the binary format of {} is not decoded (its .visaasm text is)",
-                    crate::isa::syntax::LSC_SUBOP
-                        .name(subop as u64)
-                        .unwrap_or("lsc")
-                ),
-            });
+        let subop = r.peek_u8().unwrap_or(0) as u64;
+        if let Some(form) = sub_form(op, subop) {
+            // A sub-op with its own format: read its fields, imply the rest.
+            let mut read = Vec::with_capacity(form.order.len());
+            let mut num_labels = 0;
+            for name in form.order {
+                let spec = full
+                    .iter()
+                    .find(|s| s.name == *name)
+                    .ok_or_else(|| r.fail(format!("the instruction table has no field {name}")))?;
+                read.push((*name, field(r, spec, &mut num_labels, callees)?));
+            }
+            let fields = full
+                .iter()
+                .map(
+                    |spec| match read.iter().position(|(n, _)| *n == spec.name) {
+                        Some(i) => read[i].1.clone(),
+                        None => form
+                            .implied
+                            .iter()
+                            .find(|(n, _)| *n == spec.name)
+                            .map_or(extra_default(spec.kind), |(_, v)| v.field()),
+                    },
+                )
+                .collect();
+            return Ok(Instruction { op, fields });
+        }
+        if op == Opcode::LscTyped && matches!(subop, 0x03 | 0x07) {
+            return Err(r.fail(format!(
+                "{} of LSC_TYPED is not supported",
+                crate::isa::syntax::LSC_SUBOP.name(subop).unwrap_or("lsc")
+            )));
         }
     }
-    let mut fields = Vec::with_capacity(row.len());
+    let extra = crate::isa::table::extra_fields(op);
+    let row = &full[..full.len() - extra.len()];
+    let mut fields = Vec::with_capacity(full.len());
     let mut num_labels = 0usize;
     for spec in row {
-        let f = match spec.kind {
-            FieldKind::ExecSize => {
-                let at = r.pos;
-                let b = r.u8("an execution size")?;
-                Field::ExecSize(ExecSize::from_byte(b).ok_or(BinaryError {
-                    offset: at,
-                    message: format!("execution size byte {b:#04x} is not defined"),
-                })?)
-            }
-            FieldKind::Pred => {
-                let at = r.pos;
-                let w = r.u16("a predicate control")?;
-                Field::Pred(Predicate::from_word(w).map_err(|m| BinaryError {
-                    offset: at,
-                    message: m.into(),
-                })?)
-            }
-            FieldKind::Dst | FieldKind::Src | FieldKind::Scalar => Field::Vec(vec_operand(r)?),
-            FieldKind::Raw => Field::Raw(RawOperand {
-                var: VarId(r.u32("a raw operand id")?),
-                offset: r.u16("a raw operand offset")?,
-            }),
-            FieldKind::Int(n) => {
-                let v = r.uint(n, spec.name)?;
-                if spec.name == "Num_labels" {
-                    num_labels = v as usize;
-                }
-                Field::Int(v)
-            }
-            FieldKind::Label => Field::Label(LabelId(r.u16("a label id")?)),
-            FieldKind::LabelList => {
-                let mut ls = Vec::with_capacity(num_labels.min(32));
-                for _ in 0..num_labels.min(32) {
-                    ls.push(LabelId(r.u16("a switch label")?));
-                }
-                Field::Labels(ls)
-            }
-            FieldKind::Surface => Field::Surface(StateId(r.u8("a surface index")? as u16)),
-            FieldKind::Sampler => Field::Sampler(StateId(r.u8("a sampler index")? as u16)),
-        };
-        fields.push(f);
+        fields.push(field(r, spec, &mut num_labels, callees)?);
     }
-    let _ = (k, Opcode::Label);
-    // Fields of the sub-op's other formats: their defaults (no strided pitch, no
+    // Fields of the sub-ops' other formats: their defaults (no strided pitch, no
     // coordinate offsets).
     for spec in extra {
-        fields.push(crate::isa::table::extra_default(spec.kind));
+        fields.push(extra_default(spec.kind));
     }
     Ok(Instruction { op, fields })
+}
+
+/// One field of an instruction, as the table's `spec` describes it.
+fn field(
+    r: &mut Reader,
+    spec: &FieldSpec,
+    num_labels: &mut usize,
+    callees: &[(u64, String)],
+) -> Result<Field, BinaryError> {
+    Ok(match spec.kind {
+        FieldKind::ExecSize => {
+            let at = r.pos;
+            let b = r.u8("an execution size")?;
+            Field::ExecSize(ExecSize::from_byte(b).ok_or(BinaryError {
+                offset: at,
+                message: format!("execution size byte {b:#04x} is not defined"),
+            })?)
+        }
+        FieldKind::Pred => {
+            let at = r.pos;
+            let w = r.u16("a predicate control")?;
+            Field::Pred(Predicate::from_word(w).map_err(|m| BinaryError {
+                offset: at,
+                message: m.into(),
+            })?)
+        }
+        FieldKind::Dst | FieldKind::Src | FieldKind::Scalar => Field::Vec(vec_operand(r)?),
+        FieldKind::Raw => Field::Raw(RawOperand {
+            var: VarId(r.u32("a raw operand id")?),
+            offset: r.u16("a raw operand offset")?,
+        }),
+        FieldKind::Int(n) if spec.name == "Func_id" => {
+            let at = r.pos;
+            let id = r.uint(n, spec.name)?;
+            match callees.iter().find(|(i, _)| *i == id) {
+                Some((_, name)) => Field::Str(name.clone()),
+                None => {
+                    return Err(BinaryError {
+                        offset: at,
+                        message: format!(
+                            "function id {id} is not in the object's {}-entry function table",
+                            callees.len()
+                        ),
+                    })
+                }
+            }
+        }
+        FieldKind::Int(n) => {
+            let at = r.pos;
+            let v = r.uint(n, spec.name)?;
+            if spec.name == "Num_labels" {
+                if !(1..=32).contains(&v) {
+                    return Err(BinaryError {
+                        offset: at,
+                        message: format!("Num_labels is {v}, expected 1 to 32"),
+                    });
+                }
+                *num_labels = v as usize;
+            }
+            Field::Int(v)
+        }
+        FieldKind::Label => Field::Label(LabelId(r.u16("a label id")?)),
+        FieldKind::LabelList => {
+            let mut ls = Vec::with_capacity(*num_labels);
+            for _ in 0..*num_labels {
+                ls.push(LabelId(r.u16("a switch label")?));
+            }
+            Field::Labels(ls)
+        }
+        FieldKind::Surface => Field::Surface(StateId(r.u8("a surface index")? as u16)),
+        FieldKind::Sampler => Field::Sampler(StateId(r.u8("a sampler index")? as u16)),
+    })
 }
