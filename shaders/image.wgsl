@@ -122,11 +122,20 @@ fn img_one(ty: u32) -> u32 {
 // The texel index a nearest sample reads along `axis` of `n` texels at coordinate bits
 // `c` (`SamplerState::texel_index`): floor of the coordinate (times n when normalized;
 // NaN as 0), clamped into i32, then the axis' address mode; NO_WORD for the border.
-fn img_axis(code: u32, axis: u32, c: u32, n: u32) -> u32 {
+// `o` is the `_aoffimmi` texel offset, added saturating (`img_off`).
+fn img_axis(code: u32, axis: u32, c: u32, n: u32, o: i32) -> u32 {
     let f = bitcast<f32>(c);
     var x = select(f, f * f32(n), (code & 0x1000000u) != 0u);
     if ((bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u) { x = 0.0; }
-    return img_wrap(code, axis, i32(clamp(floor(x), -2147483648.0, 2147483520.0)), n);
+    return img_wrap(code, axis, img_off(i32(clamp(floor(x), -2147483648.0, 2147483520.0)), o), n);
+}
+
+// i + o saturated to i32 (Rust's `saturating_add`; WGSL's i32 addition wraps).
+fn img_off(i: i32, o: i32) -> i32 {
+    let s = i + o;
+    if (o > 0 && s < i) { return 2147483647; }
+    if (o < 0 && s > i) { return -2147483647 - 1; }
+    return s;
 }
 
 // The layer of an image array a sample reads: round to nearest even, NaN as 0, clamped.
@@ -156,17 +165,18 @@ fn img_border(f: u32) -> vec4<u32> {
 
 // A nearest sample through sampler `sidx` at coordinates (u, v, r) (f32 bits) of the
 // image at `bti`: the addressed texel, or OpenCL's border color.
-fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32> {
+// `off`: the `_aoffimmi` texel offsets (an array's layer takes none).
+fn img_sample(bti: u32, sidx: u32, u: u32, v: u32, r: u32, off: vec3<i32>, at: u32) -> vec4<u32> {
     let e = img_find(bti);
     if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
     let code = img_sampler_code(sidx, at);
     if (code == NO_WORD) { return vec4<u32>(0u); }
-    if ((code & 0x2000000u) != 0u) { return img_sample_linear(bti, e, code, u, v, r, at); }
+    if ((code & 0x2000000u) != 0u) { return img_sample_linear(bti, e, code, u, v, r, off, at); }
     let dims = cfg[e + 1u] & 0xffu;
     let array = (cfg[e + 1u] & 0x100u) != 0u;
-    let x = img_axis(code, 0u, u, cfg[e + 2u]);
-    var y = select(0u, img_axis(code, 1u, v, cfg[e + 3u]), dims >= 2u);
-    var z = select(0u, img_axis(code, 2u, r, cfg[e + 4u]), dims >= 3u);
+    let x = img_axis(code, 0u, u, cfg[e + 2u], off.x);
+    var y = select(0u, img_axis(code, 1u, v, cfg[e + 3u], off.y), dims >= 2u);
+    var z = select(0u, img_axis(code, 2u, r, cfg[e + 4u], off.z), dims >= 3u);
     // An array's layer: rint, clamped (`abi::image::layer_index`).
     if (array && dims == 2u) { y = img_layer(v, cfg[e + 3u]); }
     if (array && dims == 3u) { z = img_layer(r, cfg[e + 4u]); }
@@ -209,17 +219,19 @@ fn img_wrap(code: u32, axis: u32, i: i32, n: u32) -> u32 {
 // Along `axis` (n texels) at coordinate c (f32 bits, normalized when `code` says so):
 // the two texel indices a linear sample blends (NO_WORD: the border) and the second's
 // weight in 1/256 (`SamplerState::linear_taps`).
-fn img_taps(code: u32, axis: u32, c: u32, n: u32) -> vec3<u32> {
+// `o`: the `_aoffimmi` texel offset, moving both indices (saturating).
+fn img_taps(code: u32, axis: u32, c: u32, n: u32, o: i32) -> vec3<u32> {
     let x = select(bitcast<f32>(c), bitcast<f32>(c) * f32(n), (code & 0x1000000u) != 0u);
     let s = img_snap(x);
-    return vec3<u32>(img_wrap(code, axis, i32(s.x), n), img_wrap(code, axis, i32(s.x) + 1, n), s.y);
+    let i0 = img_off(i32(s.x), o);
+    return vec3<u32>(img_wrap(code, axis, i0, n), img_wrap(code, axis, img_off(i0, 1), n), s.y);
 }
 
 // A linear sample (`SamplerState::linear_taps` and `LinearTaps::blend`): the 2, 4 or 8
 // taps around the snapped position, each through the address mode (the border color
 // outside), weighted by integers summing to 256^axes; f32 channels times weights are
 // exact in f64, summed in tap order, scaled by a power of two and rounded once to f32.
-fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u32) -> vec4<u32> {
+fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, off: vec3<i32>, at: u32) -> vec4<u32> {
     let f = cfg[e + 5u];
     let ty = f & 0xffu;
     if (!(ty <= CT_UNORM8 || ty >= CT_HALF)) { fail(ERR_LINEAR_INT, at); return vec4<u32>(0u); }
@@ -238,7 +250,7 @@ fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u3
             i1[a] = i0[a];
             continue;
         }
-        let t = img_taps(code, a, c[a], size[a]);
+        let t = img_taps(code, a, c[a], size[a], off[a]);
         i0[a] = t.x;
         i1[a] = t.y;
         fr[a] = t.z;
@@ -278,7 +290,7 @@ fn img_sample_linear(bti: u32, e: u32, code: u32, u: u32, v: u32, r: u32, at: u3
 // at (u, v) would blend, whatever the sampler's filter, as R = (i0, j1), G = (i1, j1),
 // B = (i1, j0), A = (i0, j0); the border color's channel outside under border
 // addressing. 2D images and 2D arrays only (the translator's caller refuses others).
-fn img_gather4(bti: u32, sidx: u32, u: u32, v: u32, r: u32, ch: u32, at: u32) -> vec4<u32> {
+fn img_gather4(bti: u32, sidx: u32, u: u32, v: u32, r: u32, off: vec3<i32>, ch: u32, at: u32) -> vec4<u32> {
     let e = img_find(bti);
     if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
     let code = img_sampler_code(sidx, at);
@@ -286,8 +298,8 @@ fn img_gather4(bti: u32, sidx: u32, u: u32, v: u32, r: u32, ch: u32, at: u32) ->
     let f = cfg[e + 5u];
     let layered = (cfg[e + 1u] & 0x100u) != 0u;
     if ((cfg[e + 1u] & 0xffu) - select(0u, 1u, layered) != 2u) { fail(ERR_GATHER4_DIMS, at); return vec4<u32>(0u); }
-    let tu = img_taps(code, 0u, u, cfg[e + 2u]);
-    let tv = img_taps(code, 1u, v, cfg[e + 3u]);
+    let tu = img_taps(code, 0u, u, cfg[e + 2u], off.x);
+    let tv = img_taps(code, 1u, v, cfg[e + 3u], off.y);
     let z = select(0u, img_layer(r, cfg[e + 4u]), layered);
     let border = img_border(f);
     let xs = array<u32, 4>(tu.x, tu.y, tu.y, tu.x);
@@ -324,6 +336,18 @@ fn img_read(bti: u32, u: u32, v: u32, r: u32, lod: u32, at: u32) -> vec4<u32> {
         }
     }
     return out;
+}
+
+// `ld` with `_aoffimmi` texel offsets (`Memory::texel_load`): (u, v, r) moved along the
+// image's axes, not an array's layer, wrapping in i32.
+fn img_ld(bti: u32, u: u32, v: u32, r: u32, lod: u32, off: vec3<i32>, at: u32) -> vec4<u32> {
+    let e = img_find(bti);
+    if (e == NO_WORD) { fail(ERR_NOT_IMAGE, at); return vec4<u32>(0u); }
+    let axes = (cfg[e + 1u] & 0xffu) - select(0u, 1u, (cfg[e + 1u] & 0x100u) != 0u);
+    var c = vec3<u32>(u, v, r);
+    // loop-bound: 3
+    for (var a = 0u; a < axes; a++) { c[a] = bitcast<u32>(bitcast<i32>(c[a]) + off[a]); }
+    return img_read(bti, c.x, c.y, c.z, lod, at);
 }
 
 // LSC load status on a typed surface: whether texel (u, v, r) lies in the image at

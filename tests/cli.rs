@@ -239,29 +239,149 @@ fn adapters_tell_where_private_arrays_are_limited() {
     }
 }
 
-/// A sampler message with `_aoffimmi` texel offsets is refused by name on both
-/// paths, never run as if the offsets were 0.
+/// `_aoffimmi` texel offsets (U +1, V -1: `0x1f0`) move samples and loads by whole
+/// texels before the address mode, on both paths: image_sample's nearest samples
+/// through unnormalized clamp-to-edge, normalized repeat and mirrored repeat (each a
+/// texel per work-item) give at (x, y) what the unpatched kernel gives at
+/// (x + 1, y - 1); image_rw's first `load_lz` (copied to `dst_unorm`) reads texel
+/// (x + 1, y - 1), zeros past the image's edge. (The border sampler's sample is left
+/// out of the comparison: IGC clamps its coordinates to [-1, size] first, so a shifted
+/// clamped coordinate is not the shifted original; it runs all the same.)
 #[test]
-fn texel_offsets_are_refused_not_ignored() {
-    let case = patched_case("image_sample", "tgllp-simd8", &|t| {
-        let out = t.replacen(" 0x0:uw S", " 0x210:uw S", 1);
-        assert_ne!(out, t, "the case samples with an immediate 0 offset");
+fn texel_offsets_move_samples_and_loads_by_whole_texels() {
+    let sample = patched_case("image_sample", "tgllp-simd8", &|t| {
+        let out = t.replace(" 0x0:uw S", " 0x1f0:uw S");
+        assert_eq!(
+            out.matches("0x1f0:uw").count(),
+            4,
+            "the case's four samples"
+        );
         out
     });
-    for backend in ["cpu", "gpu"] {
-        let out = bin()
-            .args(["run", "--backend", backend])
-            .arg(case.join("tgllp-simd8"))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{backend}: must fail");
-        assert!(
-            err.contains("_aoffimmi texel offsets 0x210"),
-            "{backend}: {err}"
+    let load = patched_case("image_rw", "tgllp-simd8", &|t| {
+        let out = t.replacen(
+            "load_lz.RGBA (M1, 8)  0x0:uw T6 V0057.0",
+            "load_lz.RGBA (M1, 8)  0x1f0:uw T6 V0057.0",
+            1,
         );
+        assert_ne!(out, t, "the case's first load");
+        out
+    });
+    let floats = |b: &[u8]| -> Vec<u32> {
+        b.chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    for backend in ["cpu", "gpu"] {
+        let run = |case: &std::path::Path, tag: &str| -> std::path::PathBuf {
+            let dir = case.join(format!("out-{backend}-{tag}"));
+            let out = bin()
+                .args(["run", "--backend", backend, "--out-dir"])
+                .arg(&dir)
+                .arg(case.join("tgllp-simd8"))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{backend} {tag}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            dir
+        };
+        // image_sample: out[4k + s] (float4), k = y * 24 + x over 24 x 12 items.
+        let got = floats(&std::fs::read(run(&sample, "sample").join("out.bin")).unwrap());
+        let want = floats(&std::fs::read(sample.join("expected/out.bin")).unwrap());
+        let (w, h) = (24usize, 12usize);
+        let mut moved = 0;
+        for y in 1..h {
+            for x in 0..w - 1 {
+                let (k, src) = (y * w + x, (y - 1) * w + x + 1);
+                for s in [0, 2, 3] {
+                    let (a, b) = (16 * k + 4 * s, 16 * src + 4 * s);
+                    assert_eq!(
+                        got[a..a + 4],
+                        want[b..b + 4],
+                        "{backend}: image_sample {s} at ({x}, {y})"
+                    );
+                    moved += usize::from(want[a..a + 4] != want[b..b + 4]);
+                }
+            }
+        }
+        assert!(moved > 100, "{backend}: the offsets moved {moved} samples");
+        // image_rw: dst_unorm (RGBA unorm8, 24 x 20) texel (x, y) = src_f at (x+1, y-1).
+        let got = std::fs::read(run(&load, "load").join("dst_unorm.bin")).unwrap();
+        let want = std::fs::read(load.join("expected/dst_unorm.bin")).unwrap();
+        let (w, h) = (24usize, 20usize);
+        for y in 0..h {
+            for x in 0..w {
+                let k = 4 * (y * w + x);
+                let texel = if x + 1 < w && y >= 1 {
+                    let src = 4 * ((y - 1) * w + x + 1);
+                    want[src..src + 4].to_vec()
+                } else {
+                    vec![0; 4]
+                };
+                assert_eq!(
+                    got[k..k + 4],
+                    texel[..],
+                    "{backend}: image_rw at ({x}, {y})"
+                );
+            }
+        }
     }
-    std::fs::remove_dir_all(case.parent().unwrap()).ok();
+    for case in [sample, load] {
+        std::fs::remove_dir_all(case.parent().unwrap()).ok();
+    }
+}
+
+/// Texel offsets (U +1, V -1, R +1: `0x1f1`) on every sample and load of the gather4,
+/// linear-filtering, image-array and 1D/3D image cases: the GPU path writes the
+/// interpreter's bytes (a layer takes no offset, R moves a 3D image's depth), and the
+/// offsets change what the kernels write.
+#[test]
+fn texel_offsets_agree_across_filters_arrays_and_dimensions() {
+    for name in ["image_gather4", "image_linear", "image_array", "image_dims"] {
+        let case = patched_case(name, "tgllp-simd8", &|t| {
+            let out = t
+                .replace(" 0x0:uw S", " 0x1f1:uw S")
+                .replace(" 0x0:uw T", " 0x1f1:uw T");
+            assert_ne!(out, t, "{name} samples or loads");
+            out
+        });
+        let outputs = |backend: &str| -> Vec<(String, Vec<u8>)> {
+            let dir = case.join(format!("out-{backend}"));
+            let out = bin()
+                .args(["run", "--backend", backend, "--out-dir"])
+                .arg(&dir)
+                .arg(case.join("tgllp-simd8"))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name} {backend}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| {
+                    let e = e.unwrap();
+                    (
+                        e.file_name().to_string_lossy().into_owned(),
+                        std::fs::read(e.path()).unwrap(),
+                    )
+                })
+                .collect();
+            files.sort();
+            files
+        };
+        let cpu = outputs("cpu");
+        assert_eq!(cpu, outputs("gpu"), "{name}: GPU path and interpreter");
+        let moved = cpu.iter().any(|(f, bytes)| {
+            std::fs::read(case.join("expected").join(f)).is_ok_and(|want| want != *bytes)
+        });
+        assert!(moved, "{name}: the offsets changed no output");
+        std::fs::remove_dir_all(case.parent().unwrap()).ok();
+    }
 }
 
 /// Copy own case `name` with only `variant` into a temporary folder, its kernel text

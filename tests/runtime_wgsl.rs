@@ -893,19 +893,21 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 /// shaders/image.wgsl's `img_axis` (the texel a nearest sample reads along an axis)
 /// agrees with the interpreter's `SamplerState::texel_index` for every address mode,
-/// normalized or not, over coordinates around the edges, far outside, infinite and NaN.
+/// normalized or not, over coordinates around the edges, far outside, infinite and NaN,
+/// with `_aoffimmi` texel offsets -8..7 (saturating at i32's ends on both sides).
 #[test]
 fn sampler_texel_indices_match_the_interpreter() {
     use visa_emu::abi::image::SamplerState;
     let wgsl = image_module(
-        &["img_axis", "img_wrap"],
+        &["img_axis", "img_wrap", "img_off"],
         r#"
 const NO_WORD: u32 = 0xffffffffu;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (4u * i >= arrayLength(&io) || cfg[0] != 0u) { return; }
-    io[4u * i + 3u] = img_axis(io[4u * i], 0u, io[4u * i + 1u], io[4u * i + 2u]);
+    let o = i32(io[4u * i + 2u] >> 16u) - 8;
+    io[4u * i + 3u] = img_axis(io[4u * i], 0u, io[4u * i + 1u], io[4u * i + 2u] & 0xffffu, o);
 }
 "#,
     );
@@ -926,9 +928,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         for normalized in [false, true] {
             let s = SamplerState::from_words([0, mode << 6 | (!normalized as u32) << 10]);
             for n in [1u32, 5, 16] {
-                for c in &coords {
-                    cases.push([s.code(), c.to_bits(), n, 0]);
-                    samplers.push(s);
+                for (j, c) in coords.iter().enumerate() {
+                    // Offsets 0 and one of -8..7 in turn (in the size word's high half).
+                    for o in [0, (j % 16) as u32] {
+                        cases.push([s.code(), c.to_bits(), n | (o + 8) << 16, 0]);
+                        samplers.push(s);
+                    }
                 }
             }
         }
@@ -940,13 +945,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
         .collect();
     let out = words(&run_io_cfg(0x5a3d, wgsl, data, &[0], cases.len() as u32));
     for (k, (c, s)) in cases.iter().zip(&samplers).enumerate() {
-        let want = s.texel_index(0, c[1], c[2]).unwrap_or(u32::MAX);
+        let (n, o) = (c[2] & 0xffff, (c[2] >> 16) as i32 - 8);
+        let want = s.texel_index(0, c[1], n, o).unwrap_or(u32::MAX);
         assert_eq!(
             out[4 * k + 3],
             want,
-            "{s:?} coordinate {} size {}",
+            "{s:?} coordinate {} size {n} offset {o}",
             f32::from_bits(c[1]),
-            c[2]
         );
     }
 }
@@ -959,7 +964,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn linear_sample_positions_match_the_interpreter() {
     use visa_emu::abi::image::{snap_position, SamplerState};
     let wgsl = image_module(
-        &["img_snap", "img_wrap"],
+        &["img_snap", "img_wrap", "img_taps", "img_off"],
         r#"
 const NO_WORD: u32 = 0xffffffffu;
 @compute @workgroup_size(64)
@@ -969,7 +974,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     let s = img_snap(bitcast<f32>(io[6u * i + 1u]));
     io[6u * i + 3u] = s.x;
     io[6u * i + 4u] = s.y;
-    io[6u * i + 5u] = img_wrap(io[6u * i], 0u, i32(s.x) + 1, io[6u * i + 2u]);
+    let o = i32(io[6u * i + 2u] >> 16u) - 8;
+    io[6u * i + 5u] = img_taps(io[6u * i], 0u, io[6u * i + 1u], io[6u * i + 2u] & 0xffffu, o).y;
 }
 "#,
     );
@@ -990,9 +996,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     for mode in [0u32, 1, 2, 4] {
         let s = SamplerState::from_words([0, mode << 6 | 1 << 10]);
         for n in [1u32, 7, 16] {
-            for c in &coords {
-                cases.push([s.code(), c.to_bits(), n, 0, 0, 0]);
-                samplers.push(s);
+            for (j, c) in coords.iter().enumerate() {
+                for o in [0, (j % 16) as u32] {
+                    cases.push([s.code(), c.to_bits(), n | (o + 8) << 16, 0, 0, 0]);
+                    samplers.push(s);
+                }
             }
         }
     }
@@ -1010,19 +1018,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
             (i0, frac),
             "position {x}"
         );
-        // The second tap's index along a 1D image of n texels.
+        // The second tap's index along a 1D image of n texels, offset by o.
+        let (n, o) = (c[2] & 0xffff, (c[2] >> 16) as i32 - 8);
         let d = visa_emu::abi::image::ImageDesc {
             dims: 1,
             array: false,
-            width: c[2],
+            width: n,
             height: 1,
             depth: 1,
             order: visa_emu::abi::image::ChannelOrder::R,
             ty: visa_emu::abi::image::ChannelType::Float,
         };
-        let taps = s.linear_taps(&d, [c[1], 0, 0]);
+        let taps = s.linear_taps(&d, [c[1], 0, 0], [o, 0, 0]);
         let want = taps.taps[1].0.map_or(u32::MAX, |t| t[0]);
-        assert_eq!(out[6 * k + 5], want, "{s:?} position {x} size {}", c[2]);
+        assert_eq!(
+            out[6 * k + 5],
+            want,
+            "{s:?} position {x} size {n} offset {o}"
+        );
     }
 }
 

@@ -369,16 +369,17 @@ impl SamplerState {
             | (self.linear as u32) << 25
     }
 
-    /// Texel indices of a nearest sample at coordinates `c` (f32 bits) in `d`, or
-    /// `None` where an axis reads the border; axes the image lacks read index 0.
-    pub fn texel(&self, d: &ImageDesc, c: [u32; 3]) -> Option<[u32; 3]> {
+    /// Texel indices of a nearest sample at coordinates `c` (f32 bits) in `d`, moved by
+    /// the `_aoffimmi` texel offsets `off` (an array's layer takes none), or `None`
+    /// where an axis reads the border; axes the image lacks read index 0.
+    pub fn texel(&self, d: &ImageDesc, c: [u32; 3], off: [i32; 3]) -> Option<[u32; 3]> {
         let sizes = [d.width, d.height, d.depth];
         let mut out = [0; 3];
         for axis in 0..d.dims as usize {
             out[axis] = if d.array && axis + 1 == d.dims as usize {
                 layer_index(c[axis], sizes[axis])
             } else {
-                self.texel_index(axis, c[axis], sizes[axis])?
+                self.texel_index(axis, c[axis], sizes[axis], off[axis])?
             };
         }
         Some(out)
@@ -390,8 +391,10 @@ impl SamplerState {
     /// snapped to 1/256 of a texel, the 8 sub-texel bits that Intel's drivers report
     /// (Vulkan `subTexelPrecisionBits`; D3D12 requires 8). Each tap's index then goes
     /// through the axis' address mode like a nearest sample's (`None`: the border).
-    /// An array's layer is not filtered. See `LinearTaps`.
-    pub fn linear_taps(&self, d: &ImageDesc, c: [u32; 3]) -> LinearTaps {
+    /// An array's layer is not filtered. The `_aoffimmi` offsets `off` move both
+    /// indices of a filtered axis before its address mode (saturating in i32, as the
+    /// GPU's `img_off`). See `LinearTaps`.
+    pub fn linear_taps(&self, d: &ImageDesc, c: [u32; 3], off: [i32; 3]) -> LinearTaps {
         let sizes = [d.width, d.height, d.depth];
         let axes = d.dims as usize - d.array as usize;
         // Per filtered axis: the two indices and the weight of the second (0..256).
@@ -409,10 +412,11 @@ impl SamplerState {
                 f
             };
             let (i0, frac) = snap_position(x);
+            let i0 = (i0 as i32).saturating_add(off[axis]);
             let n = sizes[axis] as i64;
             ax[axis] = (
-                self.address_index(axis, i0, n),
-                self.address_index(axis, i0 + 1, n),
+                self.address_index(axis, i0 as i64, n),
+                self.address_index(axis, i0.saturating_add(1) as i64, n),
                 frac,
             );
         }
@@ -473,12 +477,13 @@ impl SamplerState {
     /// The texel index a nearest sample reads along an axis of `size` texels at
     /// coordinate `c` (f32 bits), or `None` for the border: floor of the coordinate
     /// (times the size when normalized, an f32 multiply; NaN as 0), then the address mode.
-    pub fn texel_index(&self, axis: usize, c: u32, size: u32) -> Option<u32> {
+    pub fn texel_index(&self, axis: usize, c: u32, size: u32, off: i32) -> Option<u32> {
         let f = f32::from_bits(c);
         let x = if self.normalized { f * size as f32 } else { f };
-        // NaN as 0; clamped into i32 first (so the GPU's i32 arithmetic is the same).
+        // NaN as 0; clamped into i32 first (so the GPU's i32 arithmetic is the same),
+        // then moved by the texel offset, saturating.
         let x = if x.is_nan() { 0.0 } else { x.floor() };
-        let i = x.clamp(-2147483648.0, 2147483520.0) as i32 as i64;
+        let i = (x.clamp(-2147483648.0, 2147483520.0) as i32).saturating_add(off) as i64;
         self.address_index(axis, i, size as i64)
     }
 }
@@ -561,7 +566,7 @@ mod tests {
         // Unnormalized, clamp to edge: u = 1.75 -> i0 = 1, a = 0.25; v = 0.25 ->
         // i0 = -1 (clamped to 0), b = 0.75.
         let edge = SamplerState::from_words([0, 2 << 6 | 2 << 3 | 1 << 10]);
-        let t = edge.linear_taps(&d, [1.75f32.to_bits(), 0.25f32.to_bits(), 0]);
+        let t = edge.linear_taps(&d, [1.75f32.to_bits(), 0.25f32.to_bits(), 0], [0; 3]);
         assert_eq!((t.len, t.shift), (4, 16));
         let w: Vec<_> = t.taps[..4]
             .iter()
@@ -585,7 +590,7 @@ mod tests {
         assert_eq!(f32::from_bits(t.blend(&texels)[0]), 1.25);
         // Border: the taps left of the image read the border color.
         let border = SamplerState::from_words([0, 4 << 6 | 4 << 3 | 1 << 10]);
-        let t = border.linear_taps(&d, [0.25f32.to_bits(), 1.0f32.to_bits(), 0]);
+        let t = border.linear_taps(&d, [0.25f32.to_bits(), 1.0f32.to_bits(), 0], [0; 3]);
         // u = 0.25 -> i0 = -1 (border), a = 0.75; v = 1.0 -> i0 = 0, b = 0.5.
         assert_eq!(t.taps[0], (None, 64 * 128));
         assert_eq!(t.taps[1], (Some([0, 0, 0]), 192 * 128));
@@ -650,6 +655,52 @@ mod tests {
         assert_eq!(ChannelType::SnormInt16.store((-2.0f32).to_bits()), 0x8001);
     }
 
+    /// An `_aoffimmi` offset of k texels is a sample k texels on (unnormalized
+    /// coordinates, where adding k is exact), for nearest and linear samples in every
+    /// address mode; an array's layer takes none; i32's ends saturate.
+    #[test]
+    fn texel_offsets_are_whole_texel_moves() {
+        let d = |dims: u32, array: bool| ImageDesc {
+            dims,
+            array,
+            width: 5,
+            height: 4,
+            depth: 3,
+            order: ChannelOrder::R,
+            ty: ChannelType::Float,
+        };
+        for mode in [0u32, 1, 2, 4] {
+            let s = SamplerState::from_words([0, mode << 6 | mode << 3 | mode | 1 << 10]);
+            for k in -8..=7 {
+                for q in -40..=40 {
+                    let x = q as f32 * 0.375;
+                    let c = [x.to_bits(), (x * 0.5).to_bits(), 1.0f32.to_bits()];
+                    let moved = [
+                        (x + k as f32).to_bits(),
+                        (x * 0.5 - k as f32).to_bits(),
+                        c[2],
+                    ];
+                    let off = [k, -k, 0];
+                    assert_eq!(
+                        s.texel(&d(2, false), c, off),
+                        s.texel(&d(2, false), moved, [0; 3])
+                    );
+                    let (a, b) = (
+                        s.linear_taps(&d(2, false), c, off),
+                        s.linear_taps(&d(2, false), moved, [0; 3]),
+                    );
+                    assert_eq!(a.taps, b.taps, "mode {mode} x {x} k {k}");
+                    // The layer of a 2D array ignores V's offset.
+                    let layered = s.texel(&d(2, true), [c[0], c[1], 0], [0, 7, 0]);
+                    assert_eq!(layered, s.texel(&d(2, true), [c[0], c[1], 0], [0; 3]));
+                }
+            }
+        }
+        let clamp = SamplerState::from_words([0, 2 << 6 | 1 << 10]);
+        assert_eq!(clamp.texel_index(0, (-3e38f32).to_bits(), 16, -8), Some(0));
+        assert_eq!(clamp.texel_index(0, 3e38f32.to_bits(), 16, 7), Some(15));
+    }
+
     #[test]
     fn sampler_states_decode_and_address() {
         // IGC's state for CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE |
@@ -657,22 +708,22 @@ mod tests {
         let s = SamplerState::from_words([0x0010_0000, 0x1c92]);
         assert!(!s.normalized && !s.linear && s.unsupported().is_none());
         assert_eq!(s.address, [AddressMode::Clamp; 3]);
-        assert_eq!(s.texel_index(0, (-3.5f32).to_bits(), 16), Some(0));
-        assert_eq!(s.texel_index(0, 99.0f32.to_bits(), 16), Some(15));
+        assert_eq!(s.texel_index(0, (-3.5f32).to_bits(), 16, 0), Some(0));
+        assert_eq!(s.texel_index(0, 99.0f32.to_bits(), 16, 0), Some(15));
         let wrap = SamplerState::from_words([0, 0]);
         assert!(wrap.normalized);
         assert_eq!(
-            wrap.texel_index(0, (-1.0f32 / 32.0).to_bits(), 16),
+            wrap.texel_index(0, (-1.0f32 / 32.0).to_bits(), 16, 0),
             Some(15)
         );
         let mirror = SamplerState::from_words([0, 1 << 6]);
         assert_eq!(
-            mirror.texel_index(0, (33.0f32 / 32.0).to_bits(), 16),
+            mirror.texel_index(0, (33.0f32 / 32.0).to_bits(), 16, 0),
             Some(15)
         );
         let border = SamplerState::from_words([0, 4 << 6 | 1 << 10]);
-        assert_eq!(border.texel_index(0, 16.0f32.to_bits(), 16), None);
-        assert_eq!(border.texel_index(0, f32::NAN.to_bits(), 16), Some(0));
+        assert_eq!(border.texel_index(0, 16.0f32.to_bits(), 16, 0), None);
+        assert_eq!(border.texel_index(0, f32::NAN.to_bits(), 16, 0), Some(0));
         // Sampler arguments: the CLK_* bits.
         let m = SamplerState::from_clk(0x19).unwrap();
         assert!(m.normalized && !m.linear && m.address == [AddressMode::Mirror; 3]);

@@ -106,6 +106,18 @@ impl Memory {
         self.images.get(&bti).copied()
     }
 
+    /// `ld`'s texel (u, v, r) moved by the `_aoffimmi` offsets `off` along the image's
+    /// axes (not an array's layer), wrapping in i32 as the GPU's `img_ld`.
+    pub fn texel_load(&mut self, bti: u32, c: [u32; 3], off: [i32; 3]) -> Option<[u32; 4]> {
+        let d = self.image(bti)?;
+        let axes = d.dims as usize - d.array as usize;
+        let mut c = c;
+        for (a, x) in c.iter_mut().enumerate().take(axes) {
+            *x = (*x as i32).wrapping_add(off[a]) as u32;
+        }
+        self.texel_read(bti, c[0], c[1], c[2])
+    }
+
     /// The texel at (u, v, r) of the image at `bti` in register form (RGBA, missing
     /// channels 0 and alpha 1); zeros outside the image (counted as out of bounds).
     pub fn texel_read(&mut self, bti: u32, u: u32, v: u32, r: u32) -> Option<[u32; 4]> {
@@ -127,11 +139,18 @@ impl Memory {
 
     /// A sample through `s` at coordinates `c` (f32 bits) of the image at `bti`:
     /// nearest, the addressed texel or the border color; linear, the blend of the taps
-    /// (`SamplerState::linear_taps`; the caller refuses integer images).
-    pub fn texel_sample(&mut self, bti: u32, s: &SamplerState, c: [u32; 3]) -> Option<[u32; 4]> {
+    /// (`SamplerState::linear_taps`; the caller refuses integer images); `off` the
+    /// `_aoffimmi` texel offsets.
+    pub fn texel_sample(
+        &mut self,
+        bti: u32,
+        s: &SamplerState,
+        c: [u32; 3],
+        off: [i32; 3],
+    ) -> Option<[u32; 4]> {
         let d = self.image(bti)?;
         if s.linear {
-            let taps = s.linear_taps(&d, c);
+            let taps = s.linear_taps(&d, c, off);
             let mut texels = [[0u32; 4]; 8];
             for (t, &(at, _)) in texels.iter_mut().zip(&taps.taps[..taps.len]) {
                 *t = match at {
@@ -141,7 +160,7 @@ impl Memory {
             }
             return Some(taps.blend(&texels[..taps.len]));
         }
-        match s.texel(&d, c) {
+        match s.texel(&d, c, off) {
             Some([u, v, r]) => self.texel_read(bti, u, v, r),
             None => Some(d.border()),
         }
@@ -158,10 +177,11 @@ impl Memory {
         bti: u32,
         s: &SamplerState,
         c: [u32; 3],
+        off: [i32; 3],
         ch: usize,
     ) -> Option<[u32; 4]> {
         let d = self.image(bti)?;
-        let taps = s.linear_taps(&d, c);
+        let taps = s.linear_taps(&d, c, off);
         let mut out = [0u32; 4];
         for (slot, k) in out.iter_mut().zip([2, 3, 1, 0]) {
             *slot = match taps.taps[k].0 {

@@ -1078,7 +1078,7 @@ pub(crate) fn media_pitch(width: u32) -> u32 {
 /// `sample_lz` and `sample_l` (nearest or linear filtering, one mip level: the LOD
 /// clamps to it),
 /// whose text-order parameters sit in the row's U, V, R, Ai slots.
-pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], String> {
+pub(crate) fn sampler_coords(inst: &PInst) -> Result<SamplerCoords, String> {
     use crate::isa::text_form::{LOAD_3D_OPS, PIXEL_NULL_MASK, SAMPLE4_OPS, SAMPLE_3D_PARAMS};
     let op = fint(inst, "Op") & !PIXEL_NULL_MASK;
     let (params, coords): (&[&str], [Option<&'static str>; 4]) = match (inst.op, op) {
@@ -1114,25 +1114,40 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<[Option<&'static str>; 4], 
             ))
         }
     };
-    // `_aoffimmi`: texel offsets the sampler adds to the coordinates. IGC writes 0 for
-    // OpenCL; any other offset is refused rather than silently ignored.
-    match ffld(inst, "Aoffimmi") {
-        None | Some(PField::Src(Src::Imm { bits: 0, .. })) => {}
-        Some(PField::Src(Src::Imm { bits, .. })) => {
-            return Err(format!(
-                "{} with _aoffimmi texel offsets {bits:#x} (only offset 0 is emulated)",
-                inst.op.spec_name()
-            ))
-        }
+    // `_aoffimmi`: the immediate texel offsets the sampler adds to the integer texel
+    // coordinates (IGC writes 0 for OpenCL).
+    let offsets = match ffld(inst, "Aoffimmi") {
+        None => [0; 3],
+        Some(PField::Src(Src::Imm { bits, .. })) => texel_offsets(*bits),
         Some(_) => {
             return Err(format!(
-                "{} with _aoffimmi texel offsets in a register (only an immediate 0 is emulated)",
+                "{} with _aoffimmi texel offsets in a register (the modifier is an \
+                 immediate; only immediates are emulated)",
                 inst.op.spec_name()
             ))
         }
-    }
+    };
     let given = &params[..(fint(inst, "NumParams") as usize).min(params.len())];
-    Ok(coords.map(|c| c.filter(|c| given.contains(c))))
+    Ok(SamplerCoords {
+        params: coords.map(|c| c.filter(|c| given.contains(c))),
+        offsets,
+    })
+}
+
+/// A sampler message's coordinate parameters (the row's U, V, R and LOD slots that hold
+/// them, `None` where the message gives none) and its `_aoffimmi` texel offsets.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SamplerCoords {
+    pub params: [Option<&'static str>; 4],
+    /// U, V, R offsets in texels.
+    pub offsets: [i32; 3],
+}
+
+/// The `_aoffimmi` word's texel offsets (3D_SAMPLE's page: U in bits 11:8, V in 7:4,
+/// R in 3:0, each a signed 4-bit value).
+pub(crate) fn texel_offsets(bits: u64) -> [i32; 3] {
+    let signed = |shift: u32| (((bits >> shift) & 0xf) as i32) << 28 >> 28;
+    [signed(8), signed(4), signed(0)]
 }
 
 impl Thread {
@@ -1319,16 +1334,19 @@ impl Thread {
                 let dst = fraw(inst, "Dst");
                 let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {
-                    let [u, v, r, lod] = coords.map(|c| c.map_or(0, |f| lane(self, f, i)));
+                    let [u, v, r, lod] = coords.params.map(|c| c.map_or(0, |f| lane(self, f, i)));
+                    let off = coords.offsets;
                     let texel = match (&sampler, gather) {
-                        (Some(s), Some(ch)) => lock(cx.mem).texel_gather4(bti, s, [u, v, r], ch),
-                        (Some(s), None) => lock(cx.mem).texel_sample(bti, s, [u, v, r]),
+                        (Some(s), Some(ch)) => {
+                            lock(cx.mem).texel_gather4(bti, s, [u, v, r], off, ch)
+                        }
+                        (Some(s), None) => lock(cx.mem).texel_sample(bti, s, [u, v, r], off),
                         // Only mip level 0 exists.
                         (None, _) if lod != 0 => {
                             lock(cx.mem).oob_reads += 1;
                             None
                         }
-                        (None, _) => lock(cx.mem).texel_read(bti, u, v, r),
+                        (None, _) => lock(cx.mem).texel_load(bti, [u, v, r], off),
                     }
                     .unwrap_or([0; 4]);
                     let enabled = (0..4).filter(|c| mask & (1 << c) != 0);

@@ -446,7 +446,8 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
         D3Load | D3Sample => {
             // The coordinates it reads, and each enabled channel's dwords, a channel's
             // data starting a GRF on.
-            let coords = crate::interp::thread::sampler_coords(inst).unwrap_or([None; 4]);
+            let coords =
+                crate::interp::thread::sampler_coords(inst).map_or([None; 4], |c| c.params);
             let per = (4 * n).div_ceil(grf) * grf;
             let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
             for i in 0..n {

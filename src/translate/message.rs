@@ -1135,7 +1135,11 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
             let dst = raw(inst, "Dst");
             let per = (4 * n).div_ceil(grf_bytes) * grf_bytes;
             em.open_enabled_elems(n, "ce");
-            let [u, v, r, lod] = coords.map(|c| coord(em, c.unwrap_or(""), c.is_some()));
+            let [u, v, r, lod] = coords
+                .params
+                .map(|c| coord(em, c.unwrap_or(""), c.is_some()));
+            let [ou, ov, or] = coords.offsets;
+            let off = format!("vec3<i32>({ou}, {ov}, {or})");
             if inst.op != D3Load {
                 let Some(PField::Sampler(sidx)) = field(inst, "Sampler") else {
                     return Err(TranslateError::Unsupported {
@@ -1147,16 +1151,20 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                 if inst.op == D3Sample4 {
                     let ch = int(inst, "Src_channel") & 3;
                     em.line(&format!(
-                        "let tx = img_gather4(bt, {sidx}u, {u}, {v}, {r}, {ch}u, {at}u);"
+                        "let tx = img_gather4(bt, {sidx}u, {u}, {v}, {r}, {off}, {ch}u, {at}u);"
                     ));
                 } else {
                     em.line(&format!(
-                        "let tx = img_sample(bt, {sidx}u, {u}, {v}, {r}, {at}u);"
+                        "let tx = img_sample(bt, {sidx}u, {u}, {v}, {r}, {off}, {at}u);"
                     ));
                 }
-            } else {
+            } else if coords.offsets == [0; 3] {
                 em.line(&format!(
                     "let tx = img_read(bt, {u}, {v}, {r}, {lod}, {at}u);"
+                ));
+            } else {
+                em.line(&format!(
+                    "let tx = img_ld(bt, {u}, {v}, {r}, {lod}, {off}, {at}u);"
                 ));
             }
             for (pos, c) in enabled.iter().enumerate() {

@@ -217,6 +217,7 @@ fn runtime_pieces(kernel: &str) -> String {
         "img_write(",
         "img_sample(",
         "img_gather4(",
+        "img_ld(",
         "img_inside(",
         "img_block_",
         "img_atomic(",
