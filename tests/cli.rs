@@ -390,7 +390,10 @@ fn patched_case(name: &str, variant: &str, patch: &dyn Fn(&str) -> String) -> st
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cases")
         .join(name);
-    let root = std::env::temp_dir().join(format!("visa-emu-{name}-{}", std::process::id()));
+    // Unique per call: tests running at once may patch the same case.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let root = std::env::temp_dir().join(format!("visa-emu-{name}-{}-{call}", std::process::id()));
     let case = root.join(name);
     std::fs::create_dir_all(case.join(variant)).unwrap();
     std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
