@@ -234,3 +234,63 @@ fn mutated_encodings_never_panic() {
     // Some mutations land in names or values and still decode; most must not.
     assert!(decoded < runs, "{decoded} of {runs}");
 }
+
+/// What the binary cannot hold is an error naming the object, the instruction and the
+/// field; a lone function encodes (no kernel) and decodes back.
+#[test]
+fn what_the_binary_cannot_hold_is_an_error_naming_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let f2 = root.join("tests/cases/stack_calls/tgllp-simd8/kernel_f2.visaasm");
+    let lone = load_file(&f2, 32).unwrap();
+    let back = decode_isa(&encode_isa(&lone).unwrap(), 32).unwrap();
+    assert_eq!((back.kernels.len(), back.functions.len()), (0, 1));
+    assert_eq!(back.functions[0].body, lone.functions[0].body);
+
+    let saxpy = || {
+        load_file(
+            &default_corpus_dir().join("saxpy/tgllp-simd16/kernel.visaasm"),
+            32,
+        )
+        .unwrap()
+    };
+    let mut p = saxpy();
+    p.kernels[0].attributes.push(Attribute {
+        name: "Flavor".into(),
+        value: AttrValue::Str("abc".into()),
+    });
+    let e = encode_isa(&p).unwrap_err();
+    assert!(
+        e.object.contains("saxpy") && e.message.contains("Flavor"),
+        "{e}"
+    );
+
+    let mut p = saxpy();
+    p.version = (3, 6);
+    assert!(encode_isa(&p).unwrap_err().message.contains("3.6"));
+
+    let mut p = saxpy();
+    let mut f = p.kernels[0].clone();
+    f.kind = ObjectKind::Function;
+    f.inputs.clear();
+    p.functions = vec![f.clone(), f];
+    let e = encode_isa(&p).unwrap_err();
+    assert!(e.message.contains("second function"), "{e}");
+
+    // LSC_TYPED coordinate offsets (`[U+1,V,R]` in text) have no field in the binary.
+    let typed = root.join("tests/cases/image_lsc_typed/acm-g10-simd8/kernel.visaasm");
+    let mut p = load_file(&typed, 32).unwrap();
+    let (n, inst) = p.kernels[0]
+        .body
+        .iter_mut()
+        .enumerate()
+        .find(|(_, i)| i.op == visa_emu::isa::Opcode::LscTyped)
+        .expect("an LSC_TYPED message");
+    let last = inst.fields.len() - 1;
+    inst.fields[last] = Field::Int(1);
+    let e = encode_isa(&p).unwrap_err();
+    assert!(
+        e.object.contains(&format!("instruction {n} (LSC_TYPED)"))
+            && e.message.contains("Src0AddrsROffset"),
+        "{e}"
+    );
+}

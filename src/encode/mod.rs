@@ -43,20 +43,37 @@ pub fn encode_isa(p: &Program) -> Result<Vec<u8>, EncodeError> {
             p.version.0, p.version.1
         )));
     }
-    if p.kernels.is_empty() {
-        return Err(whole("a .isa file needs at least one kernel".into()));
-    }
+    // Kernels first, then functions (IGC's order), each by its kind wherever the
+    // program lists it (a lone `.global_function` text parses into `kernels`).
+    let all = || p.kernels.iter().chain(&p.functions);
+    let objects: Vec<&Kernel> = all()
+        .filter(|o| o.kind == ObjectKind::Kernel)
+        .chain(all().filter(|o| o.kind == ObjectKind::Function))
+        .collect();
+    let kernels = objects
+        .iter()
+        .filter(|o| o.kind == ObjectKind::Kernel)
+        .count();
     // The header's function table: the defined functions, then every other name an
     // object declares or calls.
-    let mut table: Vec<String> = p.functions.iter().map(|f| f.name.clone()).collect();
-    for o in p.kernels.iter().chain(&p.functions) {
+    let mut table: Vec<String> = Vec::new();
+    for o in &objects[kernels..] {
+        if table.contains(&o.name) {
+            return Err(EncodeError {
+                object: describe(o),
+                message: "a second function of that name".into(),
+            });
+        }
+        table.push(o.name.clone());
+    }
+    let defined = table.len();
+    for o in &objects {
         for n in callee_table(o) {
             if !table.contains(&n) {
                 table.push(n);
             }
         }
     }
-    let objects: Vec<&Kernel> = p.kernels.iter().chain(&p.functions).collect();
     let mut bodies = Vec::with_capacity(objects.len());
     for o in &objects {
         bodies.push(object(o)?);
@@ -94,15 +111,23 @@ pub fn encode_isa(p: &Program) -> Result<Vec<u8>, EncodeError> {
             ObjectKind::Function => 1 + 2 + 4 + 4 + 2 + 2,
         };
     }
-    let externs: Vec<&String> = table.iter().skip(p.functions.len()).collect();
+    let externs: Vec<&String> = table.iter().skip(defined).collect();
     for n in &externs {
         header += 1 + 2 + n.len() + 4 + 4 + 2 + 2;
+    }
+    if let Some(n) = externs
+        .iter()
+        .find(|n| n.is_empty() || n.len() > u16::MAX as usize)
+    {
+        return Err(whole(format!(
+            "called function name \"{n}\": a name of 1 to 65535 bytes"
+        )));
     }
     let mut out = Writer::default();
     out.bytes(b"CISA");
     out.u8(p.version.0);
     out.u8(p.version.1);
-    out.u16(count(p.kernels.len(), "kernels", u16::MAX as usize).map_err(whole)?);
+    out.u16(count(kernels, "kernels", u16::MAX as usize).map_err(whole)?);
     let mut at = header;
     let mut offsets = Vec::with_capacity(objects.len());
     for b in &bodies {
