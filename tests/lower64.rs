@@ -328,6 +328,7 @@ fn corpus_modules_lower_without_64_bit_features() {
                 shared_payload_from: None,
                 local_ids: None,
                 grf_in_state: false,
+                full_lanes: false,
             };
             let m = visa_emu::translate::translate(&p, &target).unwrap();
             for int64 in [false, true] {

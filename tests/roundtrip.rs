@@ -62,6 +62,7 @@ fn sampler_reads_round_trip_and_translate() {
         shared_payload_from: None,
         local_ids: None,
         grf_in_state: false,
+        full_lanes: false,
     };
     let m = visa_emu::translate::translate(&prepared, &target).unwrap();
     assert!(m.wgsl.contains("img_sample(bt, 0u,"));

@@ -50,6 +50,7 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                 shared_payload_from: None,
                 local_ids: None,
                 grf_in_state: false,
+                full_lanes: lanes,
             };
             match translate(&p, &target) {
                 Ok(m) => {
@@ -120,6 +121,7 @@ fn straight_module_at(dir: &std::path::Path) -> visa_emu::translate::Module {
         shared_payload_from: None,
         local_ids: None,
         grf_in_state: false,
+        full_lanes: false,
     };
     translate(&p, &target).unwrap()
 }
@@ -453,6 +455,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 shared_payload_from: None,
                 local_ids: None,
                 grf_in_state: false,
+                full_lanes: false,
             };
             let m = translate(&p, &target).unwrap();
             match visa_emu::translate::native_atomic64(&m.wgsl) {
@@ -496,6 +499,7 @@ fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
             shared_payload_from: None,
             local_ids: None,
             grf_in_state,
+            full_lanes: false,
         };
         let m = translate(&p, &target).unwrap();
         assert_eq!(m.grf_in_state, grf_in_state);
@@ -506,5 +510,42 @@ fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
             !grf_in_state
         );
         validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("grf_in_state {grf_in_state}: {e}"));
+    }
+}
+
+/// Straight modules meet with plain barriers where every invocation of the workgroup
+/// provably arrives together (`wg_uniform`): every channel dispatched, and each branch
+/// alike everywhere or a forward `if` whose paths meet before the barrier. The scan's
+/// and the reduction's rounds qualify (their loops count with kernel arguments; the
+/// `if (l >= off)` / `if (l < s)` meet again inside the round); dot_product_reduce's
+/// bounds check before its first barrier does not, nor a launch whose last thread has
+/// channels left over (slm_reduce SIMD32 over work-groups of 48). Every module
+/// validates.
+#[test]
+fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
+    use visa_emu::backend::gpu;
+    use visa_emu::corpus::case::Case;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    for (path, local, agreed) in [
+        ("corpus/slm_prefix_scan/acm-g10-simd32", None, true),
+        ("corpus/slm_reduce/tgllp-simd16", None, true),
+        ("corpus/slm_reduce/tgllp-simd32", None, true),
+        ("corpus/slm_reduce/tgllp-simd32", Some(48), false),
+        ("corpus/matmul_tiled16/tgllp-simd16", None, true),
+        ("corpus/dot_product_reduce/tgllp-simd32", None, false),
+    ] {
+        let dir = root.join(path);
+        let mut case = Case::load(dir.parent().unwrap()).unwrap();
+        if let Some(l) = local {
+            case.ndrange.local_size = vec![l];
+            case.ndrange.global_size = vec![2 * l];
+        }
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let m = launch.chosen();
+        assert!(m.straight.is_some(), "{path}: {:?}", m.why_not_straight);
+        assert!(m.wgsl.contains("workgroupBarrier()"), "{path}: meets");
+        assert_eq!(m.wgsl.contains("let go = bits;"), agreed, "{path}");
+        assert_eq!(m.wgsl.contains("atomicOr(&st_live"), !agreed, "{path}");
+        validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
 }

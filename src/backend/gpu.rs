@@ -182,6 +182,8 @@ fn build_with(
         shared_payload_from: shared_payload_from(&abi, &payload, pw),
         local_ids: local_id_layout(&lp, &payload, pw, abi.simd),
         grf_in_state: false,
+        // The lane count is each thread record's last word.
+        full_lanes: payload.chunks(pw).all(|w| w.last() == Some(&abi.simd)),
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).

@@ -34,6 +34,7 @@ pub mod simt;
 mod straight_rows;
 pub mod table_form;
 pub mod tidy;
+mod wg_uniform;
 pub mod workgroup_memory;
 
 use crate::interp::prepare::{PField, PInst, Prepared};
@@ -396,6 +397,10 @@ pub struct Target {
     /// whatever the kernel's size (for drivers that fail to compile large private
     /// arrays: [`PRIVATE_GRF_WORDS_MAX`]).
     pub grf_in_state: bool,
+    /// Every channel of every thread of the launch is dispatched (the local size a
+    /// multiple of the SIMD width): straight modules then meet with plain barriers
+    /// where every invocation provably arrives together (`wg_uniform`).
+    pub full_lanes: bool,
 }
 
 /// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's

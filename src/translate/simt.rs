@@ -485,6 +485,8 @@ pub(super) fn translate(
         // The meetings' words (`straight_rows::Rows::meet`), used in turn.
         em.line("var<workgroup> st_live: array<atomic<u32>, 3>;");
         em.line("var<private> meet_k: u32;");
+        // Agreeing meetings' step bound (`straight_rows::Rows::emit_loop`).
+        em.line("var<private> wg_steps: u32;");
         // `pc` of an invocation that waits at a barrier: its next block plus HELD.
         em.line("const HELD: u32 = 0x80000000u;");
     }
@@ -533,7 +535,20 @@ pub(super) fn translate(
             inner: regions,
         }];
     }
+    let agreement = super::wg_uniform::meetings_agree(
+        p,
+        plan,
+        &cfg_blocks,
+        &regions,
+        shared_from,
+        target.full_lanes,
+    );
+    let agreed = barriers && agreement.is_ok();
+    if agreed {
+        em.line(&format!("wg_steps = {}u;", p.insts.len()));
+    }
     let mut rows = Rows {
+        agreed,
         p,
         plan,
         cfg: &cfg_blocks,
