@@ -549,3 +549,69 @@ fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
         validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
 }
+
+/// What would part the workgroup keeps the vote: slm_prefix_scan patched so that its
+/// loop's exit compares with each channel's local id, or so that its two SIMD halves
+/// compute the exit from different values, still meets through the atomics (or leaves
+/// the straight form), and runs exactly.
+#[test]
+fn meetings_keep_the_vote_where_the_workgroup_may_part() {
+    use visa_emu::backend::gpu;
+    use visa_emu::corpus::case::Case;
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/slm_prefix_scan");
+    let text = std::fs::read_to_string(src.join("acm-g10-simd32/kernel.visaasm")).unwrap();
+    let exit_m1 = "cmp.lt (M1_NM, 16) P3 V0067(0,0)<0;1,0> V0037(0,0)<0;1,0>";
+    let exit_m5 = "cmp.lt (M5_NM, 16) P3 V0067(0,0)<0;1,0> V0037(0,0)<0;1,0>";
+    assert!(
+        text.contains(exit_m1) && text.contains(exit_m5),
+        "the scan's loop exit"
+    );
+    let patches = [
+        (
+            "per-lane exit",
+            text.replace(
+                exit_m1,
+                "cmp.lt (M1_NM, 16) P3 V0067(0,0)<0;1,0> V0048(0,0)<1;1,0>",
+            )
+            .replace(
+                exit_m5,
+                "cmp.lt (M5_NM, 16) P3 V0067(0,0)<0;1,0> V0049(0,0)<1;1,0>",
+            ),
+        ),
+        (
+            "halves apart",
+            text.replace(exit_m5, "cmp.lt (M5_NM, 16) P3 V0067(0,0)<0;1,0> 0x40:d"),
+        ),
+    ];
+    for (what, patched) in patches {
+        let root = std::env::temp_dir().join(format!(
+            "visa-emu-vote-{}-{}",
+            what.replace(' ', "-"),
+            std::process::id()
+        ));
+        let case_dir = root.join("slm_prefix_scan");
+        let v = case_dir.join("acm-g10-simd32");
+        std::fs::create_dir_all(&v).unwrap();
+        std::fs::copy(src.join("case.json"), case_dir.join("case.json")).unwrap();
+        for sub in ["inputs", "expected"] {
+            std::fs::create_dir_all(case_dir.join(sub)).unwrap();
+            for e in std::fs::read_dir(src.join(sub)).unwrap() {
+                let e = e.unwrap();
+                std::fs::copy(e.path(), case_dir.join(sub).join(e.file_name())).unwrap();
+            }
+        }
+        std::fs::copy(src.join("acm-g10-simd32/kernel.bin"), v.join("kernel.bin")).unwrap();
+        std::fs::write(v.join("kernel.visaasm"), patched).unwrap();
+        let case = Case::load(&case_dir).unwrap();
+        let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let m = launch.chosen();
+        assert!(
+            !m.wgsl.contains("let go = bits;"),
+            "{what}: must keep the vote"
+        );
+        if m.straight.is_some() {
+            assert!(m.wgsl.contains("atomicOr(&st_live"), "{what}");
+        }
+        std::fs::remove_dir_all(&root).ok();
+    }
+}
