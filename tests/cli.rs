@@ -643,3 +643,53 @@ fn assembled_binaries_run_and_read_back() {
     assert!(stdout.contains("4 passed, 0 failed"), "{stdout}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The step limit agrees between the backends where a straight module meets with
+/// plain barriers (its invocations then stop on a count they keep alike, an upper
+/// bound of each one's own): slm_prefix_scan's threads need 307 steps, so at 306 both
+/// report the limit and at 320 both finish with the expected output (the straight
+/// form stops first on its bound and hands the launch to the thread mapping).
+#[test]
+fn step_limit_agrees_where_meetings_are_plain_barriers() {
+    let v = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/slm_prefix_scan/acm-g10-simd32");
+    let want = std::fs::read(v.parent().unwrap().join("expected/o.bin")).unwrap();
+    for backend in ["cpu", "gpu"] {
+        let out = bin()
+            .args(["run", "--backend", backend, "--step-limit", "306"])
+            .arg(&v)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("step limit of 306"),
+            "{backend} at 306: {err}"
+        );
+        let dir =
+            std::env::temp_dir().join(format!("visa-emu-steps-{backend}-{}", std::process::id()));
+        let out = bin()
+            .args([
+                "run",
+                "--backend",
+                backend,
+                "--step-limit",
+                "320",
+                "--out-dir",
+            ])
+            .arg(&dir)
+            .arg(&v)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{backend} at 320: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            std::fs::read(dir.join("o.bin")).unwrap(),
+            want,
+            "{backend} at 320"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
