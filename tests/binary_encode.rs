@@ -4,6 +4,8 @@
 //! (symbol tables, the first instruction's opcode, execution size, predicate and
 //! destination) are the bytes the encoder writes; mutated encodings never panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use visa_emu::cli::load_file;
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
@@ -187,13 +189,7 @@ fn first_instructions_match_igcs_bytes() {
 /// never panics.
 #[test]
 fn mutated_encodings_never_panic() {
-    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = common::xorshift(0x9e37_79b9_7f4a_7c15);
     let dirs = all_variants();
     let encoded: Vec<(Vec<u8>, u32)> = dirs
         .iter()

@@ -1,6 +1,8 @@
 //! The command line: `disasm` output reads back through `info` with the same
 //! instruction count; errors are clear and exit non-zero.
 
+mod common;
+
 use std::process::Command;
 
 fn bin() -> Command {
@@ -239,6 +241,24 @@ fn adapters_tell_where_private_arrays_are_limited() {
     }
 }
 
+/// `visa-emu run --backend B ARGS --out-dir OUT VARIANT`, which must succeed.
+fn run_to(backend: &str, args: &[&str], variant: &std::path::Path, out: &std::path::Path) {
+    let r = bin()
+        .args(["run", "--backend", backend])
+        .args(args)
+        .arg("--out-dir")
+        .arg(out)
+        .arg(variant)
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success(),
+        "{backend} {args:?} {}: {}",
+        variant.display(),
+        String::from_utf8_lossy(&r.stderr)
+    );
+}
+
 /// `_aoffimmi` texel offsets (U +1, V -1: `0x1f0`) move samples and loads by whole
 /// texels before the address mode, on both paths: image_sample's nearest samples
 /// through unnormalized clamp-to-edge, normalized repeat and mirrored repeat (each a
@@ -275,17 +295,7 @@ fn texel_offsets_move_samples_and_loads_by_whole_texels() {
     for backend in ["cpu", "gpu"] {
         let run = |case: &std::path::Path, tag: &str| -> std::path::PathBuf {
             let dir = case.join(format!("out-{backend}-{tag}"));
-            let out = bin()
-                .args(["run", "--backend", backend, "--out-dir"])
-                .arg(&dir)
-                .arg(case.join("tgllp-simd8"))
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{backend} {tag}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            run_to(backend, &[], &case.join("tgllp-simd8"), &dir);
             dir
         };
         // image_sample: out[4k + s] (float4), k = y * 24 + x over 24 x 12 items.
@@ -350,17 +360,7 @@ fn texel_offsets_agree_across_filters_arrays_and_dimensions() {
         });
         let outputs = |backend: &str| -> Vec<(String, Vec<u8>)> {
             let dir = case.join(format!("out-{backend}"));
-            let out = bin()
-                .args(["run", "--backend", backend, "--out-dir"])
-                .arg(&dir)
-                .arg(case.join("tgllp-simd8"))
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{name} {backend}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            run_to(backend, &[], &case.join("tgllp-simd8"), &dir);
             let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
                 .unwrap()
                 .map(|e| {
@@ -394,18 +394,8 @@ fn patched_case(name: &str, variant: &str, patch: &dyn Fn(&str) -> String) -> st
     static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let root = std::env::temp_dir().join(format!("visa-emu-{name}-{}-{call}", std::process::id()));
-    let case = root.join(name);
-    std::fs::create_dir_all(case.join(variant)).unwrap();
-    std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
-    for sub in ["inputs", "expected"] {
-        std::fs::create_dir_all(case.join(sub)).unwrap();
-        for e in std::fs::read_dir(src.join(sub)).unwrap() {
-            let e = e.unwrap();
-            std::fs::copy(e.path(), case.join(sub).join(e.file_name())).unwrap();
-        }
-    }
+    let case = common::copy_case(&src, variant, &root);
     let v = src.join(variant);
-    std::fs::copy(v.join("kernel.bin"), case.join(variant).join("kernel.bin")).unwrap();
     let text = std::fs::read_to_string(v.join("kernel.visaasm")).unwrap();
     std::fs::write(case.join(variant).join("kernel.visaasm"), patch(&text)).unwrap();
     case
@@ -571,18 +561,7 @@ fn assembled_binaries_run_and_read_back() {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(base)
             .join(name);
-        let case = root.join(name);
-        let v = case.join(variant);
-        std::fs::create_dir_all(&v).unwrap();
-        std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
-        for sub in ["inputs", "expected"] {
-            std::fs::create_dir_all(case.join(sub)).unwrap();
-            for e in std::fs::read_dir(src.join(sub)).unwrap() {
-                let e = e.unwrap();
-                std::fs::copy(e.path(), case.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-        std::fs::copy(src.join(variant).join("kernel.bin"), v.join("kernel.bin")).unwrap();
+        let v = common::copy_case(&src, variant, &root).join(variant);
         let grf = if variant.starts_with("pvc") {
             "64"
         } else {
@@ -667,24 +646,7 @@ fn step_limit_agrees_where_meetings_are_plain_barriers() {
         );
         let dir =
             std::env::temp_dir().join(format!("visa-emu-steps-{backend}-{}", std::process::id()));
-        let out = bin()
-            .args([
-                "run",
-                "--backend",
-                backend,
-                "--step-limit",
-                "320",
-                "--out-dir",
-            ])
-            .arg(&dir)
-            .arg(&v)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{backend} at 320: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_to(backend, &["--step-limit", "320"], &v, &dir);
         assert_eq!(
             std::fs::read(dir.join("o.bin")).unwrap(),
             want,

@@ -589,18 +589,8 @@ fn meetings_keep_the_vote_where_the_workgroup_may_part() {
             what.replace(' ', "-"),
             std::process::id()
         ));
-        let case_dir = root.join("slm_prefix_scan");
+        let case_dir = common::copy_case(&src, "acm-g10-simd32", &root);
         let v = case_dir.join("acm-g10-simd32");
-        std::fs::create_dir_all(&v).unwrap();
-        std::fs::copy(src.join("case.json"), case_dir.join("case.json")).unwrap();
-        for sub in ["inputs", "expected"] {
-            std::fs::create_dir_all(case_dir.join(sub)).unwrap();
-            for e in std::fs::read_dir(src.join(sub)).unwrap() {
-                let e = e.unwrap();
-                std::fs::copy(e.path(), case_dir.join(sub).join(e.file_name())).unwrap();
-            }
-        }
-        std::fs::copy(src.join("acm-g10-simd32/kernel.bin"), v.join("kernel.bin")).unwrap();
         std::fs::write(v.join("kernel.visaasm"), patched).unwrap();
         let case = Case::load(&case_dir).unwrap();
         let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();

@@ -16,9 +16,8 @@ mod writer;
 use crate::decode::text::{FIRST_USER_SURFACE, FIRST_USER_VAR};
 use crate::ir::*;
 use crate::isa::table::{
-    by_byte, extra_default, extra_fields, info, sub_form, FieldKind, FieldSpec,
+    by_byte, extra_default, extra_fields, info, sub_form, unsupported_sub_op, FieldKind, FieldSpec,
 };
-use crate::isa::Opcode;
 use writer::{Pool, Writer};
 
 /// Why a program cannot be written as `.isa`: which object (and instruction) and what
@@ -67,22 +66,21 @@ pub fn encode_isa(p: &Program) -> Result<Vec<u8>, EncodeError> {
         table.push(o.name.clone());
     }
     let defined = table.len();
-    for o in &objects {
-        for n in callee_table(o) {
-            if !table.contains(&n) {
-                table.push(n);
-            }
+    // Each object's own function table (its Func_id order), once.
+    let callees: Vec<Vec<String>> = objects.iter().map(|o| callee_table(o)).collect();
+    for n in callees.iter().flatten() {
+        if !table.contains(n) {
+            table.push(n.clone());
         }
     }
     let mut bodies = Vec::with_capacity(objects.len());
-    for o in &objects {
-        bodies.push(object(o)?);
+    for (o, c) in objects.iter().zip(&callees) {
+        bodies.push(object(o, c)?);
     }
-    let relocs: Vec<Vec<(u16, u16)>> = objects
+    let relocs: Vec<Vec<(u16, u16)>> = callees
         .iter()
-        .map(|o| {
-            callee_table(o)
-                .iter()
+        .map(|c| {
+            c.iter()
                 .enumerate()
                 .map(|(i, n)| {
                     (
@@ -222,7 +220,8 @@ struct Object {
     inputs_at: usize,
 }
 
-fn object(o: &Kernel) -> Result<Object, EncodeError> {
+/// `callees`: the object's function table ([`callee_table`]).
+fn object(o: &Kernel, callees: &[String]) -> Result<Object, EncodeError> {
     let fail = |m: String| EncodeError {
         object: describe(o),
         message: m,
@@ -321,10 +320,9 @@ fn object(o: &Kernel) -> Result<Object, EncodeError> {
         }
         ObjectKind::Function => {}
     }
-    let callees = callee_table(o);
     let mut code = Writer::default();
     for (n, inst) in o.body.iter().enumerate() {
-        instruction(&mut code, inst, &callees).map_err(|m| EncodeError {
+        instruction(&mut code, inst, callees).map_err(|m| EncodeError {
             object: format!("{}, instruction {n} ({})", describe(o), inst.op.spec_name()),
             message: m,
         })?;
@@ -439,11 +437,7 @@ fn instruction(w: &mut Writer, inst: &Instruction, callees: &[String]) -> Result
             if form.order.contains(&spec.name) {
                 continue;
             }
-            let implied = form
-                .implied
-                .iter()
-                .find(|(n, _)| *n == spec.name)
-                .map_or(extra_default(spec.kind), |(_, v)| v.field());
+            let implied = form.outside(spec);
             if *f != implied {
                 return Err(format!(
                     "{} holds {f:?}: {}'s binary form has no place for it (it implies {implied:?})",
@@ -465,11 +459,8 @@ fn instruction(w: &mut Writer, inst: &Instruction, callees: &[String]) -> Result
         }
         return Ok(());
     }
-    if op == Opcode::LscTyped && matches!(subop, 0x03 | 0x07) {
-        return Err(format!(
-            "{} of LSC_TYPED is not supported",
-            crate::isa::syntax::LSC_SUBOP.name(subop).unwrap_or("lsc")
-        ));
+    if let Some(why) = unsupported_sub_op(op, subop) {
+        return Err(why);
     }
     let extra = extra_fields(op);
     let row = &full[..full.len() - extra.len()];

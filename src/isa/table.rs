@@ -145,6 +145,28 @@ pub struct SubForm {
     pub implied: &'static [(&'static str, Implied)],
 }
 
+impl SubForm {
+    /// What field `spec`, outside the form's binary order, holds: its implied value,
+    /// else the other forms' extras' default.
+    pub fn outside(&self, spec: &FieldSpec) -> crate::ir::Field {
+        self.implied
+            .iter()
+            .find(|(n, _)| *n == spec.name)
+            .map_or(extra_default(spec.kind), |(_, v)| v.field())
+    }
+}
+
+/// An LSC sub-op neither binary direction takes, with what to say: LSC_TYPED's block2d
+/// forms (the emulator does not model them).
+pub fn unsupported_sub_op(op: Opcode, subop: u64) -> Option<String> {
+    (op == Opcode::LscTyped && matches!(subop, 0x03 | 0x07)).then(|| {
+        format!(
+            "{} of LSC_TYPED is not supported",
+            super::syntax::LSC_SUBOP.name(subop).unwrap_or("lsc")
+        )
+    })
+}
+
 /// The binary form of LSC_UNTYPED's append-counter atomics (sub-ops 0x28, 0x29):
 /// no address fields; the addend (the page's `Src0Data`) in `Src0Addrs`.
 const LSC_APNDCTR_FORM: SubForm = SubForm {

@@ -467,6 +467,27 @@ pub(super) fn translate(
     // instructions (one word) instead of marking the blocks it ran.
     let cyclic = !blocks::acyclic(&p.insts);
     let barriers = p.insts.iter().any(|i| i.op == Opcode::Barrier);
+    let mut regions = loop_regions(p, &cfg_blocks);
+    // With barriers every row sits in a loop whose passes the workgroup takes
+    // together (see `Rows::emit_loop`): the whole kernel is the outermost.
+    if barriers && !(regions.len() == 1 && regions[0].start == 0 && regions[0].end + 1 == nblocks) {
+        regions = vec![Region {
+            start: 0,
+            end: nblocks - 1,
+            inner: regions,
+        }];
+    }
+    // Meetings without a vote where the whole workgroup provably arrives together.
+    let agreed = barriers
+        && super::wg_uniform::meetings_agree(
+            p,
+            plan,
+            &cfg_blocks,
+            &regions,
+            shared_from,
+            target.full_lanes,
+        )
+        .is_ok();
     let visit_words = if cyclic {
         1
     } else {
@@ -482,11 +503,14 @@ pub(super) fn translate(
     em.line("var<private> step_limit: u32;");
     em.line("var<private> edge_budget: u32;");
     if barriers {
-        // The meetings' words (`straight_rows::Rows::meet`), used in turn.
-        em.line("var<workgroup> st_live: array<atomic<u32>, 3>;");
-        em.line("var<private> meet_k: u32;");
-        // Agreeing meetings' step bound (`straight_rows::Rows::emit_loop`).
-        em.line("var<private> wg_steps: u32;");
+        if agreed {
+            // Agreeing meetings' step bound (`straight_rows::Rows::emit_loop`).
+            em.line("var<private> wg_steps: u32;");
+        } else {
+            // The meetings' words (`straight_rows::Rows::meet`), used in turn.
+            em.line("var<workgroup> st_live: array<atomic<u32>, 3>;");
+            em.line("var<private> meet_k: u32;");
+        }
         // `pc` of an invocation that waits at a barrier: its next block plus HELD.
         em.line("const HELD: u32 = 0x80000000u;");
     }
@@ -525,25 +549,6 @@ pub(super) fn translate(
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
     em.line("var pc = lane_pc;");
-    let mut regions = loop_regions(p, &cfg_blocks);
-    // With barriers every row sits in a loop whose passes the workgroup takes
-    // together (see `Rows::emit_loop`): the whole kernel is the outermost.
-    if barriers && !(regions.len() == 1 && regions[0].start == 0 && regions[0].end + 1 == nblocks) {
-        regions = vec![Region {
-            start: 0,
-            end: nblocks - 1,
-            inner: regions,
-        }];
-    }
-    let agreement = super::wg_uniform::meetings_agree(
-        p,
-        plan,
-        &cfg_blocks,
-        &regions,
-        shared_from,
-        target.full_lanes,
-    );
-    let agreed = barriers && agreement.is_ok();
     if agreed {
         em.line(&format!("wg_steps = {}u;", p.insts.len()));
     }

@@ -233,10 +233,11 @@ fn rejoins(p: &Prepared, cfg: &Blocks, regions: &[Region], b: usize) -> Option<u
         }
         Some(out)
     };
-    let mut meet = *succ(b)?.iter().max()?;
-    if succ(b)?.iter().any(|&t| t <= b) {
+    let first = succ(b)?;
+    if first.iter().any(|&t| t <= b) {
         return None;
     }
+    let mut meet = *first.iter().max()?;
     let mut j = b + 1;
     while j < meet {
         let s = succ(j)?;

@@ -126,3 +126,26 @@ pub fn xorshift(seed: u64) -> impl FnMut() -> u64 {
         s
     }
 }
+
+/// Copy case folder `src` into `root` with only `variant`'s `kernel.bin` (case.json,
+/// inputs and expected outputs too); returns the copy's case folder. The caller puts
+/// the kernel (patched text, an assembled binary) beside the `.bin`.
+pub fn copy_case(
+    src: &std::path::Path,
+    variant: &str,
+    root: &std::path::Path,
+) -> std::path::PathBuf {
+    let case = root.join(src.file_name().unwrap());
+    std::fs::create_dir_all(case.join(variant)).unwrap();
+    std::fs::copy(src.join("case.json"), case.join("case.json")).unwrap();
+    for sub in ["inputs", "expected"] {
+        std::fs::create_dir_all(case.join(sub)).unwrap();
+        for e in std::fs::read_dir(src.join(sub)).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), case.join(sub).join(e.file_name())).unwrap();
+        }
+    }
+    let bin = src.join(variant).join("kernel.bin");
+    std::fs::copy(bin, case.join(variant).join("kernel.bin")).unwrap();
+    case
+}

@@ -6,7 +6,9 @@ mod reader;
 
 use crate::decode::text::empty_kernel;
 use crate::ir::*;
-use crate::isa::table::{by_byte, extra_default, info, sub_form, FieldKind, FieldSpec};
+use crate::isa::table::{
+    by_byte, extra_default, info, sub_form, unsupported_sub_op, FieldKind, FieldSpec,
+};
 use crate::isa::Opcode;
 use reader::Reader;
 
@@ -589,21 +591,14 @@ fn instruction(r: &mut Reader, callees: &[(u64, String)]) -> Result<Instruction,
                 .map(
                     |spec| match read.iter().position(|(n, _)| *n == spec.name) {
                         Some(i) => read[i].1.clone(),
-                        None => form
-                            .implied
-                            .iter()
-                            .find(|(n, _)| *n == spec.name)
-                            .map_or(extra_default(spec.kind), |(_, v)| v.field()),
+                        None => form.outside(spec),
                     },
                 )
                 .collect();
             return Ok(Instruction { op, fields });
         }
-        if op == Opcode::LscTyped && matches!(subop, 0x03 | 0x07) {
-            return Err(r.fail(format!(
-                "{} of LSC_TYPED is not supported",
-                crate::isa::syntax::LSC_SUBOP.name(subop).unwrap_or("lsc")
-            )));
+        if let Some(why) = unsupported_sub_op(op, subop) {
+            return Err(r.fail(why));
         }
     }
     let extra = crate::isa::table::extra_fields(op);
