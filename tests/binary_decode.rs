@@ -1,6 +1,8 @@
 //! Every corpus `.isa` decodes to the same kernel as its `.visaasm` (after the
 //! normalization below), and mutated `.isa` files never make the decoder panic.
 
+mod common;
+
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
 use visa_emu::decode::binary::{decode_isa, decode_isa_symbols};
 use visa_emu::decode::text::parse_visaasm;
@@ -150,13 +152,7 @@ fn every_corpus_isa_matches_its_visaasm() {
 #[test]
 fn mutated_isa_never_panics() {
     let dirs = variant_dirs(&default_corpus_dir()).unwrap();
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = common::xorshift(0x2545_f491_4f6c_dd1d);
     let mut runs = 0;
     for round in 0..20 {
         for d in dirs.iter().skip(round % 4).step_by(4) {
