@@ -65,6 +65,7 @@ const STAT_INSTS_HI: u32 = 5u;
 const STAT_CHAN_LO: u32 = 6u;       // channel-instructions executed, 64-bit
 const STAT_CHAN_HI: u32 = 7u;
 const STAT_YIELDED: u32 = 8u;       // work-groups that saved their state in this pass
+const STAT_HANDOVER: u32 = 9u;      // straight lanes' reports: (ERR_* << 24) | instruction, the highest wins
 
 const ERR_STEP_LIMIT: u32 = 1u;
 const ERR_SWITCH_RANGE: u32 = 2u;
@@ -111,6 +112,13 @@ fn fail(code: u32, at: u32) {
         }
         if (r.old_value != 0u) { return; }
     }
+}
+
+// A straight lane's report (`simt.rs`, the end of `main`): one atomic and no retry
+// loop, where `fail` needs a compare-and-swap loop to keep the first report. The
+// host reads it as a `fail` when nothing else failed (`backend::gpu`, `handed_over`).
+fn hand_over(code: u32, at: u32) {
+    atomicMax(&stat[STAT_HANDOVER], (code << 24u) | min(at, 0xffffffu));
 }
 
 // ---- sliced runs (drivers that cap loop iterations; see translate/budget.rs) --------

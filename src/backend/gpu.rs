@@ -37,6 +37,19 @@ pub struct GpuRun {
     pub printf: Vec<String>,
 }
 
+/// `stat` with a straight lane's report (`hand_over` in runtime.wgsl) as its error
+/// when nothing else failed: the code in the top byte, the instruction below it.
+fn with_handover(mut stat: Vec<u32>) -> Vec<u32> {
+    use translate::stat::{ERROR, ERROR_AT, HANDOVER};
+    if let (Some(0), Some(&h)) = (stat.get(ERROR), stat.get(HANDOVER)) {
+        if h != 0 {
+            stat[ERROR] = h >> 24;
+            stat[ERROR_AT] = h & 0x00ff_ffff;
+        }
+    }
+    stat
+}
+
 fn words_of(b: &[u8]) -> Vec<u32> {
     b.chunks(4)
         .map(|c| {
@@ -1300,7 +1313,7 @@ fn finish(
     let lower_ms = for_adapter(gpu, &mut job)?;
     ready_to_run(gpu, &mut job);
     let r = gpu.run(&job).map_err(|e| e.to_string())?;
-    let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+    let stat = with_handover(words_of(&r.outputs[translate::binding::STAT as usize]));
     if may_retry
         && matches!(
             stat[0],

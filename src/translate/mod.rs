@@ -364,7 +364,11 @@ pub const STAT_BYTES: u64 = 4 * (16 + 1024 + 256);
 
 /// Word offsets in the `stat` buffer (`STAT_*` of runtime.wgsl).
 pub mod stat {
+    pub const ERROR: usize = 0;
+    pub const ERROR_AT: usize = 1;
     pub const YIELDED: usize = 8;
+    /// Straight lanes' reports (`hand_over` in runtime.wgsl): `(code << 24) | at`.
+    pub const HANDOVER: usize = 9;
 }
 
 /// What the translation depends on besides the kernel: the launch's group shape.
