@@ -1169,3 +1169,67 @@ fn loop_scalars_run_straight_unless_channels_meet() {
         }
     }
 }
+
+/// Straight modules leave the NaN bits of results that only arithmetic and compares
+/// read as the adapter makes them (`translate::nan_blind`): with every third float
+/// input a NaN of random payload and sign, quiet or signaling, the outputs still equal
+/// the interpreter's byte for byte (its NaNs are canonical), in the straight mapping.
+#[test]
+fn nan_payloads_reach_no_output_where_canonicalization_is_dropped() {
+    use visa_emu::backend::gpu;
+    use visa_emu::corpus::case::Case;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut next = common::xorshift(0x6e61_6e5f_626c_6e64);
+    for (case_dir, variant) in [
+        ("corpus/vector_float4_geom", "acm-g10-simd32"),
+        ("corpus/matmul_tiled16", "acm-g10-simd16"),
+        ("corpus/math_round_minmax", "acm-g10-simd32"),
+        ("corpus/struct_arg_by_value", "acm-g10-simd32"),
+        ("cases/stencil3x3", "acm-g10-simd32"),
+    ] {
+        let name = format!("{case_dir}/{variant}");
+        let src = tests.join(case_dir);
+        let root = std::env::temp_dir().join(format!(
+            "visa-emu-nan-{}-{}",
+            name.replace('/', "-"),
+            std::process::id()
+        ));
+        let copy = common::copy_case(&src, variant, &root);
+        let v = copy.join(variant);
+        std::fs::copy(
+            src.join(variant).join("kernel.visaasm"),
+            v.join("kernel.visaasm"),
+        )
+        .unwrap();
+        let case = Case::load(&copy).unwrap();
+        let mut nans = 0;
+        for arg in &case.args {
+            let (Some("float32"), Some(file)) = (arg.dtype.as_deref(), &arg.input_file) else {
+                continue;
+            };
+            let path = copy.join(file);
+            let mut bytes = std::fs::read(&path).unwrap();
+            for w in bytes.chunks_exact_mut(4).step_by(3) {
+                let r = next();
+                // Exponent all ones, a payload that is not zero, either sign.
+                let nan =
+                    0x7f80_0000 | (r as u32 & 0x007f_ffff).max(1) | ((r >> 40) as u32 & 1) << 31;
+                w.copy_from_slice(&nan.to_le_bytes());
+                nans += 1;
+            }
+            std::fs::write(&path, bytes).unwrap();
+        }
+        assert!(nans > 0, "{name}: float inputs");
+        let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let module = &launch.lanes.as_ref().expect("a straight module").module;
+        let blind = module.straight.as_ref().map_or(0, |s| s.nan_blind.len());
+        assert!(blind > 0, "{name}: drops some canonicalization");
+        let cpu = visa_emu::backend::cpu::run_case(&v, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.mapping, "straight", "{name}: {:?}", g.note);
+        common::assert_same_run_within(&name, &case, &cpu, &g);
+        let _ = std::fs::remove_dir_all(&root);
+        eprintln!("{name}: {nans} NaN inputs, {blind} results keep the adapter's NaN bits: agrees");
+    }
+}

@@ -605,3 +605,49 @@ fn meetings_keep_the_vote_where_the_workgroup_may_part() {
         std::fs::remove_dir_all(&root).ok();
     }
 }
+
+/// Float results that only arithmetic and compares read keep the adapter's NaN bits
+/// in straight modules (`translate::nan_blind`): of mandelbrot's 12 float adds and
+/// muls all but `$40` (zr2 - zi2 + cr, which `mov $44` copies: moves keep NaN bits)
+/// drop `canon_nan`; the results saxpy and float_arith store keep it.
+#[test]
+fn nan_canonicalization_stays_where_bits_are_seen() {
+    let m = straight_module("mandelbrot/acm-g10-simd16");
+    let s = m.straight.as_ref().expect("mandelbrot runs straight");
+    let text = std::fs::read_to_string(
+        visa_emu::corpus::paths::default_corpus_dir()
+            .join("mandelbrot/acm-g10-simd16/kernel.visaasm"),
+    )
+    .unwrap();
+    let at = |n: usize| {
+        let tag = format!("/// ${n}");
+        let line = text.lines().find(|l| l.trim_end().ends_with(&tag)).unwrap();
+        line.split_whitespace()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(at(40), "add (M1, 16) V0071(0,0)<1> V0070(0,0)<1;1,0>");
+    assert_eq!(at(44), "mov (M1, 16) V0064(0,0)<1> V0071(0,0)<1;1,0>");
+    assert_eq!(s.nan_blind, [16, 17, 19, 20, 25, 26, 27, 39, 41, 42, 43]);
+    for n in &s.nan_blind {
+        assert!(
+            at(*n).starts_with("add ") || at(*n).starts_with("mul "),
+            "${n}"
+        );
+    }
+    assert_eq!(
+        m.wgsl.matches("canon_nan(").count(),
+        2,
+        "$40's and the function"
+    );
+    for name in ["saxpy/acm-g10-simd16", "float_arith/acm-g10-simd16"] {
+        let m = straight_module(name);
+        let s = m.straight.as_ref().expect("runs straight");
+        assert!(s.nan_blind.is_empty(), "{name}: {:?}", s.nan_blind);
+        assert!(
+            m.wgsl.matches("canon_nan(").count() > 1,
+            "{name}: stored sums keep it"
+        );
+    }
+}

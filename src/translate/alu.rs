@@ -559,9 +559,10 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 keep_moved_nan(to_bits(&x, dty, sat), &bound[0], dty, sat),
                 None,
             ),
+            Out::N(x) if em.nan_blind => (to_bits(&x, dty, sat), None),
             Out::N(x) => (canonical_nan(to_bits(&x, dty, sat), dty), None),
-            Out::Bits(b) if inst.op != Cmp => (canonical_nan(b, dty), None),
-            Out::Bits(b) => (b, None),
+            Out::Bits(b) if em.nan_blind || inst.op == Cmp => (b, None),
+            Out::Bits(b) => (canonical_nan(b, dty), None),
             Out::Two(a, b) => (a, Some(b)),
         }
     };

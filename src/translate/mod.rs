@@ -27,6 +27,7 @@ pub mod lanes;
 #[cfg(feature = "gpu")]
 pub mod lower64;
 mod message;
+mod nan_blind;
 mod operand;
 pub mod prune;
 mod scalar_slots;
@@ -528,6 +529,9 @@ pub struct Emit {
     pub own_lane: bool,
     /// A message of one element: `i` is 0 wherever its code binds it.
     pub one_elem: bool,
+    /// Straight modules: the instruction's float result may keep the adapter's NaN
+    /// bits (`nan_blind::blind_results`).
+    pub nan_blind: bool,
 }
 
 impl Emit {
@@ -543,6 +547,7 @@ impl Emit {
             surface_bti: None,
             atomic_avoid: Vec::new(),
             straight: false,
+            nan_blind: false,
             own_lane: false,
             one_elem: false,
         }
@@ -618,6 +623,7 @@ impl Emit {
             straight: self.straight,
             own_lane: self.own_lane,
             one_elem: self.one_elem,
+            nan_blind: self.nan_blind,
         }
     }
 

@@ -546,6 +546,7 @@ pub(super) fn translate(
     }
     em.close();
     let cr0_at = cr0_values(p, plan, &cfg_blocks, cfg_blocks.ranges[prefix - 1].end);
+    let nan_blind = super::nan_blind::blind_results(p, plan);
     em.open("fn run_lane(dm: u32) -> u32");
     em.line("let lem = 1u << lane;");
     em.line("var pc = lane_pc;");
@@ -559,6 +560,7 @@ pub(super) fn translate(
         cfg: &cfg_blocks,
         prefix,
         cr0_at: &cr0_at,
+        nan_blind: &nan_blind,
         flat_atomics: &launch.flat_atomics,
         cyclic,
         passes: Vec::new(),
@@ -637,6 +639,12 @@ pub(super) fn translate(
             launch,
             threads_per_workgroup: tpw,
             cyclic,
+            nan_blind: nan_blind
+                .iter()
+                .zip(&p.insts)
+                .filter(|(&b, _)| b)
+                .map(|(_, i)| i.index)
+                .collect(),
         }),
         why_not_straight: None,
         table: Vec::new(),
@@ -660,6 +668,9 @@ pub struct Straight {
     /// (one word) rather than the blocks it ran, and a thread's instructions cannot be
     /// told from its channels' (the channel-instructions can).
     pub cyclic: bool,
+    /// Kernel instructions (body indices) whose float results keep the adapter's NaN
+    /// bits: only arithmetic and compares read them (`nan_blind`).
+    pub nan_blind: Vec<usize>,
 }
 
 impl Straight {
@@ -1247,6 +1258,7 @@ mod tests {
             launch: Default::default(),
             threads_per_workgroup: 1,
             cyclic: false,
+            nan_blind: Vec::new(),
         };
         // Thread 0: lane 0 ran both blocks, lane 1 the first; thread 1: only lane 1
         // ran, the second block.

@@ -25,6 +25,8 @@ pub(super) struct Rows<'a> {
     pub(super) cfg: &'a blocks::Blocks,
     pub(super) prefix: usize,
     pub(super) cr0_at: &'a [Option<u32>],
+    /// `nan_blind::blind_results`, per instruction.
+    pub(super) nan_blind: &'a [bool],
     /// `Conditions::flat_atomics`: allocations each unplaced atomic must stay out of.
     pub(super) flat_atomics: &'a [(usize, u32)],
     pub(super) cyclic: bool,
@@ -352,6 +354,7 @@ impl Rows<'_> {
                 continue;
             }
             let inst = &self.p.insts[k];
+            em.nan_blind = self.nan_blind[k];
             ended = emit_straight_inst(
                 em,
                 self.p,
@@ -362,6 +365,7 @@ impl Rows<'_> {
                 &next_block,
                 in_prefix,
             )?;
+            em.nan_blind = false;
             unguard(em);
             k += 1;
         }
