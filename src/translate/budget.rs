@@ -15,6 +15,7 @@
 //! body costs. The bound is an estimate where the comment is: a driver-stopped loop is
 //! still caught at the next block by the probe (`loops_exhausted`), and reported.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// Why a piece of WGSL has no cost bound.
@@ -25,69 +26,85 @@ pub struct UnboundedLoop {
     pub text: String,
 }
 
-/// Back-edge costs of the runtime's functions, by name.
+/// Back-edge costs of the runtime's functions, by name, each found when first asked
+/// for (directly, or through a call in scanned code): a module reaches a third of the
+/// runtime's functions, and costing all of them up front was a third of a translation.
 #[derive(Debug, Clone, Default)]
 pub struct Costs {
-    funcs: HashMap<String, u64>,
+    /// Costs found so far.
+    funcs: RefCell<HashMap<String, u64>>,
+    /// The scanned functions, and each one's index by name.
+    fns: Vec<Function>,
+    index: HashMap<String, usize>,
     /// Values of the named constants loops may be bounded by (`K_GRF_WORDS`...).
     consts: HashMap<String, u64>,
 }
 
 impl Costs {
-    /// Scan every `fn` of `wgsl`. WGSL lets a function call one defined further down
-    /// and has no recursion, so each function's callees are costed first (depth first,
-    /// each body scanned once: the fixed-point rescans of the whole text this replaced
-    /// took half of a translation).
-    pub fn of_functions(wgsl: &str, consts: &HashMap<String, u64>) -> Result<Costs, UnboundedLoop> {
-        let mut costs = Costs {
-            funcs: HashMap::new(),
-            consts: consts.clone(),
-        };
+    /// The `fn`s of `wgsl`, to be costed as calls to them are met. WGSL has no
+    /// recursion and lets a function call one defined further down; each body is
+    /// scanned once, after its callees (the fixed-point rescans of the whole text this
+    /// replaced took half of a translation).
+    pub fn of_functions(wgsl: &str, consts: &HashMap<String, u64>) -> Costs {
         let fns = functions(wgsl);
-        let index: HashMap<&str, usize> = fns
+        let index = fns
             .iter()
             .enumerate()
-            .map(|(k, f)| (f.name.as_str(), k))
+            .map(|(k, f)| (f.name.clone(), k))
             .collect();
-        let mut done = vec![false; fns.len()];
-        for k in 0..fns.len() {
-            costs.cost_of(k, &fns, &index, &mut done)?;
+        Costs {
+            funcs: RefCell::new(HashMap::new()),
+            fns,
+            index,
+            consts: consts.clone(),
         }
-        Ok(costs)
     }
 
-    /// Cost function `k` of `fns` after its callees (`done` marks those costed, and
-    /// those on the way: a cycle, which WGSL forbids, would read as 0).
-    fn cost_of(
-        &mut self,
-        k: usize,
-        fns: &[Function],
-        index: &HashMap<&str, usize>,
-        done: &mut [bool],
-    ) -> Result<(), UnboundedLoop> {
-        if std::mem::replace(&mut done[k], true) {
-            return Ok(());
+    /// Cost every function (the runtime's own tests: each loop must have a bound).
+    pub fn all(&self) -> Result<(), UnboundedLoop> {
+        for k in 0..self.fns.len() {
+            self.cost_of(k)?;
         }
-        let f = &fns[k];
-        for line in f.body.lines().skip(1) {
-            let code = line.split("//").next().unwrap_or("");
-            for callee in calls(code) {
-                if let Some(&j) = index.get(callee) {
-                    self.cost_of(j, fns, index, done)?;
-                }
-            }
-        }
-        let c = self.block(&f.body).map_err(|mut e| {
-            e.line += f.start;
-            e
-        })?;
-        self.funcs.insert(f.name.clone(), c);
         Ok(())
     }
 
+    /// The cost of function `k`, its callees costed first. A function on the way (a
+    /// cycle, which WGSL forbids) reads as 0.
+    fn cost_of(&self, k: usize) -> Result<u64, UnboundedLoop> {
+        let f = &self.fns[k];
+        if let Some(&c) = self.funcs.borrow().get(&f.name) {
+            return Ok(c);
+        }
+        self.funcs.borrow_mut().insert(f.name.clone(), 0);
+        match self.block(&f.body) {
+            Ok(c) => {
+                self.funcs.borrow_mut().insert(f.name.clone(), c);
+                Ok(c)
+            }
+            Err(mut e) => {
+                // Not a cost: the next ask fails again.
+                self.funcs.borrow_mut().remove(&f.name);
+                e.line += f.start;
+                Err(e)
+            }
+        }
+    }
+
+    /// The cost of a call of `name`: 0 for a name that is not a scanned function (a
+    /// builtin, a type constructor).
+    fn call(&self, name: &str) -> Result<u64, UnboundedLoop> {
+        if let Some(&c) = self.funcs.borrow().get(name) {
+            return Ok(c);
+        }
+        match self.index.get(name) {
+            Some(&k) => self.cost_of(k),
+            None => Ok(0),
+        }
+    }
+
     /// The cost of one call of the function `name` (0 for an unknown name).
-    pub fn function(&self, name: &str) -> u64 {
-        self.funcs.get(name).copied().unwrap_or(0)
+    pub fn function(&self, name: &str) -> Result<u64, UnboundedLoop> {
+        self.call(name)
     }
 
     /// Upper bound of the back-edges `code` takes (loops and the calls they make).
@@ -98,11 +115,9 @@ impl Costs {
         let mut depth = 0i64;
         let mut total = 0u64;
         for (n, raw) in lines.iter().enumerate() {
-            let line = raw.split("//").next().unwrap_or("");
+            let line = code_of(raw);
             let mult: u64 = stack.iter().map(|s| s.1).product();
-            let is_loop = line.trim_start().starts_with("for (")
-                || line.contains(" for (")
-                || line.trim_start().starts_with("loop ");
+            let is_loop = has_for(line) || line.trim_start().starts_with("loop ");
             let bound = if is_loop {
                 Some(
                     annotated(raw)
@@ -123,10 +138,8 @@ impl Costs {
             // A `fn` header names the function itself, not a call.
             let header = line.trim_start().starts_with("fn ");
             for callee in calls(line).filter(|_| !header) {
-                if let Some(c) = self.funcs.get(callee) {
-                    // A call on a loop's own line runs in its body.
-                    total += c * inner;
-                }
+                // A call on a loop's own line runs in its body.
+                total += self.call(callee)? * inner;
             }
             let before = depth;
             depth += brace_delta(line);
@@ -144,6 +157,7 @@ impl Costs {
 
 /// A top-level function of scanned WGSL: its name, its text from the `fn` line to the
 /// line where its braces close, and that first line's index.
+#[derive(Debug, Clone)]
 struct Function {
     name: String,
     body: String,
@@ -185,8 +199,31 @@ fn fn_name(line: &str) -> Option<String> {
 }
 
 fn brace_delta(line: &str) -> i64 {
-    let code = line.split("//").next().unwrap_or("");
-    code.matches('{').count() as i64 - code.matches('}').count() as i64
+    code_of(line).bytes().fold(0, |d, b| match b {
+        b'{' => d + 1,
+        b'}' => d - 1,
+        _ => d,
+    })
+}
+
+/// `line` before its `//` comment. (The scans run over ~100 KB of WGSL per module: a
+/// byte loop, where `split("//")` built a substring searcher per line.)
+fn code_of(line: &str) -> &str {
+    let b = line.as_bytes();
+    match (1..b.len()).find(|&i| b[i] == b'/' && b[i - 1] == b'/') {
+        Some(i) => &line[..i - 1],
+        None => line,
+    }
+}
+
+/// `for (` at the start of `code` or after a space (a `for` statement, not a name
+/// ending in "for").
+fn has_for(code: &str) -> bool {
+    let b = code.as_bytes();
+    (0..b.len().saturating_sub(4)).any(|i| {
+        &b[i..i + 5] == b"for ("
+            && (i == 0 || b[i - 1] == b' ' || code[..i].trim_start().is_empty())
+    })
 }
 
 /// `// loop-bound: N` on this line.
@@ -212,22 +249,23 @@ fn literal_bound(line: &str, consts: &HashMap<String, u64>) -> Option<u64> {
 /// Names called on a line: identifiers directly followed by `(`.
 fn calls(line: &str) -> impl Iterator<Item = &str> {
     let bytes = line.as_bytes();
-    let mut out = Vec::new();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
-            let s = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphabetic() || bytes[i] == b'_' {
+                let s = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                if bytes.get(i) == Some(&b'(') {
+                    return Some(&line[s..i]);
+                }
+            } else {
                 i += 1;
             }
-            if bytes.get(i) == Some(&b'(') {
-                out.push(&line[s..i]);
-            }
-        } else {
-            i += 1;
         }
-    }
-    out.into_iter()
+        None
+    })
 }
 
 #[cfg(test)]
@@ -245,9 +283,9 @@ mod tests {
     #[test]
     fn calls_cost_their_body_and_annotations_bound_loops() {
         let rt = "fn leaf(n: u32) {\n    // loop-bound: 8\n    for (var i = 0u; i < n; i++) { y(); }\n}\nfn mid() {\n    leaf(1u); leaf(2u);\n}\n";
-        let c = Costs::of_functions(rt, &HashMap::new()).unwrap();
-        assert_eq!(c.funcs["leaf"], 8);
-        assert_eq!(c.funcs["mid"], 16);
+        let c = Costs::of_functions(rt, &HashMap::new());
+        assert_eq!(c.function("leaf"), Ok(8));
+        assert_eq!(c.function("mid"), Ok(16));
         let code = "for (var i = 0u; i < 4u; i++) { mid(); }\nleaf(0u);\n";
         assert_eq!(c.block(code).unwrap(), 4 + 4 * 16 + 8);
     }
@@ -256,8 +294,18 @@ mod tests {
     fn a_callee_defined_after_its_caller_still_counts() {
         let rt =
             "fn top() {\n    leaf();\n}\nfn leaf() {\n    for (var i = 0u; i < 8u; i++) { }\n}\n";
-        let c = Costs::of_functions(rt, &HashMap::new()).unwrap();
-        assert_eq!(c.funcs["top"], 8);
+        let c = Costs::of_functions(rt, &HashMap::new());
+        assert_eq!(c.function("top"), Ok(8));
+    }
+
+    #[test]
+    fn only_what_is_asked_for_is_costed() {
+        let rt = "fn used() {\n    for (var i = 0u; i < 4u; i++) { }\n}\nfn unused() {\n    loop { }\n}\n";
+        let c = Costs::of_functions(rt, &HashMap::new());
+        assert_eq!(c.block("used();\n"), Ok(4));
+        // The unbounded loop is an error once its function is reached.
+        assert_eq!(c.block("unused();\n").unwrap_err().line, 5);
+        assert_eq!(c.all().unwrap_err().line, 5);
     }
 
     #[test]
@@ -285,33 +333,39 @@ mod tests {
         .into_iter()
         .map(|k| (k.to_string(), 10))
         .collect();
-        let c = Costs::of_functions(super::super::RUNTIME, &consts).unwrap();
-        assert!(c.funcs["mem_ld"] > 0, "mem_ld loops over bytes");
+        let c = Costs::of_functions(super::super::RUNTIME, &consts);
+        c.all().unwrap();
+        assert!(c.function("mem_ld").unwrap() > 0, "mem_ld loops over bytes");
         // save_state: 32 pcs, K_DEPTH frames of 32, and five files of 10 words.
-        assert_eq!(c.funcs["save_state"], 32 + 10 + 10 * 32 + 4 * 10);
+        assert_eq!(c.function("save_state"), Ok(32 + 10 + 10 * 32 + 4 * 10));
         // The image runtime is costed with every kernel (its calls come in the blocks).
-        let c = Costs::of_functions(&super::super::cost_runtime(""), &consts).unwrap();
+        let c = Costs::of_functions(&super::super::cost_runtime(""), &consts);
+        c.all().unwrap();
         // img_find reads a per-index table: no loop.
-        assert_eq!(c.funcs["img_find"], 0);
-        assert!(c.funcs["img_sample"] > c.funcs["img_read"] && c.funcs["img_read"] > 0);
+        assert_eq!(c.function("img_find"), Ok(0));
+        let (sample, read) = (
+            c.function("img_sample").unwrap(),
+            c.function("img_read").unwrap(),
+        );
+        assert!(sample > read && read > 0);
         // Depth first gives what rescanning every function until nothing changes gives.
         let text = super::super::cost_runtime("");
-        let mut fixed = Costs {
-            funcs: HashMap::new(),
+        let fixed = Costs {
             consts,
+            ..Costs::default()
         };
         let fns = functions(&text);
         loop {
-            let before = fixed.funcs.clone();
+            let before = fixed.funcs.borrow().clone();
             for f in &fns {
                 let v = fixed.block(&f.body).unwrap();
-                fixed.funcs.insert(f.name.clone(), v);
+                fixed.funcs.borrow_mut().insert(f.name.clone(), v);
             }
-            if fixed.funcs == before {
+            if *fixed.funcs.borrow() == before {
                 break;
             }
         }
-        assert_eq!(c.funcs, fixed.funcs);
-        assert!(fixed.funcs.values().filter(|&&v| v > 0).count() > 20);
+        assert_eq!(*c.funcs.borrow(), *fixed.funcs.borrow());
+        assert!(fixed.funcs.borrow().values().filter(|&&v| v > 0).count() > 20);
     }
 }

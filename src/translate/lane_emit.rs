@@ -81,17 +81,17 @@ pub(super) fn translate(
             em.out
         ),
         &consts,
-    )
-    .map_err(TranslateError::Budget)?;
+    );
+    let cost = |f: &str| costs.function(f).map_err(TranslateError::Budget);
     // What a pass spends outside blocks: restoring (or initializing) and mirroring
     // before the first, saving after the last.
-    let start_cost = costs.function("restore_state_at")
-        + costs.function("lane_restore_slm")
-        + costs.function("init")
+    let start_cost = cost("restore_state_at")?
+        + cost("lane_restore_slm")?
+        + cost("init")?
         + plan.xg_words as u64
         + p.kernel.preds.len().max(1) as u64
         + 4;
-    let save_cost = costs.function("save_state_at") + costs.function("lane_save_slm") + 64;
+    let save_cost = cost("save_state_at")? + cost("lane_save_slm")? + 64;
     let cr0_at = super::simt::cr0_values(
         p,
         plan,

@@ -847,13 +847,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     emit_init(&mut em, p, target.shared_payload_from, None, true, &[]);
     // The runtime's functions and `init` (the blocks come next).
     let costs =
-        budget::Costs::of_functions(&format!("{}\n{}", cost_runtime(&em.out), em.out), &consts)
-            .map_err(TranslateError::Budget)?;
+        budget::Costs::of_functions(&format!("{}\n{}", cost_runtime(&em.out), em.out), &consts);
+    let cost = |f: &str| costs.function(f).map_err(TranslateError::Budget);
     // What a pass spends outside blocks: restoring (or initializing) before the first,
     // saving after the last, and a little for `main`'s round loop.
-    let start_cost =
-        costs.function("restore_state") + costs.function("restore_slm") + costs.function("init");
-    let save_cost = costs.function("save_state") + costs.function("save_slm") + 64;
+    let start_cost = cost("restore_state")? + cost("restore_slm")? + cost("init")?;
+    let save_cost = cost("save_state")? + cost("save_slm")? + 64;
     let cr0_at = simt::cr0_values(
         p,
         &lanes::plan_kernel(p),

@@ -35,6 +35,34 @@ pub fn blind_results(p: &Prepared, plan: &Plan) -> Vec<bool> {
     if p.insts.iter().any(has_indirect) || plan.reads.len() != n || plan.writes.len() != n {
         return blind;
     }
+    // Per float type: the GRF bytes some instruction reads other than as its numbers,
+    // or writes other than as whole elements of its size (one pass over the
+    // footprints; a test per candidate and reader was quadratic).
+    let total = plan
+        .reads
+        .iter()
+        .chain(&plan.writes)
+        .flat_map(|t| t.0.iter().map(|&(_, b)| b as usize))
+        .max()
+        .unwrap_or(0);
+    let seen_for = |t: DataType| {
+        let mut seen = vec![false; total];
+        for (j, inst) in p.insts.iter().enumerate() {
+            let mut mark = |ranges: &[(u32, u32)]| {
+                for &(a, b) in ranges {
+                    seen[a as usize..b as usize].fill(true);
+                }
+            };
+            if !reads_as_numbers(inst, t) {
+                mark(&plan.reads[j].0);
+            }
+            if !writes_whole_elements(inst, t) {
+                mark(&plan.writes[j].0);
+            }
+        }
+        seen
+    };
+    let mut seen: Vec<(DataType, Vec<bool>)> = Vec::new();
     for (k, inst) in p.insts.iter().enumerate() {
         let Some(t) = float_arith_result(inst) else {
             continue;
@@ -43,16 +71,17 @@ pub fn blind_results(p: &Prepared, plan: &Plan) -> Vec<bool> {
         if written.is_empty() {
             continue;
         }
-        let overlaps = |ranges: &[(u32, u32)]| {
-            ranges
-                .iter()
-                .any(|&(a, b)| written.iter().any(|&(c, d)| a < d && c < b))
+        let at = match seen.iter().position(|(s, _)| *s == t) {
+            Some(at) => at,
+            None => {
+                seen.push((t, seen_for(t)));
+                seen.len() - 1
+            }
         };
-        blind[k] = (0..n).all(|j| {
-            let other = &p.insts[j];
-            (!overlaps(&plan.reads[j].0) || reads_as_numbers(other, t))
-                && (!overlaps(&plan.writes[j].0) || writes_whole_elements(other, t))
-        });
+        let bits = &seen[at].1;
+        blind[k] = written
+            .iter()
+            .all(|&(a, b)| !bits[a as usize..b as usize].iter().any(|&x| x));
     }
     blind
 }

@@ -597,12 +597,11 @@ pub(super) fn translate(
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::cost_runtime(&em.out), em.out),
         &consts,
-    )
-    .map_err(TranslateError::Budget)?;
+    );
     let whole = costs
         .block(&em.out[em.out.find("fn run_lane").unwrap_or(0)..])
         .map_err(TranslateError::Budget)?
-        + costs.function("init")
+        + costs.function("init").map_err(TranslateError::Budget)?
         + 64;
     // Everything once (every loop's first pass included), then each further pass of a
     // loop what its rows cost (barrier rounds are passes of the loops around them).
