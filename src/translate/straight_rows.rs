@@ -339,6 +339,11 @@ impl Rows<'_> {
                     em.out.truncate(at);
                     em.out.push_str(&t);
                 }
+                // The element, lane and mask bindings of the instruction, where its
+                // code reads none (naga and the driver handle every `let`).
+                let t = super::tidy::without_unread_lets(&em.out[at..], &["i", "li", "em"]);
+                em.out.truncate(at);
+                em.out.push_str(&t);
             };
             em.cr0_value = self.cr0_at[k];
             em.atomic_avoid = self.avoid_at(k);

@@ -149,6 +149,15 @@ fn rewrite_calls(text: &str, f: &str, replace: &dyn Fn(&[String]) -> Option<Stri
 }
 
 /// `text` without its line `let name = ...;` when nothing else in it reads `name`.
+/// `text` without the `let`s of `names` that nothing in it reads, in that order.
+pub(super) fn without_unread_lets(text: &str, names: &[&str]) -> String {
+    let mut t = text.to_string();
+    for name in names {
+        t = drop_unread_let(&t, name);
+    }
+    t
+}
+
 fn drop_unread_let(text: &str, name: &str) -> String {
     let decl = format!("let {name} = ");
     let Some(line_start) = text
@@ -189,6 +198,23 @@ if (li < 16u) {
     let g = flush32(u, ((cr & 0x100u) != 0u));
 }
 ";
+
+    #[test]
+    fn wrapper_lets_go_where_nothing_reads_them() {
+        let t = "{\nlet em = lem;\nlet li = lane - 0u;\n{\nrv1 = rv2;\n}\n}\n";
+        assert_eq!(
+            without_unread_lets(t, &["li", "em"]),
+            "{\n{\nrv1 = rv2;\n}\n}\n"
+        );
+        // `li` read: both stay (`em` read through a chen); `em` alone goes.
+        let t = "{\nlet em = lem;\nlet li = lane - 0u;\nif (li < 16u) {\n}\n}\n";
+        assert_eq!(
+            without_unread_lets(t, &["li", "em"]),
+            "{\nlet li = lane - 0u;\nif (li < 16u) {\n}\n}\n"
+        );
+        let t = "let em = lem;\nlet ce = chen(em, 16u);\nx = ce;\n";
+        assert_eq!(without_unread_lets(t, &["li", "em"]), t);
+    }
 
     #[test]
     fn folds_known_mode_bits_and_drops_what_nothing_reads() {
