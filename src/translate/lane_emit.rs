@@ -73,6 +73,7 @@ pub(super) fn translate(
         Some(&plan.image_reads()),
         true,
         &[],
+        false,
     );
     let costs = budget::Costs::of_functions(
         &format!(

@@ -844,7 +844,18 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         em.line(GRF_IN_STATE_MARK);
     }
     em.line("");
-    emit_init(&mut em, p, target.shared_payload_from, None, true, &[]);
+    // Not `full_lanes` here: with the lane count a constant, the table form of
+    // noinline_calls (tgllp SIMD16) ran out of lavapipe's loop budget, which the probe
+    // reported; why is not known (docs/design.md, "Full launches").
+    emit_init(
+        &mut em,
+        p,
+        target.shared_payload_from,
+        None,
+        true,
+        &[],
+        false,
+    );
     // The runtime's functions and `init` (the blocks come next).
     let costs =
         budget::Costs::of_functions(&format!("{}\n{}", cost_runtime(&em.out), em.out), &consts);
@@ -1306,6 +1317,7 @@ fn emit_init(
     reads: Option<&[bool]>,
     channel_pcs: bool,
     singles: &[bool],
+    full_lanes: bool,
 ) {
     em.out.push_str(PAYLOAD_RUNTIME);
     em.open("fn init(tid: u32, t: u32, grp: vec3<u32>)");
@@ -1371,9 +1383,24 @@ fn emit_init(
             em.line(&format!("gs32({}u, grp[{d}]);", p.pre.group_id[d]));
         }
     }
-    em.line("let lanes = pl_lanes();");
+    // Every thread of the launch dispatched with all its channels (`Target::full_lanes`,
+    // straight modules): the count is the width, not a load per invocation (saxpy over
+    // 1M items on lavapipe: 2.34-2.43x -> 2.17-2.32x its hand-written WGSL's GPU time).
+    em.line(if full_lanes {
+        "let lanes = K_SIMD;"
+    } else {
+        "let lanes = pl_lanes();"
+    });
     em.line("pl_n = lanes;");
-    if wanted(p.pre.sr0 + 8) {
+    if wanted(p.pre.sr0 + 8) && full_lanes {
+        // A shift by a constant 32 would not validate even where it is not taken.
+        let all = if p.simd >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << p.simd) - 1
+        };
+        em.line(&format!("gs32({}u, {all:#x}u);", p.pre.sr0 + 8));
+    } else if wanted(p.pre.sr0 + 8) {
         em.line("var dmask = 0xffffffffu;");
         em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
         em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));

@@ -537,6 +537,7 @@ pub(super) fn translate(
         Some(&plan.image_reads()),
         false,
         &singles,
+        target.full_lanes,
     );
     // Promoted inputs: each invocation loads its channel's element of the payload.
     em.open("fn load_lane_inputs()");
