@@ -1651,6 +1651,24 @@ mod tests {
     use super::*;
     use crate::translate::lane_memory::{Conditions, Guard, LaneForm, Term};
 
+    /// A straight lane's report becomes the error only when nothing else failed: code
+    /// in the top byte, instruction below it.
+    #[test]
+    fn a_hand_over_report_is_read_as_the_error() {
+        use crate::translate::stat::HANDOVER;
+        let mut stat = vec![0u32; 16];
+        stat[HANDOVER] = (runtime_error::STRAIGHT_SLOW << 24) | 42;
+        let s = with_handover(stat.clone());
+        assert_eq!((s[0], s[1]), (runtime_error::STRAIGHT_SLOW, 42));
+        // A `fail` already recorded keeps its place.
+        stat[0] = runtime_error::STEP_LIMIT;
+        stat[1] = 7;
+        let s = with_handover(stat.clone());
+        assert_eq!((s[0], s[1]), (runtime_error::STEP_LIMIT, 7));
+        // No report: nothing changes.
+        assert_eq!(with_handover(vec![0; 16]), vec![0; 16]);
+    }
+
     /// Thread payloads of 16 bytes: the uw elements at byte 0, one lane each.
     fn payload(threads: &[&[u16]]) -> Vec<ThreadPayload> {
         threads
