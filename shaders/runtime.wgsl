@@ -116,7 +116,7 @@ fn fail(code: u32, at: u32) {
 
 // A straight lane's report (`simt.rs`, the end of `main`): one atomic and no retry
 // loop, where `fail` needs a compare-and-swap loop to keep the first report. The
-// host reads it as a `fail` when nothing else failed (`backend::gpu`, `handed_over`).
+// host reads it as a `fail` when nothing else failed (`backend::gpu::with_handover`).
 fn hand_over(code: u32, at: u32) {
     atomicMax(&stat[STAT_HANDOVER], (code << 24u) | min(at, 0xffffffu));
 }

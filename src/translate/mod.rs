@@ -1392,18 +1392,20 @@ fn emit_init(
         "let lanes = pl_lanes();"
     });
     em.line("pl_n = lanes;");
-    if wanted(p.pre.sr0 + 8) && full_lanes {
-        // A shift by a constant 32 would not validate even where it is not taken.
-        let all = if p.simd >= 32 {
-            u32::MAX
+    if wanted(p.pre.sr0 + 8) {
+        if full_lanes {
+            // A shift by a constant 32 would not validate even where it is not taken.
+            let all = if p.simd >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << p.simd) - 1
+            };
+            em.line(&format!("gs32({}u, {all:#x}u);", p.pre.sr0 + 8));
         } else {
-            (1u32 << p.simd) - 1
-        };
-        em.line(&format!("gs32({}u, {all:#x}u);", p.pre.sr0 + 8));
-    } else if wanted(p.pre.sr0 + 8) {
-        em.line("var dmask = 0xffffffffu;");
-        em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
-        em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));
+            em.line("var dmask = 0xffffffffu;");
+            em.line("if (lanes < 32u) { dmask = (1u << lanes) - 1u; }");
+            em.line(&format!("gs32({}u, dmask);", p.pre.sr0 + 8));
+        }
     }
     // sr0.0 and %hw_id: the thread's own private-memory slot (see Thread::new).
     if wanted(p.pre.sr0) || wanted(p.pre.hw_id) {

@@ -570,12 +570,6 @@ pub(super) fn translate(
     };
     rows.emit(&mut em, 0, nblocks, &regions, None)?;
     let passes = rows.passes;
-    // A loop the driver's limiter stopped early would leave wrong results: say so.
-    // Without vISA loops the only loops are the runtime's, bounded by their
-    // `loop-bound` notes (K_FIXED_COST, which the host checks against the probed
-    // budget before the run), so the check is left out: llvmpipe pays for its loop on
-    // every invocation even when cfh(CFG_PROBE) is 0 (saxpy over 1M items: 6.2 -> 5.4
-    // GPU ms).
     em.line("return 0u;");
     em.close();
     if cyclic || barriers {
@@ -1161,6 +1155,12 @@ fn emit_main(
     // invocation takes it, and each of the four sites was a `fail`, a CAS loop
     // (mandelbrot over 196,608 items with no iteration: 2.9x -> 2.5-2.8x its
     // hand-written WGSL's GPU time).
+    // A loop the driver's limiter stopped early would leave wrong results: the probe
+    // says so. Without vISA loops the only loops are the runtime's, bounded by their
+    // `loop-bound` notes (K_FIXED_COST, which the host checks against the probed
+    // budget before the run), so the probe is left out: llvmpipe pays for its loop on
+    // every invocation even when cfh(CFG_PROBE) is 0 (saxpy over 1M items: 6.2 -> 5.4
+    // GPU ms).
     let probe = if cyclic {
         "    if (cfh(CFG_PROBE) != 0u && loops_exhausted()) { code = ERR_DRIVER_LOOPS; at = 0u; }\n"
     } else {
