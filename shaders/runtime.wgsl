@@ -66,6 +66,7 @@ const STAT_CHAN_LO: u32 = 6u;       // channel-instructions executed, 64-bit
 const STAT_CHAN_HI: u32 = 7u;
 const STAT_YIELDED: u32 = 8u;       // work-groups that saved their state in this pass
 const STAT_HANDOVER: u32 = 9u;      // straight lanes' reports: (ERR_* << 24) | instruction, the highest wins
+const STAT_FTZ_MISS: u32 = 10u;     // 1: a speculative F32 operation met a denormal (`ftz_missed`)
 
 const ERR_STEP_LIMIT: u32 = 1u;
 const ERR_SWITCH_RANGE: u32 = 2u;
@@ -362,6 +363,18 @@ const F32_FTZ: bool = false;
 // its own as the vISA `mul` rounds it. Elsewhere `keep32`/`keep64` fold away.
 const F_KEEP_PRODUCTS: bool = false;
 
+// Flushing adapters, first run (`backend::gpu::finish`): F add, mul and compares run
+// natively with no exact fallback, and `ftz_missed` records any operand or result
+// where flushing could make them differ from IEEE's; the host then discards the run
+// and runs the exact module (`false` here) from the same inputs. The fallbacks'
+// f64 code cost mandelbrot's loop 6x its time on an H200 even where no invocation
+// took them (a loop around them did not help): absent, the loop runs native.
+const F32_SPECULATE: bool = false;
+
+fn ftz_missed() {
+    atomicStore(&stat[STAT_FTZ_MISS], 1u);
+}
+
 // Testing only (`VISA_GPU_EMULATE=ftzsim`): the native f32 operations of the F32_FTZ
 // fast paths flush denormal results as a flushing adapter does, so that an adapter
 // that keeps them (lavapipe) proves those paths' guards.
@@ -387,6 +400,12 @@ fn normal32(r: f32) -> bool {
     return e != 0u && e != 0x7f800000u;
 }
 
+// A zero or a denormal (flushed or not). Infinities and NaNs of plain operands are
+// IEEE's on a flushing adapter too.
+fn zero_exp32(r: f32) -> bool {
+    return (bitcast<u32>(r) & 0x7f800000u) == 0u;
+}
+
 fn keep32(x: f32) -> f32 {
     if (!F_KEEP_PRODUCTS) { return x; }
     return bitcast<f32>(bitcast<u32>(x) ^ cfg[CFG_ZERO]);
@@ -402,6 +421,10 @@ fn w32(x: f32) -> f64 {
     if (!F32_FTZ) { return f64(x); }
     let b = bitcast<u32>(x);
     if ((b & 0x7f800000u) != 0u) { return f64(x); }
+    if (F32_SPECULATE) {
+        if ((b & 0x7fffffffu) != 0u) { ftz_missed(); }
+        return f64(x);
+    }
     let m = f64(b & 0x7fffffu) * 1.401298464324817e-45lf;
     if ((b >> 31u) != 0u) { return -m; }
     return m;
@@ -416,6 +439,7 @@ fn n32(f: f64) -> f32 {
     let mag = b & 0x7ffffffffffffffflu;
     // Zeros, normal results (2^-126 and up), infinities and NaNs: native.
     if (mag == 0lu || mag >= 0x3810000000000000lu) { return f32(f); }
+    if (F32_SPECULATE) { ftz_missed(); return f32(f); }
     let m = u32(round(bitcast<f64>(mag) * 7.1362384635298e44lf));
     return bitcast<f32>(m | (u32(b >> 32u) & 0x80000000u));
 }
@@ -645,7 +669,10 @@ fn rel_f(rel: u32, x: f64, y: f64) -> bool {
 // `rel_f` on two f32 values (widening is exact, so the answer is the same; llvmpipe
 // and the f64 emulation pay for the widening).
 fn rel_f32(rel: u32, x: f32, y: f32) -> bool {
-    if (F32_FTZ && (tiny32(x) || tiny32(y))) { return rel_f(rel, w32(x), w32(y)); }
+    if (F32_FTZ && (tiny32(x) || tiny32(y))) {
+        if (!F32_SPECULATE) { return rel_f(rel, w32(x), w32(y)); }
+        ftz_missed();
+    }
     switch rel {
         case 0u: { return x == y; }
         case 1u: { return !(x == y); }
@@ -1448,6 +1475,12 @@ fn fadd32(x: f32, y: f32, z: f32, md: u32) -> f32 {
 
 fn fadd32_rne(x: f32, y: f32, z: f32) -> f32 {
     if (!F32_FTZ) { return x + y; }
+    if (F32_SPECULATE) {
+        // A zero or denormal result is IEEE's only as the exact zero of x + -x.
+        let r = sim32(x + y);
+        if (tiny32(x) || tiny32(y) || (zero_exp32(r) && x != -y)) { ftz_missed(); }
+        return r;
+    }
     // Flushing adapters: natively where that is exact (`normal32`).
     if (!tiny32(x) && !tiny32(y)) {
         let r = sim32(x + y);
@@ -1471,6 +1504,12 @@ fn fmul32(x: f32, y: f32, z: f32, md: u32) -> f32 {
 
 fn fmul32_rne(x: f32, y: f32, z: f32) -> f32 {
     if (!F32_FTZ) { return keep32(x * y); }
+    if (F32_SPECULATE) {
+        // A product of nonzero normals is never an exact zero.
+        let r = sim32(keep32(x * y));
+        if (tiny32(x) || tiny32(y) || (zero_exp32(r) && x != 0.0 && y != 0.0)) { ftz_missed(); }
+        return r;
+    }
     if (!tiny32(x) && !tiny32(y)) {
         let r = sim32(keep32(x * y));
         if (normal32(r)) { return r; }

@@ -585,6 +585,12 @@ fn run(
                 };
                 eprintln!("visa-emu: the thread group's SLM ran from the heap ({why})");
             }
+            if run.f32_rerun {
+                eprintln!(
+                    "visa-emu: the native F32 run met a denormal, which {} flushes: the exact module ran again from the inputs",
+                    g.adapter().name
+                );
+            }
             if run.mapping == "lanes" {
                 if let Some(why) = built.chosen().why_not_straight.as_deref() {
                     eprintln!("visa-emu: lanes ran scheduled, not straight: {why}");

@@ -825,6 +825,46 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// On an adapter that flushes f32 denormals the GPU path runs F add, mul and compares
+/// natively first (`F32_SPECULATE`): a kernel that meets no denormal keeps that run
+/// (mandelbrot, whose loop starts from 0 * 0), one that meets one runs again in the
+/// exact forms from the same inputs, and a later run of it goes there at once. Bytes
+/// are the interpreter's each time; the device is taken for a flushing one
+/// (`distrust_floats`), its native results flushed as one would (`F32_FTZ_SIM`).
+#[test]
+fn a_flushing_adapter_keeps_a_native_f32_run_that_met_no_denormal() {
+    let root = visa_emu::corpus::paths::default_corpus_dir();
+    let tmp = std::env::temp_dir().join(format!("visa-emu-speculate-{}", std::process::id()));
+    let mut gpu = GpuContext::new(&GpuOptions {
+        distrust_floats: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    let run = |gpu: &mut GpuContext, dir: &std::path::Path, case, cpu, name: &str| {
+        let g = visa_emu::backend::gpu::run_case(gpu, dir, case, 50_000_000)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_same_run(name, cpu, &g);
+        g.f32_rerun
+    };
+    let dir = root.join("mandelbrot/tgllp-simd16");
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    assert!(
+        !run(&mut gpu, &dir, &case, &cpu, "mandelbrot"),
+        "mandelbrot met no denormal, yet its native run was dropped"
+    );
+    let (dir, case, cpu) = special_variant(&root, &tmp, "float_arith/acm-g10-simd16");
+    assert!(
+        run(&mut gpu, &dir, &case, &cpu, "float_arith, special inputs"),
+        "float_arith's denormal inputs did not send it to the exact forms"
+    );
+    assert!(
+        !run(&mut gpu, &dir, &case, &cpu, "float_arith again"),
+        "the second run speculated again"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// LRP (`src1*src0 + src2*(1.0 - src0)`, the page's C formula in f32: four roundings)
 /// on F, patched in for `float_arith`'s `mad` (IGC's OpenCL output has no LRP): the GPU
 /// path's bytes are the interpreter's on the case's inputs and on special values,

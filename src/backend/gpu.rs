@@ -35,6 +35,9 @@ pub struct GpuRun {
     pub slm_in_heap: bool,
     /// The output of the kernel's printf calls, in buffer order (`abi::printf`).
     pub printf: Vec<String>,
+    /// A flushing adapter's speculative run met a denormal, and these results are the
+    /// exact module's, run again from the inputs (`F32_SPECULATE` in runtime.wgsl).
+    pub f32_rerun: bool,
 }
 
 /// `stat` with a straight lane's report (`hand_over` in runtime.wgsl) as its error
@@ -1310,9 +1313,30 @@ fn finish(
     may_retry: bool,
 ) -> Result<GpuRun, SliceError> {
     let slm_in_heap = place_workgroup_memory(gpu, launch, &mut job)?;
-    let lower_ms = for_adapter(gpu, &mut job)?;
+    // A flushing adapter runs F32 natively first; where that met a denormal, whatever
+    // the run did (its errors too) is dropped and the exact module runs from the inputs.
+    let speculate = float_fixes(gpu).ftz && !speculation_missed(job.key);
+    let unadapted = speculate.then(|| (job.wgsl.clone(), job.key, job.aliases.clone()));
+    let mut lower_ms = adapt(gpu, &mut job, speculate)?;
     ready_to_run(gpu, &mut job);
-    let r = gpu.run(&job).map_err(|e| e.to_string())?;
+    let mut r = gpu.run(&job).map_err(|e| e.to_string())?;
+    let mut f32_rerun = false;
+    if let Some((wgsl, key, aliases)) = unadapted {
+        let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
+        if stat.get(translate::stat::FTZ_MISS).is_some_and(|&w| w != 0) {
+            note_speculation_missed(key);
+            (job.wgsl, job.key, job.aliases) = (wgsl, key, aliases);
+            lower_ms += adapt(gpu, &mut job, false)?;
+            ready_to_run(gpu, &mut job);
+            let first = r.timings;
+            r = gpu.run(&job).map_err(|e| e.to_string())?;
+            r.timings.pipeline_ms += first.pipeline_ms;
+            r.timings.dispatch_ms += first.dispatch_ms;
+            r.timings.passes += first.passes;
+            r.timings.gpu_ms = r.timings.gpu_ms.zip(first.gpu_ms).map(|(a, b)| a + b);
+            f32_rerun = true;
+        }
+    }
     let stat = with_handover(words_of(&r.outputs[translate::binding::STAT as usize]));
     if may_retry
         && matches!(
@@ -1392,6 +1416,7 @@ fn finish(
         mapping: launch.module.mapping(),
         note: None,
         slm_in_heap,
+        f32_rerun,
     })
 }
 
@@ -1442,15 +1467,18 @@ pub struct FloatFixes {
     /// Testing only: the native f32 operations of the `F32_FTZ` fast paths flush
     /// denormal results (`F32_FTZ_SIM`), as a flushing adapter's do.
     pub simulate_ftz: bool,
+    /// With `ftz`: F add, mul and compares native, a denormal reported instead of
+    /// handled (`F32_SPECULATE`); [`finish`] runs the exact module where one was.
+    pub speculate: bool,
 }
 
 impl FloatFixes {
     fn any(self) -> bool {
-        self.ftz || self.soft_div || self.keep_products || self.simulate_ftz
+        self.ftz || self.soft_div || self.keep_products || self.simulate_ftz || self.speculate
     }
 
     /// Each switch: on?, the runtime's `const`, a short tag, what it means.
-    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 4] {
+    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 5] {
         [
             (
                 self.ftz,
@@ -1475,6 +1503,12 @@ impl FloatFixes {
                 "F32_FTZ_SIM",
                 "simulated-ftz",
                 "native f32 results flushed as a flushing adapter's (testing)",
+            ),
+            (
+                self.speculate,
+                "F32_SPECULATE",
+                "f32-speculative",
+                "f32 add, mul and compares native first, run again exactly where a denormal was met",
             ),
         ]
     }
@@ -1525,6 +1559,25 @@ pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
         // A device taken for a flushing one without asking (tests) flushes the fast
         // paths' native results too, so that their guards are proven on any adapter.
         simulate_ftz: forced("ftzsim") || !c.floats_probed,
+        speculate: false,
+    }
+}
+
+/// Kernels (module keys) whose speculative F32 run met a denormal: later runs of
+/// them go to the exact module at once.
+static SPECULATION_MISSED: std::sync::OnceLock<Mutex<std::collections::HashSet<u64>>> =
+    std::sync::OnceLock::new();
+
+fn speculation_missed(key: u64) -> bool {
+    SPECULATION_MISSED
+        .get_or_init(Default::default)
+        .lock()
+        .is_ok_and(|s| s.contains(&key))
+}
+
+fn note_speculation_missed(key: u64) {
+    if let Ok(mut s) = SPECULATION_MISSED.get_or_init(Default::default).lock() {
+        s.insert(key);
     }
 }
 
@@ -1580,8 +1633,15 @@ fn adapted(
 /// and the kernel uses them (the heap then bound again at `binding::HEAP64`). Returns
 /// the milliseconds the adaptation took.
 pub fn for_adapter(gpu: &GpuContext, job: &mut ComputeJob) -> Result<f64, String> {
+    adapt(gpu, job, false)
+}
+
+/// [`for_adapter`], the F32 operations speculative where `speculate` and the device
+/// flushes f32 denormals.
+fn adapt(gpu: &GpuContext, job: &mut ComputeJob, speculate: bool) -> Result<f64, String> {
     let a = adaptation(gpu);
-    let fixes = float_fixes(gpu);
+    let mut fixes = float_fixes(gpu);
+    fixes.speculate = speculate && fixes.ftz;
     if a.is_none() && !fixes.any() {
         return Ok(0.0);
     }

@@ -370,6 +370,8 @@ pub mod stat {
     pub const YIELDED: usize = 8;
     /// Straight lanes' reports (`hand_over` in runtime.wgsl): `(code << 24) | at`.
     pub const HANDOVER: usize = 9;
+    /// 1: a speculative F32 operation met a denormal (`ftz_missed` in runtime.wgsl).
+    pub const FTZ_MISS: usize = 10;
 }
 
 /// What the translation depends on besides the kernel: the launch's group shape.
