@@ -49,8 +49,11 @@ step bench 80 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json
 step mb_speculation 30 $B run tests/corpus/mandelbrot/tgllp-simd16 --backend vulkan
 step bench_mb64 30 $B bench --backend vulkan --runs 7 --no-pocl --scale 64 --set dx=0.0000375 tests/corpus/mandelbrot/tgllp-simd16
 # atomic_64bit_local/pvc-simd32 (GRF in `state`) hung at stop 37 with two threads per group
-# and ran with one (292 ms): one group of two threads tells contention from group count.
-VISA_GPU_LOG=1 VISA_GPU_TIMEOUT=20 step a64_one_group 60 $B run tests/cases/atomic_64bit_local/pvc-simd32 --backend vulkan --global 64 --local 64
+# and ran with one (292 ms). Suspect: the SLM lock of `atomic64_split`, its winner held at
+# the loop's reconvergence while the loser spins out its 16M tries (then ERR_ATOMIC_CONTENDED,
+# and the vISA compare-and-swap loop retries forever). One group of two threads with a low
+# step limit tells: "atomic retried past its bound" confirms it, a step-limit stop refutes it.
+VISA_GPU_LOG=1 VISA_GPU_TIMEOUT=90 step a64_one_group 100 $B run tests/cases/atomic_64bit_local/pvc-simd32 --backend vulkan --global 64 --local 64 --step-limit 3000
 # 3. The fallbacks: no subgroups, then 64-bit types and f16 emulated.
 step conf_nosubgroups 100 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
 step conf_emulated 200 $B conformance tests/corpus --backend vulkan --no-f64 --no-int64 --no-f16 --known tests/known_disagreements.txt

@@ -773,8 +773,13 @@ fn enable_passes(job: &mut ComputeJob, budget: u32, bytes: u64) {
     });
 }
 
-/// A straight job that does not record the blocks its invocations ran.
+/// A straight job that does not record the blocks its invocations ran (the store
+/// compiled out: [`translate::uncounted`]).
 fn stop_counting(job: &mut ComputeJob) {
+    if let Some(text) = translate::uncounted(&job.wgsl) {
+        job.key = hash(&text);
+        job.wgsl = text;
+    }
     set_cfg(job, &[(cfg::COUNT, 0)]);
     let st = &mut job.buffers[translate::binding::STATE as usize];
     st.size = 4;
