@@ -550,6 +550,56 @@ fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
     }
 }
 
+/// Where the workgroup may part the meetings vote, but a barrier the workgroup
+/// reaches from the one before by forward branches only, with no way in from
+/// elsewhere, meets with a plain barrier (`plain_meetings`): dot_product_reduce's six
+/// reduction rounds after its grid-stride loop (its first barrier keeps the vote); a
+/// launch whose last thread has channels left over has none. Every module validates.
+#[test]
+fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
+    use visa_emu::backend::gpu;
+    use visa_emu::corpus::case::Case;
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/dot_product_reduce");
+    let text = std::fs::read_to_string(src.join("tgllp-simd32/kernel.visaasm")).unwrap();
+    let round = "(!P4) goto (M1, 32) _0_034";
+    assert!(text.contains(round), "dot_product_reduce's second round");
+    let root = std::env::temp_dir().join(format!("visa-emu-plain-{}", std::process::id()));
+    let case_dir = common::copy_case(&src, "tgllp-simd32", &root);
+    let v = case_dir.join("tgllp-simd32");
+    let count = |text: &str, local: Option<u64>| {
+        std::fs::write(v.join("kernel.visaasm"), text).unwrap();
+        let mut case = Case::load(&case_dir).unwrap();
+        if let Some(l) = local {
+            case.ndrange.local_size = vec![l];
+            case.ndrange.global_size = vec![2 * l];
+        }
+        let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let m = launch.chosen();
+        assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
+        validate_wgsl(&m.wgsl).unwrap();
+        let votes = m.wgsl.matches("atomicOr(&st_live").count();
+        (
+            m.wgsl
+                .matches("(all arrive together: plain_meetings)")
+                .count(),
+            votes,
+        )
+    };
+    assert_eq!(count(&text, None), (6, 1), "as IGC wrote it");
+    assert_eq!(count(&text, Some(48)), (0, 7), "channels left over");
+    // A round branching past its barrier leaves the straight form altogether.
+    let skip = text.replace(round, "(!P4) goto (M1, 32) _0_036");
+    std::fs::write(v.join("kernel.visaasm"), &skip).unwrap();
+    let case = Case::load(&case_dir).unwrap();
+    let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    assert!(
+        launch.chosen().straight.is_none(),
+        "a barrier skipped straight"
+    );
+    std::fs::remove_dir_all(&root).ok();
+}
+
 /// What would part the workgroup keeps the vote: slm_prefix_scan patched so that its
 /// loop's exit compares with each channel's local id, or so that its two SIMD halves
 /// compute the exit from different values, still meets through the atomics (or leaves

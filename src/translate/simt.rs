@@ -468,6 +468,7 @@ pub(super) fn translate(
     let cyclic = !blocks::acyclic(&p.insts);
     let barriers = p.insts.iter().any(|i| i.op == Opcode::Barrier);
     let mut regions = loop_regions(p, &cfg_blocks);
+    let own_loops = regions.clone();
     // With barriers every row sits in a loop whose passes the workgroup takes
     // together (see `Rows::emit_loop`): the whole kernel is the outermost.
     if barriers && !(regions.len() == 1 && regions[0].start == 0 && regions[0].end + 1 == nblocks) {
@@ -488,6 +489,12 @@ pub(super) fn translate(
             target.full_lanes,
         )
         .is_ok();
+    // Otherwise, the meetings the workgroup still provably reaches together.
+    let plain = if barriers && !agreed {
+        super::plain_meetings::plain_barriers(p, &cfg_blocks, &own_loops, target.full_lanes)
+    } else {
+        Default::default()
+    };
     let visit_words = if cyclic {
         1
     } else {
@@ -557,6 +564,7 @@ pub(super) fn translate(
     }
     let mut rows = Rows {
         agreed,
+        plain,
         p,
         plan,
         cfg: &cfg_blocks,

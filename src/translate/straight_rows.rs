@@ -20,6 +20,9 @@ pub(super) struct Rows<'a> {
     /// Every invocation of the workgroup is at the same place at every meeting
     /// (`wg_uniform::meetings_agree`): each one's own vote is the workgroup's.
     pub(super) agreed: bool,
+    /// Otherwise, the barrier blocks whose meeting is still a plain barrier
+    /// (`plain_meetings::plain_barriers`).
+    pub(super) plain: std::collections::HashSet<usize>,
     pub(super) p: &'a Prepared,
     pub(super) plan: &'a Plan,
     pub(super) cfg: &'a blocks::Blocks,
@@ -52,7 +55,7 @@ pub(super) enum Guard {
 
 /// A block's successors (block indices; `usize::MAX` for any place outside the
 /// kernel's blocks, IDLE included), a superset: a branch may also fall through.
-fn successors(p: &Prepared, cfg: &blocks::Blocks, b: usize) -> Vec<usize> {
+pub(super) fn successors(p: &Prepared, cfg: &blocks::Blocks, b: usize) -> Vec<usize> {
     let r = &cfg.ranges[b];
     let last = &p.insts[r.end - 1];
     let next = if b + 1 < cfg.ranges.len() {
@@ -156,6 +159,7 @@ impl Rows<'_> {
                 // a loop around a barrier, not two).
                 match exit {
                     Some((row, region)) if row == b => self.meet(em, Some(region)),
+                    _ if self.plain.contains(&b) && b + 1 < to => self.meet_plain(em, b),
                     _ if self.ends_in_barrier(b) && b + 1 < to => self.meet(em, None),
                     _ => {}
                 }
@@ -221,6 +225,21 @@ impl Rows<'_> {
         if region.is_some() {
             em.line("if ((go & 2u) == 0u && ((go & 1u) != 0u || (go & 4u) == 0u)) { break; }");
         }
+        em.close();
+    }
+
+    /// The meeting after barrier block `b` where every invocation not IDLE provably
+    /// waits there (`plain_meetings`): the barrier alone, then those waiting go on.
+    fn meet_plain(&self, em: &mut Emit, b: usize) {
+        em.open("");
+        em.line("// the workgroup meets (all arrive together: plain_meetings)");
+        em.line("storageBarrier();");
+        em.line("workgroupBarrier();");
+        em.line(&format!(
+            "if (pc == {}u + HELD) {{ pc = {}u; }}",
+            b + 1,
+            b + 1
+        ));
         em.close();
     }
 
