@@ -525,7 +525,6 @@ pub(super) fn translate(
     consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
     em.declare_lane_registers(&plan.promoted);
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
-    em.out.push_str(super::COUNTING_SWITCH);
     em.line("var<private> visited: array<u32, K_VISIT_WORDS>;");
     em.line("");
     // GRF scalars in registers: their declarations go here once the rewrite at the
@@ -1216,12 +1215,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {probe}{stopped}    if (alias_at != 0u) {{ code = ERR_STRAIGHT_ALIAS; at = alias_at - 1u; }}
     if (slow_at != 0u) {{ code = ERR_STRAIGHT_SLOW; at = slow_at - 1u; }}
     if (code != 0u) {{ hand_over(code, at); }}
-    if (K_COUNTING && cfh(CFG_COUNT) != 0u) {{
+{counting_begin}    if (cfh(CFG_COUNT) != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
     }}
+    // counting: end
 }}
-"#
+"#,
+        counting_begin = super::COUNTING_BEGIN
     ));
 }
 
