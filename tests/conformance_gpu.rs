@@ -354,42 +354,6 @@ fn straight_lane_mapping_agrees_with_the_interpreter() {
     );
 }
 
-/// `bench`'s timing runs (`GpuLaunch::without_counts`) run a straight module with the
-/// store of each invocation's block record cut out (`translate::uncounted`): a module
-/// of its own (another pipeline key), the interpreter's bytes, no counts.
-#[test]
-fn timing_runs_compile_the_block_records_out() {
-    use visa_emu::backend::gpu::{self, Mapping};
-    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let root = visa_emu::corpus::paths::default_corpus_dir();
-    for v in ["saxpy/tgllp-simd16", "atomic_histogram/tgllp-simd32"] {
-        let dir = root.join(v);
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        launch.mapping = Mapping::Lanes;
-        let counted = launch.adapter_wgsl(&ctx).unwrap();
-        assert!(counted.contains(visa_emu::translate::COUNTING_BEGIN), "{v}");
-        assert!(counted.contains("state[rec + w] = visited[w]"), "{v}");
-        launch.without_counts();
-        let timed = launch.adapter_wgsl(&ctx).unwrap();
-        assert!(
-            !timed.contains("state[rec + w]"),
-            "{v}: the store is still there"
-        );
-        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
-        assert_eq!(g.mapping, "straight", "{v}");
-        assert_eq!(
-            g.instructions.unwrap_or(0),
-            0,
-            "{v}: counted without its records"
-        );
-        for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
-            assert!(a == b, "{v}: buffer {n} differs from the interpreter's");
-        }
-    }
-}
-
 /// Straight kernels whose first dispatch compiles too long on lavapipe for CI.
 /// (long_arith SIMD32 no longer runs straight: its GRF is over
 /// `PRIVATE_GRF_WORDS_MAX`. math_exp_log_pow: ~180 s cold, which `corpus_on_the_gpu_path` already

@@ -773,13 +773,10 @@ fn enable_passes(job: &mut ComputeJob, budget: u32, bytes: u64) {
     });
 }
 
-/// A straight job that does not record the blocks its invocations ran (the store
-/// compiled out: [`translate::uncounted`]).
+/// A straight job that does not record the blocks its invocations ran. The store stays
+/// in the module: cut out (stop 37) it lowered llvmpipe's GPU time but raised the
+/// dispatch's wall time (saxpy over 1M items 7.5 -> 10.6 ms; docs/design.md).
 fn stop_counting(job: &mut ComputeJob) {
-    if let Some(text) = translate::uncounted(&job.wgsl) {
-        job.key = hash(&text);
-        job.wgsl = text;
-    }
     set_cfg(job, &[(cfg::COUNT, 0)]);
     let st = &mut job.buffers[translate::binding::STATE as usize];
     st.size = 4;

@@ -97,24 +97,6 @@ pub fn unsliced(wgsl: &str) -> Option<String> {
         .then(|| wgsl.replacen(SLICED_SWITCH, "const K_SLICED: bool = false;\n", 1))
 }
 
-/// The lines of a straight module around the code storing the blocks each invocation
-/// ran (the host's instruction counts; see [`uncounted`]).
-pub const COUNTING_BEGIN: &str = "    // counting: begin (translate::uncounted)\n";
-const COUNTING_END: &str = "    // counting: end\n";
-
-/// `wgsl` (a straight module) for a run without instruction counts (`bench`'s timing
-/// runs): the store of each invocation's block record cut out, since llvmpipe runs it
-/// on every invocation whether or not `cfg` asks for it (atomic_histogram over 65,536
-/// items: 2.96-3.34x -> 2.52-2.76x its hand WGSL's GPU time). Cut, not switched off by
-/// a `const`: saxpy over 1M items took 10-11 ms a dispatch with the store behind a
-/// false `const`, 6-9 with it gone (GPU time alike; lavapipe, alternating processes).
-/// `None`: the module has no such code.
-pub fn uncounted(wgsl: &str) -> Option<String> {
-    let a = wgsl.find(COUNTING_BEGIN)?;
-    let b = a + wgsl[a..].find(COUNTING_END)? + COUNTING_END.len();
-    Some(format!("{}{}", &wgsl[..a], &wgsl[b..]))
-}
-
 /// The runtime a kernel's code needs: the soft-double library first (functions may
 /// only call functions defined before them) when it calls `dfma`.
 pub(crate) fn runtime_for(kernel: &str) -> String {

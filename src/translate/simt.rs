@@ -1215,14 +1215,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 {probe}{stopped}    if (alias_at != 0u) {{ code = ERR_STRAIGHT_ALIAS; at = alias_at - 1u; }}
     if (slow_at != 0u) {{ code = ERR_STRAIGHT_SLOW; at = slow_at - 1u; }}
     if (code != 0u) {{ hand_over(code, at); }}
-{counting_begin}    if (cfh(CFG_COUNT) != 0u) {{
+    if (cfh(CFG_COUNT) != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
         for (var w = 0u; w < K_VISIT_WORDS; w++) {{ state[rec + w] = visited[w]; }}
     }}
-    // counting: end
 }}
-"#,
-        counting_begin = super::COUNTING_BEGIN
+"#
     ));
 }
 
