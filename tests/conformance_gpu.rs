@@ -737,10 +737,21 @@ fn gpu_agrees(
     case: &visa_emu::corpus::case::Case,
     cpu: &visa_emu::backend::cpu::VariantRun,
     name: &str,
-) {
+) -> visa_emu::backend::gpu::GpuRun {
     let g = visa_emu::backend::gpu::run_case(gpu, dir, case, 50_000_000)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert_same_run(name, cpu, &g);
+    g
+}
+
+/// A device taken for one whose floats are loose (`distrust_floats`): every exact
+/// float form on, native f32 results flushed as a flushing adapter's.
+fn distrusting_gpu() -> GpuContext {
+    GpuContext::new(&GpuOptions {
+        distrust_floats: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)")
 }
 
 /// Special float inputs ([`special_inputs`]) through the corpus's float kernels: every
@@ -797,11 +808,7 @@ fn special_float_inputs_agree_with_the_interpreter() {
 fn distrusted_float_forms_agree_with_the_interpreter() {
     let root = visa_emu::corpus::paths::default_corpus_dir();
     let tmp = std::env::temp_dir().join(format!("visa-emu-distrust-{}", std::process::id()));
-    let mut gpu = GpuContext::new(&GpuOptions {
-        distrust_floats: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut gpu = distrusting_gpu();
     let fixes = visa_emu::backend::gpu::float_fixes(&gpu);
     assert!(
         fixes.ftz && fixes.soft_div && fixes.keep_products && fixes.simulate_ftz,
@@ -835,16 +842,9 @@ fn distrusted_float_forms_agree_with_the_interpreter() {
 fn a_flushing_adapter_keeps_a_native_f32_run_that_met_no_denormal() {
     let root = visa_emu::corpus::paths::default_corpus_dir();
     let tmp = std::env::temp_dir().join(format!("visa-emu-speculate-{}", std::process::id()));
-    let mut gpu = GpuContext::new(&GpuOptions {
-        distrust_floats: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut gpu = distrusting_gpu();
     let run = |gpu: &mut GpuContext, dir: &std::path::Path, case, cpu, name: &str| {
-        let g = visa_emu::backend::gpu::run_case(gpu, dir, case, 50_000_000)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_same_run(name, cpu, &g);
-        g.f32_rerun
+        gpu_agrees(gpu, dir, case, cpu, name).f32_rerun
     };
     let dir = root.join("mandelbrot/tgllp-simd16");
     let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
@@ -901,11 +901,7 @@ fn lrp_follows_the_pages_formula_like_the_interpreter() {
     .unwrap();
     let mut native =
         GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let mut exact = GpuContext::new(&GpuOptions {
-        distrust_floats: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut exact = distrusting_gpu();
     let mut case = visa_emu::corpus::case::Case::load(&dir.join("float_arith")).unwrap();
     for special in [false, true] {
         if special {

@@ -513,6 +513,21 @@ fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
     }
 }
 
+/// The GPU launch of variant `dir` with its case's sizes, or as two work-groups of
+/// `local` items.
+fn built_in_groups_of(
+    dir: &std::path::Path,
+    local: Option<u64>,
+) -> visa_emu::backend::gpu::GpuLaunch {
+    use visa_emu::backend::gpu;
+    let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    if let Some(l) = local {
+        case.ndrange.local_size = vec![l];
+        case.ndrange.global_size = vec![2 * l];
+    }
+    gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap()
+}
+
 /// Straight modules meet with plain barriers where every invocation of the workgroup
 /// provably arrives together (`wg_uniform`): every channel dispatched, and each branch
 /// alike everywhere or a forward `if` whose paths meet before the barrier. The scan's
@@ -523,8 +538,6 @@ fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
 /// validates.
 #[test]
 fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
-    use visa_emu::backend::gpu;
-    use visa_emu::corpus::case::Case;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     for (path, local, agreed) in [
         ("corpus/slm_prefix_scan/acm-g10-simd32", None, true),
@@ -535,12 +548,7 @@ fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
         ("corpus/dot_product_reduce/tgllp-simd32", None, false),
     ] {
         let dir = root.join(path);
-        let mut case = Case::load(dir.parent().unwrap()).unwrap();
-        if let Some(l) = local {
-            case.ndrange.local_size = vec![l];
-            case.ndrange.global_size = vec![2 * l];
-        }
-        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let launch = built_in_groups_of(&dir, local);
         let m = launch.chosen();
         assert!(m.straight.is_some(), "{path}: {:?}", m.why_not_straight);
         assert!(m.wgsl.contains("workgroupBarrier()"), "{path}: meets");
@@ -557,8 +565,6 @@ fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
 /// launch whose last thread has channels left over has none. Every module validates.
 #[test]
 fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
-    use visa_emu::backend::gpu;
-    use visa_emu::corpus::case::Case;
     let src =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/dot_product_reduce");
     let text = std::fs::read_to_string(src.join("tgllp-simd32/kernel.visaasm")).unwrap();
@@ -569,12 +575,7 @@ fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
     let v = case_dir.join("tgllp-simd32");
     let count = |text: &str, local: Option<u64>| {
         std::fs::write(v.join("kernel.visaasm"), text).unwrap();
-        let mut case = Case::load(&case_dir).unwrap();
-        if let Some(l) = local {
-            case.ndrange.local_size = vec![l];
-            case.ndrange.global_size = vec![2 * l];
-        }
-        let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let launch = built_in_groups_of(&v, local);
         let m = launch.chosen();
         assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
         validate_wgsl(&m.wgsl).unwrap();
@@ -591,8 +592,7 @@ fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
     // A round branching past its barrier leaves the straight form altogether.
     let skip = text.replace(round, "(!P4) goto (M1, 32) _0_036");
     std::fs::write(v.join("kernel.visaasm"), &skip).unwrap();
-    let case = Case::load(&case_dir).unwrap();
-    let launch = gpu::build(&v, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let launch = built_in_groups_of(&v, None);
     assert!(
         launch.chosen().straight.is_none(),
         "a barrier skipped straight"

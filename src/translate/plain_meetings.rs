@@ -27,9 +27,8 @@ use std::collections::HashSet;
 
 use super::blocks::Blocks;
 use super::simt::Region;
-use super::straight_rows::successors;
+use super::straight_rows::{ends_in_barrier, successors};
 use crate::interp::prepare::Prepared;
-use crate::isa::Opcode;
 
 /// The barrier blocks (block indices) whose meeting may be a plain barrier; `regions`
 /// are the kernel's own loops (not the whole-kernel region the rows wrap them in).
@@ -43,12 +42,8 @@ pub(super) fn plain_barriers(
     if !full_lanes {
         return plain;
     }
-    let ends_in_barrier = |b: usize| {
-        let r = &cfg.ranges[b];
-        r.end > r.start && p.insts[r.end - 1].op == Opcode::Barrier
-    };
     let barriers: Vec<usize> = (0..cfg.ranges.len())
-        .filter(|&b| ends_in_barrier(b))
+        .filter(|&b| ends_in_barrier(p, cfg, b))
         .collect();
     fn in_a_loop(rs: &[Region], b: usize) -> bool {
         rs.iter()

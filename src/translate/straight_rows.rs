@@ -53,6 +53,12 @@ pub(super) enum Guard {
     Elide { left: bool },
 }
 
+/// Whether block `b` ends in a vISA barrier.
+pub(super) fn ends_in_barrier(p: &Prepared, cfg: &blocks::Blocks, b: usize) -> bool {
+    let r = &cfg.ranges[b];
+    r.end > r.start && p.insts[r.end - 1].op == Opcode::Barrier
+}
+
 /// A block's successors (block indices; `usize::MAX` for any place outside the
 /// kernel's blocks, IDLE included), a superset: a branch may also fall through.
 pub(super) fn successors(p: &Prepared, cfg: &blocks::Blocks, b: usize) -> Vec<usize> {
@@ -178,8 +184,7 @@ impl Rows<'_> {
     }
 
     fn ends_in_barrier(&self, b: usize) -> bool {
-        let r = &self.cfg.ranges[b];
-        r.end > r.start && self.p.insts[r.end - 1].op == Opcode::Barrier
+        ends_in_barrier(self.p, self.cfg, b)
     }
 
     /// Where the workgroup meets, in uniform control flow: invocations that still run
