@@ -623,6 +623,33 @@ fn assembled_binaries_run_and_read_back() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+/// A loop of a straight module (no barrier) that the step limit stops is reported in
+/// its block, as the interpreter reports it, not left as a run that ended: the stop's
+/// bookkeeping follows the loop (`straight_rows::Rows::emit_loop`).
+#[test]
+fn step_limit_stops_a_straight_loop_in_its_block() {
+    let v = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/mandelbrot/tgllp-simd16");
+    for (backend, said) in [
+        ("cpu", "instruction 34 (CMP): step limit of 1000"),
+        (
+            "gpu",
+            "step limit of 1000 instructions; it was spinning in the block at instruction 32",
+        ),
+    ] {
+        let out = bin()
+            .args(["run", "--backend", backend, "--step-limit", "1000"])
+            .arg(&v)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(said),
+            "{backend}: {err}"
+        );
+    }
+}
+
 /// The step limit agrees between the backends where a straight module meets with
 /// plain barriers (its invocations then stop on a count they keep alike, an upper
 /// bound of each one's own): slm_prefix_scan's threads need 307 steps, so at 306 both

@@ -701,3 +701,37 @@ fn nan_canonicalization_stays_where_bits_are_seen() {
         );
     }
 }
+
+/// Calls of WGSL function `f` in `wgsl`, its definition left out.
+fn calls(wgsl: &str, f: &str) -> usize {
+    wgsl.matches(&format!("{f}(")).count() - wgsl.matches(&format!("fn {f}(")).count()
+}
+
+/// A straight module keeps a predicate that only its own channels' bits carry as a
+/// whole word (`pown`) and branches on that word without EvaluateChEn's shifts; a
+/// predicate that scalar (uniform) compares write keeps its bits (`pset`).
+#[test]
+fn own_lane_predicates_are_whole_words_in_straight_modules() {
+    let m = straight_module("mandelbrot/tgllp-simd16");
+    assert!(calls(&m.wgsl, "pown") >= 3, "mandelbrot's compares");
+    assert_eq!(calls(&m.wgsl, "pset"), 0);
+    let branches: Vec<&str> = m
+        .wgsl
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pc = select("))
+        .collect();
+    assert!(
+        branches.iter().all(|l| !l.contains("chen(")),
+        "{branches:#?}"
+    );
+    assert!(
+        branches.iter().any(|l| l.contains(" != 0u)")),
+        "{branches:#?}"
+    );
+    // P1: two SIMD16 halves' compares, one SIMD32 `(!P1) goto`; P2, P3: scalar
+    // NoMask compares that scalar `sel`s read.
+    let m = straight_module("struct_arg_by_value/acm-g10-simd32");
+    assert_eq!(calls(&m.wgsl, "pown"), 1, "P1's halves, one row");
+    assert_eq!(calls(&m.wgsl, "pset"), 2, "P2 and P3");
+    assert!(m.wgsl.contains("(pr[1u] == 0u)"), "the inverted goto");
+}

@@ -54,6 +54,11 @@ pub struct Plan {
     pub mirrored: Vec<bool>,
     /// Predicates every write mirrors.
     pub mirrored_preds: Vec<bool>,
+    /// Predicates only ever read and written at their own lane's bit (channel `c`'s
+    /// bit by lane `c`, never whole, never by a uniform instruction or an any/all
+    /// combine): a straight module keeps them as all-ones or zero (`pown`), which
+    /// every read of the own bit sees alike and costs llvmpipe no bit arithmetic.
+    pub own_preds: Vec<bool>,
     /// Per instruction: what to copy back from the mirror afterwards (empty: no
     /// meeting needed).
     pub publish: Vec<Publish>,
@@ -637,6 +642,21 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
     }
 }
 
+/// Per predicate: whether every access of every instruction is lane `l`'s own bit
+/// `1 << l` (see [`Plan::own_preds`]).
+fn own_lane_preds(feet: &[Foot], npred: usize) -> Vec<bool> {
+    let mut own = vec![true; npred];
+    for f in feet {
+        for &(pid, bits, l) in f.pred_reads.iter().chain(&f.pred_writes) {
+            let mine = l.is_some_and(|l| l < 32 && bits == 1 << l);
+            if let Some(o) = own.get_mut(pid as usize) {
+                *o &= mine;
+            }
+        }
+    }
+    own
+}
+
 /// What instruction `inst` touches when it runs as `run`.
 fn foot(inst: &PInst, run: Run, grf: u32, cr0: u32) -> Foot {
     let mut f = Foot::default();
@@ -789,6 +809,7 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
             }
         }
     }
+    let own_preds = own_lane_preds(&feet, npred);
     let mut publish = Vec::with_capacity(feet.len());
     let mut mirrors = Vec::with_capacity(feet.len());
     for (f, r) in feet.iter().zip(&run) {
@@ -870,6 +891,7 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
         run,
         mirrored,
         mirrored_preds,
+        own_preds,
         publish,
         mirrors,
         sync_before,

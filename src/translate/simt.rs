@@ -589,6 +589,7 @@ pub(super) fn translate(
     } else {
         threads_per_workgroup(p.simd, tpg)
     };
+    em.out = own_lane_psets(&em.out, &plan.own_preds);
     let moved = super::scalar_slots::apply(&em.out, &slots);
     em.out = moved.text.replacen(
         SLOTS_MARK,
@@ -653,6 +654,17 @@ pub(super) fn translate(
         shapes: None,
         grf_in_state: false,
     })
+}
+
+/// Writes of predicates that only their own lanes' bits carry (`Plan::own_preds`) as
+/// `pown`: the word all ones or zero instead of one bit set or cleared (an invocation
+/// is one channel, so no other bit of its copy is ever read).
+fn own_lane_psets(text: &str, own: &[bool]) -> String {
+    let mut out = text.to_string();
+    for (pid, _) in own.iter().enumerate().filter(|(_, &o)| o) {
+        out = out.replace(&format!("pset({pid}u, "), &format!("pown({pid}u, "));
+    }
+    out
 }
 
 /// What the host needs of a straight module to count instructions.
@@ -1194,7 +1206,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let l = li % K_SIMD;
     lane = l;
     step_limit = cfh(CFG_STEP_LIMIT);
-    edge_budget = cfh(CFG_EDGE_BUDGET);
+    // No budget (0): a limit no pass count reaches, so a pass tests both limits at once.
+    edge_budget = select(cfh(CFG_EDGE_BUDGET), 0xffffffffu, cfh(CFG_EDGE_BUDGET) == 0u);
     let wx = wid.x + chunk.x;
     let t = (wx % {per}u) * {tpw}u + li / K_SIMD;
     let grp = vec3<u32>(wx / {per}u, wid.y + chunk.y, wid.z + chunk.z);
