@@ -1292,12 +1292,17 @@ fn fill_head(job: &mut ComputeJob) {
     job.buffers[translate::binding::HEAD as usize].data = head;
 }
 
-/// The module without the runtime functions its entry point never reaches
-/// ([`translate::prune`]), when the pipeline is still to be created: the key stays
+/// The module without the runtime functions its entry point never reaches and with
+/// its idle float wrappers' calls written as what they return ([`translate::prune`]),
+/// when the pipeline is still to be created: the key stays
 /// that of the whole text (the pruning is a function of it), so a warm run neither
 /// prunes nor hashes again.
 fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
     if !gpu.has_pipeline(job.key) {
+        // A module lowered to soft f64 has no `f64(` conversions to write.
+        if !matches!(adaptation(gpu), Some(Adaptation::Lower(e)) if e.f64) {
+            job.wgsl = translate::prune::without_idle_wrappers(&job.wgsl);
+        }
         job.wgsl = translate::prune::unreachable_functions(&job.wgsl, &job.entry_point);
     }
 }

@@ -40,6 +40,103 @@ pub fn unreachable_functions(wgsl: &str, entry: &str) -> String {
     out
 }
 
+/// Runtime wrappers that only pass their argument on (converted) while their switch
+/// (`const NAME: bool = false;`, shaders/runtime.wgsl) is off: `(switch, wrapper, what
+/// a call becomes)`. Each wrapper's first line is `if (!SWITCH ...) { return ...; }`.
+const IDLE_WRAPPERS: [(&str, &str, &str); 7] = [
+    ("F32_FTZ", "w32", "f64"),
+    ("F32_FTZ", "n32", "f32"),
+    ("F32_FTZ", "fexp2", "exp2"),
+    ("F32_FTZ", "flog2", "log2"),
+    ("F_KEEP_PRODUCTS", "keep32", ""),
+    ("F_KEEP_PRODUCTS", "keep64", ""),
+    ("F32_FTZ_SIM", "sim32", ""),
+];
+
+/// `wgsl` with the calls of [`IDLE_WRAPPERS`] whose switch is off written as what they
+/// return: the conversion, or the argument in parentheses; with `F32_FTZ` off, the F
+/// add and multiply of [`IDLE_OPERATIONS`] as the operation and `rel_f32` as the
+/// comparison. Exact (each function's
+/// first line returns just that), and the driver no longer inlines each call's dead paths:
+/// matmul_tiled16's 16 exact MADs (three `w32`, one `n32` each) took ~15 ms of its
+/// ~55 ms pipeline creation on lavapipe. Only for modules whose f64 is native: a
+/// lowered module has no `f64(`.
+pub fn without_idle_wrappers(wgsl: &str) -> String {
+    let mut out = wgsl.to_string();
+    if out.contains("const F32_FTZ: bool = false;") {
+        for (f, op, wrap) in IDLE_OPERATIONS {
+            out = inline_operation(&out, f, op, wrap);
+        }
+        out = inline_relation(&out);
+    }
+    for (switch, wrapper, becomes) in IDLE_WRAPPERS {
+        if out.contains(&format!("const {switch}: bool = false;")) {
+            out = rename_calls(&out, wrapper, becomes);
+        }
+    }
+    out
+}
+
+/// F arithmetic whose first line, with `F32_FTZ` off, is `return WRAP(x OP y);` and
+/// whose third argument is unused: `(function, OP, WRAP)`.
+const IDLE_OPERATIONS: [(&str, &str, &str); 2] =
+    [("fadd32_rne", "+", ""), ("fmul32_rne", "*", "keep32")];
+
+/// `text` with each call `f(x, y, z)` whose `z` is a literal written `WRAP((x) OP (y))`
+/// (nested calls too).
+fn inline_operation(text: &str, f: &str, op: &str, wrap: &str) -> String {
+    super::tidy::rewrite_calls(text, f, &|args| match args {
+        [x, y, z] if z.bytes().all(|c| c.is_ascii_digit() || c == b'.') => {
+            let x = inline_operation(x, f, op, wrap);
+            let y = inline_operation(y, f, op, wrap);
+            Some(format!("{wrap}(({x}) {op} ({y}))"))
+        }
+        _ => None,
+    })
+}
+
+/// `text` with each `rel_f32(R, x, y)` whose relation `R` is a literal written as the
+/// comparison its `switch` picks (with `F32_FTZ` off nothing runs before it).
+fn inline_relation(text: &str) -> String {
+    super::tidy::rewrite_calls(text, "rel_f32", &|args| match args {
+        [rel, x, y] => {
+            let form = match rel.as_str() {
+                "0u" => "({x}) == ({y})",
+                "1u" => "!(({x}) == ({y}))",
+                "2u" => "({x}) > ({y})",
+                "3u" => "({x}) >= ({y})",
+                "4u" => "({x}) < ({y})",
+                "5u" => "({x}) <= ({y})",
+                _ => return None,
+            };
+            let (x, y) = (inline_relation(x), inline_relation(y));
+            Some(format!("({})", form.replace("{x}", &x).replace("{y}", &y)))
+        }
+        _ => None,
+    })
+}
+
+/// `text` with each call `f(` (a whole identifier, not a definition `fn f(`) written
+/// `to(`.
+fn rename_calls(text: &str, f: &str, to: &str) -> String {
+    let head = format!("{f}(");
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (k, _) in text.match_indices(&head) {
+        let ident_before = k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_');
+        if ident_before || text[..k].ends_with("fn ") {
+            continue;
+        }
+        out.push_str(&text[at..k]);
+        out.push_str(to);
+        out.push('(');
+        at = k + head.len();
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 /// Whether a function that `entry` reaches names `ident` (a global it reads or
 /// writes, say); `true` where the text does not scan as expected (the safe answer).
 pub fn reaches_identifier(wgsl: &str, entry: &str, ident: &str) -> bool {
@@ -173,6 +270,42 @@ fn main() {
     let v = used(3u);
 }
 ";
+
+    #[test]
+    fn idle_wrappers_become_what_they_return() {
+        let text = "const F32_FTZ: bool = false;
+const F_KEEP_PRODUCTS: bool = true;
+fn w32(x: f32) -> f64 { if (!F32_FTZ) { return f64(x); } return 0.0lf; }
+fn n32(f: f64) -> f32 { if (!F32_FTZ) { return f32(f); } return 0.0; }
+fn keep32(x: f32) -> f32 { if (!F_KEEP_PRODUCTS) { return x; } return -x; }
+fn xw32(x: f32) -> f32 { return x; }
+fn fadd32_rne(x: f32, y: f32, z: f32) -> f32 { if (!F32_FTZ) { return x + y; } return 0.0; }
+fn fmul32_rne(x: f32, y: f32, z: f32) -> f32 { if (!F32_FTZ) { return keep32(x * y); } return 0.0; }
+fn f(a: f32, b: f32) -> f32 { return n32(w32(a) * w32(keep32(b))) + xw32(a); }
+fn g(a: f32, b: f32) -> f32 { return fadd32_rne(fmul32_rne(a, b, 0.0), -b, 0.0) + fadd32_rne(a, b, a); }
+fn rel_f32(rel: u32, x: f32, y: f32) -> bool { if (F32_FTZ) { return false; } switch rel { case 1u: { return !(x == y); } default: { return x <= y; } } }
+fn h(a: f32, b: f32, r: u32) -> bool { return rel_f32(1u, a, b) && rel_f32(5u, a, -b) && rel_f32(r, a, b); }
+";
+        let t = without_idle_wrappers(text);
+        assert!(
+            t.contains("return f32(f64(a) * f64(keep32(b))) + xw32(a);"),
+            "{t}"
+        );
+        // A third argument that is not a literal keeps the call.
+        assert!(
+            t.contains("return ((keep32((a) * (b))) + (-b)) + fadd32_rne(a, b, a);"),
+            "{t}"
+        );
+        assert!(
+            t.contains("return (!((a) == (b))) && ((a) <= (-b)) && rel_f32(r, a, b);"),
+            "{t}"
+        );
+        // Definitions stay (pruning drops them), and the switched-on wrapper stays.
+        assert!(t.contains("fn w32(x: f32)") && t.contains("fn n32(f: f64)"));
+        crate::translate::validate_wgsl(&t).unwrap();
+        let on = text.replace("F32_FTZ: bool = false", "F32_FTZ: bool = true");
+        assert_eq!(without_idle_wrappers(&on), on);
+    }
 
     #[test]
     fn keeps_what_the_entry_reaches_and_drops_the_rest() {

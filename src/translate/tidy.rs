@@ -122,7 +122,11 @@ fn strip_kept_flushes(text: &str, f: &str) -> String {
 /// `text` with each call of the function `f` (not of a longer name ending in it)
 /// replaced by what `replace` makes of its arguments; a call it returns `None` for
 /// stays as written.
-fn rewrite_calls(text: &str, f: &str, replace: &dyn Fn(&[String]) -> Option<String>) -> String {
+pub(super) fn rewrite_calls(
+    text: &str,
+    f: &str,
+    replace: &dyn Fn(&[String]) -> Option<String>,
+) -> String {
     let head = format!("{f}(");
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
