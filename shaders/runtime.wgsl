@@ -105,7 +105,7 @@ fn pset(p: u32, c: u32, b: bool) {
 
 // Channel `c` of predicate `p` in a straight module's invocation, where channel `c`
 // is the invocation's own and no other bit is read (`lanes::Plan::own_preds`): every
-// bit alike, so reads need not shift out one bit (llvmpipe: mandelbrot's loop ~15%).
+// bit alike, so reads need not shift out one bit (llvmpipe: mandelbrot's loop ~10%).
 fn pown(p: u32, c: u32, b: bool) {
     pr[p] = select(0u, 0xffffffffu, b);
 }

@@ -56,11 +56,10 @@ const IDLE_WRAPPERS: [(&str, &str, &str); 7] = [
 /// `wgsl` with the calls of [`IDLE_WRAPPERS`] whose switch is off written as what they
 /// return: the conversion, or the argument in parentheses; with `F32_FTZ` off, the F
 /// add and multiply of [`IDLE_OPERATIONS`] as the operation and `rel_f32` as the
-/// comparison. Exact (each function's
-/// first line returns just that), and the driver no longer inlines each call's dead paths:
-/// matmul_tiled16's 16 exact MADs (three `w32`, one `n32` each) took ~15 ms of its
-/// ~55 ms pipeline creation on lavapipe. Only for modules whose f64 is native: a
-/// lowered module has no `f64(`.
+/// comparison. Exact (each function's first line returns just that), and the driver
+/// no longer inlines each call's dead paths: matmul_tiled16's 16 exact MADs (three
+/// `w32`, one `n32` each) took ~15 ms of its ~55 ms pipeline creation on lavapipe.
+/// Only for modules whose f64 is native: a lowered module has no `f64(`.
 pub fn without_idle_wrappers(wgsl: &str) -> String {
     let mut out = wgsl.to_string();
     if out.contains("const F32_FTZ: bool = false;") {
