@@ -637,17 +637,26 @@ fn step_limit_stops_a_straight_loop_in_its_block() {
             "step limit of 1000 instructions; it was spinning in the block at instruction 32",
         ),
     ] {
-        let out = bin()
-            .args(["run", "--backend", backend, "--step-limit", "1000"])
-            .arg(&v)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains(said),
-            "{backend}: {err}"
-        );
+        let err = stopped_by_step_limit(backend, 1000, &v);
+        assert!(err.contains(said), "{backend}: {err}");
     }
+}
+
+/// `run` of `variant` on `backend` with `--step-limit limit`: it must fail, saying so;
+/// returns what it printed on stderr.
+fn stopped_by_step_limit(backend: &str, limit: u32, variant: &std::path::Path) -> String {
+    let out = bin()
+        .args(["run", "--backend", backend, "--step-limit"])
+        .arg(limit.to_string())
+        .arg(variant)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success() && err.contains(&format!("step limit of {limit}")),
+        "{backend} at {limit}: {err}"
+    );
+    err
 }
 
 /// The step limit agrees between the backends where a straight module meets with
@@ -661,16 +670,7 @@ fn step_limit_agrees_where_meetings_are_plain_barriers() {
         .join("tests/corpus/slm_prefix_scan/acm-g10-simd32");
     let want = std::fs::read(v.parent().unwrap().join("expected/o.bin")).unwrap();
     for backend in ["cpu", "gpu"] {
-        let out = bin()
-            .args(["run", "--backend", backend, "--step-limit", "306"])
-            .arg(&v)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains("step limit of 306"),
-            "{backend} at 306: {err}"
-        );
+        stopped_by_step_limit(backend, 306, &v);
         let dir =
             std::env::temp_dir().join(format!("visa-emu-steps-{backend}-{}", std::process::id()));
         run_to(backend, &["--step-limit", "320"], &v, &dir);

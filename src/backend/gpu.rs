@@ -1294,9 +1294,8 @@ fn fill_head(job: &mut ComputeJob) {
 
 /// The module without the runtime functions its entry point never reaches and with
 /// its idle float wrappers' calls written as what they return ([`translate::prune`]),
-/// when the pipeline is still to be created: the key stays
-/// that of the whole text (the pruning is a function of it), so a warm run neither
-/// prunes nor hashes again.
+/// when the pipeline is still to be created: the key stays that of the whole text
+/// (both are functions of it), so a warm run neither prunes nor hashes again.
 fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
     if !gpu.has_pipeline(job.key) {
         // A module lowered to soft f64 has no `f64(` conversions to write.
