@@ -607,13 +607,13 @@ fn run(
                 }
             }
             println!(
-                "ran on the GPU ({} mapping): {} ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {} pass(es), total {:.1} ms; {} out-of-bounds reads, {} writes",
+                "ran on the GPU ({} mapping): {} ({} channel-ops); pipeline {:.1} ms, dispatch {:.1} ms in {}, total {:.1} ms; {} out-of-bounds reads, {} writes",
                 run.mapping,
                 run.instructions_text(),
                 run.channel_ops,
                 run.pipeline_ms,
                 run.dispatch_ms,
-                run.passes,
+                run.passes_text(),
                 t.elapsed().as_secs_f64() * 1e3,
                 run.oob_reads,
                 run.oob_writes

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use visa_emu::abi::launch::prepare;
 use visa_emu::abi::{
-    find_kernel, grf_bytes_of_bin, kernel_names, AbiError, ArgKind, KernelAbi, SurfaceKind,
+    find_kernel, grf_bytes_of_bin, kernel_names, AbiError, ArgKind, ImplicitKind, KernelAbi,
+    SurfaceKind,
 };
 use visa_emu::corpus::case::Case;
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
@@ -212,7 +213,7 @@ fn every_visa_input_lies_in_filled_payload_bytes() {
     let mut inputs_checked = 0;
     for d in &dirs {
         let (case, _, abi) = decode(d);
-        let p = prepare(&abi, &case, d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        let p = prepare(&abi, &case, d, "tests").unwrap_or_else(|e| panic!("{}: {e}", d.display()));
         let image = p.payload([0, 0, 0], 0).bytes;
         let text = std::fs::read_to_string(d.join("kernel.visaasm")).unwrap();
         let json: JsonInputs =
@@ -249,7 +250,7 @@ fn payload_places_group_ids_local_ids_and_partial_threads() {
     // ndrange_3d_ids: local size 4x3x2 = 24 items, SIMD32: one thread, 24 lanes.
     let d = default_corpus_dir().join("ndrange_3d_ids/tgllp-simd32");
     let (case, _, abi) = decode(&d);
-    let p = prepare(&abi, &case, &d).unwrap();
+    let p = prepare(&abi, &case, &d, "tests").unwrap();
     assert_eq!(p.launch.threads_per_group, 1);
     assert_eq!(p.launch.groups, [3, 2, 2]);
     let t = p.payload([2, 1, 1], 0);
@@ -280,7 +281,7 @@ fn payload_places_group_ids_local_ids_and_partial_threads() {
 fn buffers_get_distinct_aligned_bases_bound_to_their_btis() {
     let d = default_corpus_dir().join("constant_table/tgllp-simd32");
     let (case, _, abi) = decode(&d);
-    let p = prepare(&abi, &case, &d).unwrap();
+    let p = prepare(&abi, &case, &d, "tests").unwrap();
     let bases: BTreeSet<u64> = p.allocations.iter().map(|a| a.base).collect();
     assert_eq!(bases.len(), p.allocations.len());
     assert!(p
@@ -371,14 +372,14 @@ fn hostile_abi_values_are_errors_not_allocations() {
             i.per_thread_private_size = Some(u32::MAX);
         }
     }
-    assert!(prepare(&abi, &case, &d).is_err());
+    assert!(prepare(&abi, &case, &d, "tests").is_err());
     let (case, _, mut abi) = decode(&d);
     abi.args[0]
         .stateless_pointer
         .as_mut()
         .unwrap()
         .payload_offset = u32::MAX - 2;
-    assert!(prepare(&abi, &case, &d).is_err());
+    assert!(prepare(&abi, &case, &d, "tests").is_err());
 }
 
 /// A hand-built patch-token program (no ELF around it) with what the corpus lacks: a
@@ -503,7 +504,9 @@ mod synthetic {
         assert_eq!(abi.binding_table[0].arg, Some(0));
         assert_eq!(abi.binding_table[1].arg, None);
         // A case without the image argument: a clear error naming it.
-        let e = prepare(&abi, &case(), Path::new("/")).err().unwrap();
+        let e = prepare(&abi, &case(), Path::new("/"), "tests")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("argument 0"), "{e}");
         // With it: bound as an image of the case's shape; a wrong size is refused.
         let with_image = |bytes: u64| {
@@ -514,7 +517,7 @@ mod synthetic {
                               "channel_order": "CL_RGBA", "channel_type": "CL_UNORM_INT8"}}}}]"#
             ))
             .unwrap();
-            prepare(&abi, &c, Path::new("/"))
+            prepare(&abi, &c, Path::new("/"), "tests")
         };
         let p = with_image(16).unwrap();
         let images = p.memory.images();
@@ -533,7 +536,7 @@ mod synthetic {
         toks.pop(); // no image
         let bin = program(&toks);
         let abi = find_kernel(&bin, "k", 32).unwrap();
-        let p = prepare(&abi, &case(), Path::new("/")).unwrap();
+        let p = prepare(&abi, &case(), Path::new("/"), "tests").unwrap();
         let base = |bti| p.allocations.iter().find(|a| a.bti == Some(bti)).unwrap();
         let (global, constant) = (base(1), base(2));
         let bytes = p.memory.get(global.id);
@@ -554,7 +557,9 @@ mod synthetic {
         // DATA_PARAMETER_BUFFER type 17 (NUM_HARDWARE_THREADS) at CTD 16.
         toks.push(token(17, &[17, 0, 16, 4, 0, 0, 0, 0], &[]));
         let abi = find_kernel(&program(&toks), "k", 32).unwrap();
-        let e = prepare(&abi, &case(), Path::new("/")).err().unwrap();
+        let e = prepare(&abi, &case(), Path::new("/"), "tests")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("type 17"), "{e}");
     }
 
@@ -604,7 +609,7 @@ fn unused_per_thread_grf_shifts_the_cross_thread_data() {
         );
     }
     // Every input lies in filled payload bytes.
-    let p = prepare(&abi, &case, &d).unwrap();
+    let p = prepare(&abi, &case, &d, "tests").unwrap();
     for (var, offset, size) in inputs {
         assert!(
             p.filled
@@ -624,7 +629,7 @@ fn payloads_differ_between_groups_only_in_the_group_id_words() {
     let mut checked = 0;
     for d in &variant_dirs(&default_corpus_dir()).unwrap() {
         let (case, _, abi) = decode(d);
-        let p = prepare(&abi, &case, d).unwrap();
+        let p = prepare(&abi, &case, d, "tests").unwrap();
         let l = &p.launch;
         for t in 0..l.threads_per_group {
             let base = p.payload([0, 0, 0], t);
@@ -661,4 +666,117 @@ fn payloads_differ_between_groups_only_in_the_group_id_words() {
         }
     }
     assert!(checked > 100, "{checked}");
+}
+
+/// OpenCL 2.0 non-uniform work-groups: an NDRange the local size does not divide runs
+/// as pieces of equal groups, the full ones first, then each mix of remainders (x
+/// fastest); a uniform NDRange is one piece, a global size of 0 one piece of no groups.
+#[test]
+fn non_uniform_ndranges_split_into_pieces() {
+    use visa_emu::abi::launch::{pieces, Piece};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/nonuniform_groups");
+    let mut case = Case::load(&dir).unwrap();
+    let piece = |first, groups, local| Piece {
+        first,
+        groups,
+        local,
+    };
+    assert_eq!(
+        pieces(&case).unwrap(),
+        [
+            piece([0, 0, 0], [2, 2, 1], [8, 4, 1]),
+            piece([2, 0, 0], [1, 2, 1], [5, 4, 1]),
+            piece([0, 2, 0], [2, 1, 1], [8, 2, 1]),
+            piece([2, 2, 0], [1, 1, 1], [5, 2, 1]),
+        ]
+    );
+    case.ndrange.global_size = vec![16, 8];
+    assert_eq!(
+        pieces(&case).unwrap(),
+        [piece([0, 0, 0], [2, 2, 1], [8, 4, 1])]
+    );
+    // Smaller than one group: the remainder alone.
+    case.ndrange.global_size = vec![3, 8];
+    assert_eq!(
+        pieces(&case).unwrap(),
+        [piece([0, 0, 0], [1, 2, 1], [3, 4, 1])]
+    );
+    case.ndrange.global_size = vec![0, 8];
+    assert_eq!(
+        pieces(&case).unwrap(),
+        [piece([0, 0, 0], [0, 2, 1], [8, 4, 1])]
+    );
+    case.ndrange.local_size = vec![0, 4];
+    let e = pieces(&case).unwrap_err().to_string();
+    assert!(e.contains("local size 0 in dimension 0"), "{e}");
+}
+
+/// Every piece lays memory out alike (one piece's final memory is the next one's
+/// start), and its payload gives its own local size beside the enqueued one, the
+/// NDRange's group counts and global size. A kernel that reads the local size but not
+/// the enqueued one computes global ids from the former (IGC's OpenCL 1.2 code), so
+/// a non-uniform NDRange is refused for it.
+#[test]
+fn pieces_share_their_memory_layout_and_tell_their_local_size() {
+    use visa_emu::abi::launch::{pieces, prepare_piece};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/nonuniform_groups");
+    let case = Case::load(&dir).unwrap();
+    let d = dir.join("tgllp-simd16");
+    let abi = KernelAbi::from_bin(&d, &case.kernel, 32).unwrap();
+    let all = pieces(&case).unwrap();
+    let prepared: Vec<_> = all
+        .iter()
+        .map(|p| prepare_piece(&abi, &case, &d, p).unwrap())
+        .collect();
+    let layout = |p: &visa_emu::abi::launch::Prepared| -> Vec<(u64, u64)> {
+        p.allocations.iter().map(|a| (a.base, a.size)).collect()
+    };
+    for p in &prepared[1..] {
+        assert_eq!(layout(p), layout(&prepared[0]));
+    }
+    let word = |p: &visa_emu::abi::launch::Prepared, kind: ImplicitKind, dim: u32| -> u32 {
+        let i = abi
+            .implicit_args
+            .iter()
+            .find(|i| i.kind == kind && i.dim == Some(dim))
+            .unwrap_or_else(|| panic!("{kind:?}[{dim}]"));
+        let b = p.payload(p.launch.first, 0).bytes;
+        let o = i.payload_offset as usize;
+        u32::from_le_bytes(b[o..o + 4].try_into().unwrap())
+    };
+    // The x-and-y remainder piece: a 5 x 2 group at group id (2, 2) of a 3 x 3 grid.
+    let last = &prepared[3];
+    assert_eq!(
+        (last.launch.first, last.launch.grid),
+        ([2, 2, 0], [3, 3, 1])
+    );
+    assert_eq!(last.launch.threads_per_group, 1);
+    assert_eq!(word(last, ImplicitKind::EnqueuedLocalWorkSize, 0), 8);
+    assert_eq!(word(last, ImplicitKind::EnqueuedLocalWorkSize, 1), 4);
+    let group_id = |p: &visa_emu::abi::launch::Prepared| {
+        let b = p.payload(p.launch.first, 0).bytes;
+        (b[4], b[24])
+    };
+    assert_eq!(group_id(last), (2, 2));
+    assert_eq!(word(last, ImplicitKind::LocalWorkSize, 0), 5);
+    assert_eq!(word(last, ImplicitKind::LocalWorkSize, 1), 2);
+    assert_eq!(word(&prepared[0], ImplicitKind::LocalWorkSize, 0), 8);
+    assert_eq!(word(&prepared[1], ImplicitKind::LocalWorkSize, 0), 5);
+    assert_eq!(word(&prepared[1], ImplicitKind::LocalWorkSize, 1), 4);
+    let mut without = abi.clone();
+    without
+        .implicit_args
+        .retain(|i| i.kind != ImplicitKind::EnqueuedLocalWorkSize);
+    let e = prepare_piece(&without, &case, &d, &all[0])
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("not compiled for non-uniform work-groups"),
+        "{e}"
+    );
+    // The same ABI over a uniform NDRange is fine.
+    let mut uniform = case.clone();
+    uniform.ndrange.global_size = vec![16, 8];
+    prepare_piece(&without, &uniform, &d, &pieces(&uniform).unwrap()[0]).unwrap();
 }

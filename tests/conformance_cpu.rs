@@ -2,6 +2,8 @@
 //! outputs under the case's tolerance, except the documented disagreements in
 //! tests/known_disagreements.txt, which must fail exactly as recorded.
 
+mod common;
+
 use visa_emu::backend::cpu::check_variant;
 use visa_emu::cli::conformance::{discover, explained, parse_known, run_parallel};
 use visa_emu::corpus::paths::default_corpus_dir;
@@ -64,13 +66,14 @@ fn bundled_example_passes() {
 /// load status), words read at
 /// unaligned addresses and past the ends of their buffers, SLM rounds whose loop scalar
 /// makes channels write each other's slots, barrier-free passes that read what the
-/// previous pass wrote, the bench's 3x3 stencil (PoCL computes the model's bits), and
-/// products with the sums they feed rounded twice in float and double (FP_CONTRACT OFF).
+/// previous pass wrote, the bench's 3x3 stencil (PoCL computes the model's bits),
+/// products with the sums they feed rounded twice in float and double (FP_CONTRACT OFF),
+/// and OpenCL 2.0 non-uniform work-groups (a 21 x 10 NDRange in 8 x 4 groups).
 #[test]
 fn own_cases_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let variants = discover(&[dir]).unwrap();
-    assert_eq!(variants.len(), 89);
+    assert_eq!(variants.len(), 93);
     let opts = RunOptions::default();
     for v in &variants {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));
@@ -96,4 +99,16 @@ fn parallel_groups_match() {
     ] {
         check_variant(&root.join(v), &opts).unwrap_or_else(|e| panic!("{v}: {e}"));
     }
+}
+
+/// Non-uniform work-groups in three dimensions with a global offset (8 pieces): every
+/// item's ids and sizes are OpenCL 2.0's.
+#[test]
+fn non_uniform_3d_ranges_follow_opencl() {
+    let (dir, case) = common::uneven_3d_case();
+    let run = visa_emu::backend::cpu::run_case(&dir, &case, &RunOptions::default()).unwrap();
+    let o = &run.buffers.iter().find(|(n, _)| n == "o").unwrap().1;
+    assert_eq!(common::uneven_3d_mismatches(&case, o), 0);
+    // 3 x 2 x 2 groups of at most 24 items: one SIMD32 thread each.
+    assert_eq!(run.stats.threads, 12);
 }

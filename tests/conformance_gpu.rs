@@ -1269,3 +1269,24 @@ fn nan_payloads_reach_no_output_where_canonicalization_is_dropped() {
         eprintln!("{name}: {nans} NaN inputs, {blind} results keep the adapter's NaN bits: agrees");
     }
 }
+
+/// OpenCL 2.0 non-uniform work-groups: the own case `nonuniform_groups` (21 x 10 items
+/// in 8 x 4 groups, SIMD16: two threads in the full groups, one in the smaller) runs as
+/// 4 pieces over one heap with SLM, barriers and a global atomic; the corpus's
+/// ndrange_3d_ids over 11 x 5 x 3 items as 8. Both give the interpreter's bytes and
+/// counts and OpenCL's values.
+#[test]
+fn non_uniform_work_groups_agree_with_the_interpreter() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let g = own_variant_agrees(&mut ctx, "nonuniform_groups/tgllp-simd16");
+    assert_eq!(g.pieces, 4);
+    let (dir, case) = common::uneven_3d_case();
+    let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let g = gpu::execute(&mut ctx, &launch).unwrap();
+    assert_eq!(g.pieces, 8);
+    common::assert_same_run("ndrange_3d_ids 11x5x3", &cpu, &g);
+    let o = &g.buffers.iter().find(|(n, _)| n == "o").unwrap().1;
+    assert_eq!(common::uneven_3d_mismatches(&case, o), 0);
+}

@@ -43,6 +43,8 @@ fn run_one_thread(text: &str, mem: &mut Memory, input: [u32; 8]) {
     }
     let launch = Launch {
         groups: [1, 1, 1],
+        first: [0, 0, 0],
+        grid: [1, 1, 1],
         threads_per_group: 1,
         slm_bytes: 0,
         scratch_bytes: 0,

@@ -225,6 +225,7 @@ fn run(gpu: &mut GpuContext, wgsl: String, data: &[[f64; 3]]) -> Vec<u64> {
             }],
             workgroups: [(data.len() as u32).div_ceil(64), 1, 1],
             chunk_base_binding: None,
+            first_workgroup: [0; 3],
             repeat: None,
             aliases: Vec::new(),
         })

@@ -146,6 +146,7 @@ fn run_io_cfg(key: u64, wgsl: String, io: Vec<u8>, cfg: &[u32], invocations: u32
             ],
             workgroups: [invocations.div_ceil(64), 1, 1],
             chunk_base_binding: None,
+            first_workgroup: [0; 3],
             repeat: None,
             aliases: Vec::new(),
         })
@@ -227,6 +228,7 @@ fn run_with_cfg(key: u64, wgsl: String, cfg: &[u32], rest: Vec<JobBuffer>) -> Ve
         buffers,
         workgroups: [1, 1, 1],
         chunk_base_binding: None,
+        first_workgroup: [0; 3],
         repeat: None,
         aliases: Vec::new(),
     })
@@ -497,6 +499,7 @@ fn main(@builtin(local_invocation_index) l: u32) {
             }],
             workgroups: [1, 1, 1],
             chunk_base_binding: None,
+            first_workgroup: [0; 3],
             repeat: None,
             aliases: Vec::new(),
         })
@@ -1449,6 +1452,7 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
             ],
             workgroups: [groups as u32, 1, 1],
             chunk_base_binding: None,
+            first_workgroup: [0; 3],
             repeat: None,
             aliases: Vec::new(),
         })

@@ -16,7 +16,8 @@ Python model (no PoCL run), stated in case.json.
 An instruction that OpenCL cannot spell (TYPED_ATOMIC) is tested through PATCH in
 model.py: a list of (regex, replacement, count) applied in order to IGC's .visaasm, each
 to the first `count` matches left. A patched variant keeps no kernel.isa (it would be
-the unpatched kernel), and case.json records the patch.
+the unpatched kernel), and case.json records the patch. OCLOC_OPTIONS in model.py are
+the build options (`ocloc -options`, e.g. -cl-std=CL2.0), recorded as ocloc_options.
 """
 import glob, json, os, re, shutil, struct, subprocess, sys, tempfile
 
@@ -77,7 +78,7 @@ def apply_patch(path, patch):
     open(path, "w").write(text)
 
 
-def compile_variant(case, device, simd=None, extra_env=None, patch=None):
+def compile_variant(case, device, simd=None, extra_env=None, patch=None, options=None):
     with tempfile.TemporaryDirectory() as tmp:
         dump, out = os.path.join(tmp, "dump"), os.path.join(tmp, "out")
         os.makedirs(dump); os.makedirs(out)
@@ -85,7 +86,9 @@ def compile_variant(case, device, simd=None, extra_env=None, patch=None):
         if simd:
             env["IGC_ForceOCLSIMDWidth"] = str(simd)
         subprocess.run(["ocloc", "compile", "-file", os.path.join(case, "kernel.cl"), "-device", device,
-                        "-output", "kernel", "-out_dir", out], env=env, check=True, capture_output=True)
+                        "-output", "kernel", "-out_dir", out]
+                       + (["-options", options] if options else []),
+                       env=env, check=True, capture_output=True)
         bins = glob.glob(os.path.join(out, "*.bin"))
         asms = sorted(glob.glob(os.path.join(dump, "*_simd*_entry_*.visaasm")))
         widths = [int(re.search(r"_simd(\d+)_", a).group(1)) for a in asms]
@@ -140,16 +143,19 @@ def main():
             f.write(model.expected_printf(model.INPUTS))
     extra_env = getattr(model, "IGC_ENV", None)
     patch = getattr(model, "PATCH", None)
-    variants = [compile_variant(case, d, extra_env=extra_env, patch=patch) for d in model.DEVICES]
+    options = getattr(model, "OCLOC_OPTIONS", None)
+    variants = [compile_variant(case, d, extra_env=extra_env, patch=patch, options=options)
+                for d in model.DEVICES]
     # Widths forced with IGC_ForceOCLSIMDWidth besides the default (model.FORCED_SIMD).
     # (a width equal to IGC's default for the device is not compiled twice).
     have = {(v["device"], v["simd"]) for v in variants}
-    variants += [compile_variant(case, d, simd=w, extra_env=extra_env, patch=patch)
+    variants += [compile_variant(case, d, simd=w, extra_env=extra_env, patch=patch, options=options)
                  for w in getattr(model, "FORCED_SIMD", []) for d in model.DEVICES
                  if (d, w) not in have]
     doc = {"name": os.path.basename(case.rstrip("/")), "kernel": model.KERNEL, "args": args,
            "ndrange": model.NDRANGE, "outputs": outputs, "variants": variants,
            **({"igc_env": extra_env} if extra_env else {}),
+           **({"ocloc_options": options} if options else {}),
            **({"visaasm_patch": getattr(model, "PATCH_NOTE", "model.py PATCH")} if patch else {}),
            "reference": "Python model (tools/make_case.py + model.py); compiled by Debian ocloc "
                         + subprocess.run(["dpkg-query", "-W", "-f=${Version}", "intel-opencl-icd"],

@@ -42,6 +42,10 @@ pub struct ComputeJob {
     /// larger than the per-dimension limit are then split into chunks. Without it a
     /// too-large dispatch is an error.
     pub chunk_base_binding: Option<u32>,
+    /// The id of the dispatch's first workgroup as the shader sees it through the
+    /// chunk base: a job that runs part of a larger grid (a piece of a non-uniform
+    /// NDRange) starts past 0. Non-zero needs `chunk_base_binding`.
+    pub first_workgroup: [u32; 3],
     /// Dispatch again (every chunk) while the shader leaves a non-zero word here: for
     /// programs that stop part-way and resume in the next pass.
     pub repeat: Option<Repeat>,
@@ -66,6 +70,7 @@ impl ComputeJob {
             }],
             workgroups,
             chunk_base_binding: None,
+            first_workgroup: [0; 3],
             repeat: None,
             aliases: Vec::new(),
         }
@@ -172,8 +177,15 @@ impl GpuContext {
     fn chunks(&self, job: &ComputeJob) -> Result<Vec<Chunk>, HostError> {
         let lim = self.caps.max_workgroups_per_dimension.max(1);
         let wg = job.workgroups;
+        let first = job.first_workgroup;
+        if job.chunk_base_binding.is_none() && first != [0; 3] {
+            return Err(HostError::Dispatch {
+                requested: wg,
+                why: format!("a first workgroup of {first:?} and the shader takes no chunk base"),
+            });
+        }
         if wg.iter().all(|&d| d <= lim) {
-            return Ok(vec![([0; 3], wg)]);
+            return Ok(vec![(first, wg)]);
         }
         if job.chunk_base_binding.is_none() {
             return Err(HostError::Dispatch {
@@ -192,7 +204,7 @@ impl GpuContext {
                         (wg[1] - y).min(lim),
                         (wg[2] - z).min(lim),
                     ];
-                    out.push(([x, y, z], size));
+                    out.push(([first[0] + x, first[1] + y, first[2] + z], size));
                 }
             }
         }

@@ -17,6 +17,7 @@ fn job(n: u32) -> ComputeJob {
     let data = (0..n).flat_map(|i| i.to_le_bytes()).collect();
     ComputeJob {
         chunk_base_binding: Some(1),
+        first_workgroup: [0; 3],
         ..ComputeJob::one_buffer(1, DOUBLE, data, [n.div_ceil(64), 1, 1])
     }
 }

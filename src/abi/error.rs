@@ -52,8 +52,21 @@ pub enum LaunchProblem {
     UnsupportedPayload { kernel: String, what: &'static str },
     #[error("implicit argument `DATA_PARAMETER_BUFFER` type {dp_type} is not supported")]
     UnsupportedImplicit { dp_type: u32 },
-    #[error("global size {global} is not a multiple of local size {local} in dimension {dim}")]
+    #[error(
+        "global size {global} is not a multiple of local size {local} in dimension {dim}, \
+         and the kernel was not compiled for non-uniform work-groups (it reads the local \
+         size but not the enqueued one, as IGC compiles OpenCL 1.2 code; build it with \
+         -cl-std=CL2.0 or later, or pick a global size the local size divides)"
+    )]
     NotUniform { dim: usize, global: u64, local: u64 },
+    #[error("local size {local} in dimension {dim}: expected 1 to 65535")]
+    BadLocal { dim: usize, local: u64 },
+    #[error(
+        "the NDRange has non-uniform work-groups (global size not a multiple of the local \
+         size), which run as {pieces} launches of uniform ones; {what} takes uniform \
+         NDRanges only"
+    )]
+    Pieces { pieces: usize, what: &'static str },
     #[error("the case has no argument {index} (`{name}`) that the kernel takes")]
     MissingArg { index: u32, name: String },
     #[error("argument {index} (`{name}`): {kind} is not supported by the emulator")]

@@ -211,34 +211,138 @@ impl Allocator {
 
 /// Lay out memory and payload for `case` compiled as `abi` (variant folder `dir`, where
 /// `abi.json`'s program-scope data files lie).
-pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, AbiError> {
+/// One part of an NDRange whose work-groups all have one size. OpenCL 2.0 lets the
+/// global size be any size: the last group of a dimension the local size does not
+/// divide is smaller (non-uniform work-groups). Intel's runtime dispatches each mix of
+/// full and remainder groups as a walker of its own, whose payload gives its local
+/// size (`get_local_size`) next to the enqueued one (`get_enqueued_local_size`); a
+/// launch here is split the same way, into up to 2^dims pieces that run one after
+/// another over the same memory (work-groups are unordered: any order is one OpenCL
+/// allows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// Group id of the piece's first group.
+    pub first: [u32; 3],
+    pub groups: [u32; 3],
+    /// The local size of every group of the piece.
+    pub local: [u64; 3],
+}
+
+/// The pieces of `case`'s NDRange: one for a uniform NDRange (also one with no groups
+/// when a global size is 0), else the full groups' piece (where a dimension has any)
+/// and the remainder groups' pieces, in x-fastest order.
+pub fn pieces(case: &Case) -> Result<Vec<Piece>, AbiError> {
     let nd = &case.ndrange;
     let global = dim3(&nd.global_size, 1);
     let local = dim3(&nd.local_size, 1);
-    let offset = dim3(&nd.global_offset, 0);
-    let mut groups = [0u32; 3];
+    // Per dimension: (first group, groups, local size) of its full and remainder parts.
+    let mut parts: Vec<Vec<(u32, u32, u64)>> = Vec::new();
     for d in 0..3 {
-        if local[d] == 0 || local[d] > u16::MAX as u64 || !global[d].is_multiple_of(local[d]) {
-            return Err(launch_err(LaunchProblem::NotUniform {
+        if local[d] == 0 || local[d] > u16::MAX as u64 {
+            return Err(launch_err(LaunchProblem::BadLocal {
                 dim: d,
-                global: global[d],
                 local: local[d],
             }));
         }
-        groups[d] = u32::try_from(global[d] / local[d]).map_err(|_| {
+        let full = u32::try_from(global[d] / local[d]).map_err(|_| {
             launch_err(LaunchProblem::TooLarge {
                 what: format!("work-groups in dimension {d}"),
                 bytes: global[d] / local[d],
                 limit: u32::MAX as u64,
             })
         })?;
+        let rest = global[d] % local[d];
+        let mut p = Vec::new();
+        if full > 0 || rest == 0 {
+            p.push((0, full, local[d]));
+        }
+        if rest > 0 {
+            p.push((full, 1, rest));
+        }
+        parts.push(p);
     }
+    let mut out = Vec::new();
+    for z in &parts[2] {
+        for y in &parts[1] {
+            for x in &parts[0] {
+                out.push(Piece {
+                    first: [x.0, y.0, z.0],
+                    groups: [x.1, y.1, z.1],
+                    local: [x.2, y.2, z.2],
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// [`prepare_piece`] of a uniform NDRange (`what` names the caller in the error a
+/// non-uniform one gets).
+pub fn prepare(
+    abi: &KernelAbi,
+    case: &Case,
+    dir: &Path,
+    what: &'static str,
+) -> Result<Prepared, AbiError> {
+    let all = pieces(case)?;
+    match all.as_slice() {
+        [one] => prepare_piece(abi, case, dir, one),
+        _ => Err(launch_err(LaunchProblem::Pieces {
+            pieces: all.len(),
+            what,
+        })),
+    }
+}
+
+/// Lay out `case` for the groups of `piece` (one of [`pieces`]). Every piece of a case
+/// gets the same allocations at the same addresses (per-thread private memory sized
+/// for the whole NDRange), so one piece's final memory is the next one's start.
+pub fn prepare_piece(
+    abi: &KernelAbi,
+    case: &Case,
+    dir: &Path,
+    piece: &Piece,
+) -> Result<Prepared, AbiError> {
+    let nd = &case.ndrange;
+    let global = dim3(&nd.global_size, 1);
+    let enqueued = dim3(&nd.local_size, 1);
+    let offset = dim3(&nd.global_offset, 0);
+    let local = piece.local;
+    let grid: [u32; 3] = std::array::from_fn(|d| {
+        // Within u32: `pieces` checked the full groups, and the remainder adds one.
+        (global[d].div_ceil(enqueued[d].max(1))).min(u32::MAX as u64) as u32
+    });
+    let uniform = (0..3).all(|d| global[d].is_multiple_of(enqueued[d].max(1)));
+    let reads_local = abi
+        .implicit_args
+        .iter()
+        .any(|i| i.kind == ImplicitKind::LocalWorkSize);
+    let reads_enqueued = abi
+        .implicit_args
+        .iter()
+        .any(|i| i.kind == ImplicitKind::EnqueuedLocalWorkSize);
+    if !uniform && reads_local && !reads_enqueued {
+        let d = (0..3)
+            .find(|&d| !global[d].is_multiple_of(enqueued[d].max(1)))
+            .unwrap_or(0);
+        return Err(launch_err(LaunchProblem::NotUniform {
+            dim: d,
+            global: global[d],
+            local: enqueued[d],
+        }));
+    }
+    let groups = piece.groups;
+    // Per-thread resources are sized for the NDRange's full groups everywhere.
+    let full_items = enqueued[0] * enqueued[1] * enqueued[2];
+    let full_threads = grid
+        .iter()
+        .fold(full_items.div_ceil(abi.simd.max(1) as u64), |n, g| {
+            n.saturating_mul(*g as u64)
+        });
     let items = local[0] * local[1] * local[2];
     let threads_per_group = items.div_ceil(abi.simd.max(1) as u64);
-    let total_threads = groups
-        .iter()
-        .fold(threads_per_group, |n, g| n.saturating_mul(*g as u64));
-    if total_threads > THREAD_LIMIT || items > u32::MAX as u64 {
+    let total_threads = full_threads;
+    if total_threads > THREAD_LIMIT || full_items > u32::MAX as u64 {
         return Err(launch_err(LaunchProblem::TooLarge {
             what: "hardware threads of the NDRange".into(),
             bytes: total_threads,
@@ -405,9 +509,10 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         };
         let v = match i.kind {
             ImplicitKind::GlobalWorkOffset => offset[d],
-            ImplicitKind::LocalWorkSize | ImplicitKind::EnqueuedLocalWorkSize => local[d],
+            ImplicitKind::LocalWorkSize => local[d],
+            ImplicitKind::EnqueuedLocalWorkSize => enqueued[d],
             ImplicitKind::GlobalWorkSize => global[d],
-            ImplicitKind::NumWorkGroups => groups[d] as u64,
+            ImplicitKind::NumWorkGroups => grid[d] as u64,
             ImplicitKind::WorkDimensions => nd.work_dim as u64,
             ImplicitKind::SimdSize => abi.simd as u64,
             ImplicitKind::PrivateBase => {
@@ -506,6 +611,8 @@ pub fn prepare(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Prepared, Abi
         memory: alloc.memory,
         launch: Launch {
             groups,
+            first: piece.first,
+            grid,
             threads_per_group: threads_per_group as u32,
             slm_bytes,
             scratch_bytes: abi

@@ -35,16 +35,31 @@ pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun
     let program =
         crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
-    let mut lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
-    let mut memory = std::mem::take(&mut lp.memory);
-    let stats = interp::run(
-        &prepared,
-        &lp.launch,
-        &mut memory,
-        &|g, t| lp.payload(g, t),
-        opts,
-    )
-    .map_err(|e| e.to_string())?;
+    // A non-uniform NDRange runs as pieces over one memory (`launch::Piece`).
+    let pieces = launch::pieces(case).map_err(|e| e.to_string())?;
+    let mut memory = None;
+    let mut stats = RunStats::default();
+    let mut last = None;
+    for piece in &pieces {
+        let mut lp = launch::prepare_piece(&abi, case, dir, piece).map_err(|e| e.to_string())?;
+        let mut mem = memory
+            .take()
+            .unwrap_or_else(|| std::mem::take(&mut lp.memory));
+        let s = interp::run(
+            &prepared,
+            &lp.launch,
+            &mut mem,
+            &|g, t| lp.payload(g, t),
+            opts,
+        )
+        .map_err(|e| e.to_string())?;
+        stats.add(s);
+        memory = Some(mem);
+        last = Some(lp);
+    }
+    let (Some(memory), Some(lp)) = (memory, last) else {
+        return Err("the NDRange has no pieces".into());
+    };
     let buffers = lp
         .buffers
         .iter()

@@ -23,8 +23,12 @@ pub struct GpuRun {
     pub oob_writes: u32,
     pub pipeline_ms: f64,
     pub dispatch_ms: f64,
-    /// Dispatch passes (more than 1 when threads were saved and resumed).
+    /// Dispatch passes (more than 1 when threads were saved and resumed), of all
+    /// pieces.
     pub passes: u32,
+    /// Launches the NDRange ran as (more than 1 for non-uniform work-groups:
+    /// `abi::launch::Piece`).
+    pub pieces: u32,
     /// GPU time of the passes from timestamp queries, when the adapter has them.
     pub gpu_ms: Option<f64>,
     /// "lanes" (an invocation per channel) or "threads" (an invocation per thread).
@@ -38,6 +42,8 @@ pub struct GpuRun {
     /// A flushing adapter's speculative run met a denormal, and these results are the
     /// exact module's, run again from the inputs (`F32_SPECULATE` in runtime.wgsl).
     pub f32_rerun: bool,
+    /// The final heap (where the next piece of a non-uniform NDRange starts).
+    heap: Vec<u8>,
 }
 
 /// `stat` with a straight lane's report (`hand_over` in runtime.wgsl) as its error
@@ -71,6 +77,7 @@ fn bytes_of(w: &[u32]) -> Vec<u8> {
 type PrintfSlot = (usize, usize, Arc<Vec<(u32, String)>>);
 
 /// A variant translated and laid out for the device, ready to dispatch.
+#[derive(Clone)]
 pub struct GpuLaunch {
     pub module: translate::Module,
     job: ComputeJob,
@@ -91,6 +98,10 @@ pub struct GpuLaunch {
     /// private memory than some drivers compile (`translate::PRIVATE_GRF_WORDS_MAX`):
     /// what runs on those ([`limits_private_arrays`]).
     grf_in_state_twin: Option<Box<translate::Module>>,
+    /// The NDRange's other pieces (non-uniform work-groups, `launch::Piece`), each
+    /// built like this one: `execute` runs them after it, each starting from the
+    /// memory the one before left.
+    more: Vec<GpuLaunch>,
 }
 
 /// Loop back-edges one pass may spend on `gpu`, when its driver caps them per shader
@@ -173,7 +184,29 @@ fn build_with(
     let program =
         crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let p = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
-    let lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
+    let pieces = launch::pieces(case).map_err(|e| e.to_string())?;
+    let mut built = Vec::with_capacity(pieces.len());
+    for piece in &pieces {
+        let lp = launch::prepare_piece(&abi, case, dir, piece).map_err(|e| e.to_string())?;
+        built.push(build_piece(
+            &abi, &p, &lp, step_limit, probe, straight, table,
+        )?);
+    }
+    let mut first = built.remove(0);
+    first.more = built;
+    Ok(first)
+}
+
+/// [`build_with`] of one piece of the NDRange, laid out as `lp`.
+fn build_piece(
+    abi: &KernelAbi,
+    p: &interp::prepare::Prepared,
+    lp: &launch::Prepared,
+    step_limit: u32,
+    probe: bool,
+    straight: bool,
+    table: Option<bool>,
+) -> Result<GpuLaunch, String> {
     let l = &lp.launch;
     // Payload: a record per thread of work-group 0, its last word the lane count; the
     // other groups' threads differ only in the group id words, which the shader puts
@@ -195,8 +228,8 @@ fn build_with(
         straight,
         probe,
         table,
-        shared_payload_from: shared_payload_from(&abi, &payload, pw),
-        local_ids: local_id_layout(&lp, &payload, pw, abi.simd),
+        shared_payload_from: shared_payload_from(abi, &payload, pw),
+        local_ids: local_id_layout(lp, &payload, pw, abi.simd),
         grf_in_state: false,
         // The lane count is each thread record's last word.
         full_lanes: payload.chunks(pw).all(|w| w.last() == Some(&abi.simd)),
@@ -207,7 +240,7 @@ fn build_with(
         let lane_job = (!probe).then(|| {
             s.spawn(|| {
                 translate::translate(
-                    &p,
+                    p,
                     &Target {
                         lanes: true,
                         ..target
@@ -215,7 +248,7 @@ fn build_with(
                 )
             })
         });
-        let module = translate::translate(&p, &target);
+        let module = translate::translate(p, &target);
         let lane_module = lane_job.map(|j| {
             j.join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -233,7 +266,7 @@ fn build_with(
                 ..target
             };
             Some(Box::new(
-                translate::translate(&p, &target).map_err(|e| e.to_string())?,
+                translate::translate(p, &target).map_err(|e| e.to_string())?,
             ))
         } else {
             None
@@ -299,12 +332,15 @@ fn build_with(
     // A word no allocation holds: straight modules' stores out of bounds land there.
     table[cfg::TRASH] = u32::try_from(heap.len() / 4).map_err(|_| "heap over 16 GiB")?;
     heap.resize(heap.len() + 8, 0);
+    // The groups this job dispatches, from `l.first` on; threads and groups are
+    // numbered (and per-thread buffers sized) by their place in the whole grid.
     let groups = l.groups;
-    let total_groups = groups[0] as u64 * groups[1] as u64 * groups[2] as u64;
+    let grid = l.grid;
+    let total_groups = grid[0] as u64 * grid[1] as u64 * grid[2] as u64;
     let threads = total_groups * l.threads_per_group as u64;
     let scratch_words = l.scratch_bytes.div_ceil(4);
     table[cfg::THREADS] = l.threads_per_group;
-    table[cfg::GROUPS..cfg::GROUPS + 3].copy_from_slice(&groups);
+    table[cfg::GROUPS..cfg::GROUPS + 3].copy_from_slice(&grid);
     table[cfg::PAYLOAD_WORDS] = pw as u32;
     table[cfg::STEP_LIMIT] = step_limit;
     table[cfg::SCRATCH_WORDS] = scratch_words;
@@ -370,6 +406,7 @@ fn build_with(
         ],
         workgroups: groups,
         chunk_base_binding: Some(translate::binding::CHUNK),
+        first_workgroup: l.first,
         repeat: None,
         aliases: Vec::new(),
     };
@@ -395,6 +432,7 @@ fn build_with(
         groups: total_groups,
         lanes: None,
         grf_in_state_twin,
+        more: Vec::new(),
         mapping: match Mapping::from_env() {
             Mapping::Auto if lanes.as_ref().is_some_and(|m| m.straight.is_some()) => Mapping::Lanes,
             Mapping::Auto => Mapping::Threads,
@@ -413,7 +451,7 @@ fn build_with(
             straight_unsafe(
                 &s.launch,
                 &table,
-                thread_payloads(&lp, checked, l.threads_per_group),
+                thread_payloads(lp, l.first, checked, l.threads_per_group),
                 p.simd,
             )
         })
@@ -423,7 +461,7 @@ fn build_with(
             straight: false,
             ..target
         };
-        let mut m = translate::translate(&p, &target).map_err(|e| e.to_string())?;
+        let mut m = translate::translate(p, &target).map_err(|e| e.to_string())?;
         m.why_not_straight = Some(why.clone());
         if !m.lanes {
             // Not even the scheduled lane form: `auto` runs the thread mapping.
@@ -448,6 +486,9 @@ fn build_with(
         job.workgroups[0] = groups[0]
             .checked_mul(per_group)
             .ok_or("too many threads in x")?;
+        job.first_workgroup[0] = l.first[0]
+            .checked_mul(per_group)
+            .ok_or("too many threads in x")?;
         if let Some(s) = &m.straight {
             // Each invocation records the blocks it ran (for the host's counts).
             let words = threads * u64::from(p.simd) * u64::from(s.visit_words);
@@ -467,6 +508,7 @@ fn build_with(
             lanes: None,
             mapping: Mapping::Lanes,
             grf_in_state_twin: None,
+            more: Vec::new(),
         }));
     }
     Ok(launch)
@@ -665,13 +707,16 @@ fn straight_unsafe(
 /// Every thread's payload, as the interpreter gets it, in dispatch order.
 fn thread_payloads(
     lp: &launch::Prepared,
+    first: [u32; 3],
     groups: [u32; 3],
     threads_per_group: u32,
 ) -> impl Iterator<Item = ThreadPayload> + '_ {
+    let [fx, fy, fz] = first;
     (0..groups[2]).flat_map(move |z| {
         (0..groups[1]).flat_map(move |y| {
-            (0..groups[0])
-                .flat_map(move |x| (0..threads_per_group).map(move |t| lp.payload([x, y, z], t)))
+            (0..groups[0]).flat_map(move |x| {
+                (0..threads_per_group).map(move |t| lp.payload([fx + x, fy + y, fz + z], t))
+            })
         })
     })
 }
@@ -710,6 +755,7 @@ fn threads_alone(launch: &GpuLaunch, twin: Option<&translate::Module>) -> GpuLau
         lanes: None,
         mapping: Mapping::Threads,
         grf_in_state_twin: None,
+        more: Vec::new(),
     }
 }
 
@@ -718,8 +764,12 @@ impl GpuLaunch {
     /// does where the driver limits private arrays: [`limits_private_arrays`]); false
     /// when the launch keeps no more of it in private memory than all drivers take.
     pub fn force_grf_in_state(&mut self) -> bool {
+        let mut any = false;
+        for m in &mut self.more {
+            any |= m.force_grf_in_state();
+        }
         let Some(twin) = self.grf_in_state_twin.take() else {
-            return false;
+            return any;
         };
         swap_module(&mut self.job, &twin);
         self.module = *twin;
@@ -734,6 +784,9 @@ impl GpuLaunch {
         if let Some(l) = self.lanes.as_mut() {
             l.force_slm_into_heap()?;
         }
+        for m in &mut self.more {
+            m.force_slm_into_heap()?;
+        }
         Ok(moved)
     }
 
@@ -742,6 +795,9 @@ impl GpuLaunch {
     pub fn without_counts(&mut self) {
         if let Some(l) = self.lanes.as_mut().filter(|l| l.module.straight.is_some()) {
             stop_counting(&mut l.job);
+        }
+        for m in &mut self.more {
+            m.without_counts();
         }
     }
 
@@ -804,7 +860,7 @@ fn set_cfg(job: &mut ComputeJob, words: &[(usize, u32)]) {
 pub fn execute(gpu: &mut GpuContext, launch: &GpuLaunch) -> Result<GpuRun, String> {
     let budget = pass_budget(gpu);
     let try_one_pass = std::env::var_os("VISA_GPU_PASS_BUDGET").is_none();
-    run_launch(gpu, launch, budget, try_one_pass)
+    run_pieces(gpu, launch, budget, try_one_pass)
 }
 
 /// Dispatch with an explicit per-pass loop budget (`None`: one unbounded pass): a
@@ -814,7 +870,80 @@ pub fn execute_with_budget(
     launch: &GpuLaunch,
     budget: Option<u32>,
 ) -> Result<GpuRun, String> {
-    run_launch(gpu, launch, budget, false)
+    run_pieces(gpu, launch, budget, false)
+}
+
+/// The launch, then its further pieces (`GpuLaunch::more`), each from the heap the
+/// one before left: one run's results, the last piece's memory.
+fn run_pieces(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    budget: Option<u32>,
+    try_one_pass: bool,
+) -> Result<GpuRun, String> {
+    let mut run = run_launch(gpu, launch, budget, try_one_pass)?;
+    for next in &launch.more {
+        let piece = next.starting_from(&run.heap)?;
+        let r = run_launch(gpu, &piece, budget, try_one_pass)?;
+        run = run.then(r);
+    }
+    Ok(run)
+}
+
+impl GpuLaunch {
+    /// This piece with `heap` (a run's final heap, the SLM the run may have put past
+    /// the allocations included) as its initial allocations: every piece of a case
+    /// lays them out alike (`launch::prepare_piece`).
+    fn starting_from(&self, heap: &[u8]) -> Result<GpuLaunch, String> {
+        let mut out = self.clone();
+        let jobs = std::iter::once(&mut out.job).chain(out.lanes.as_mut().map(|l| &mut l.job));
+        for job in jobs {
+            let data = &mut job.buffers[translate::binding::HEAP as usize].data;
+            let head = heap.get(..data.len()).ok_or_else(|| {
+                format!(
+                    "the pieces of the NDRange lay their heaps out differently ({} bytes \
+                     after {})",
+                    data.len(),
+                    heap.len()
+                )
+            })?;
+            data.copy_from_slice(head);
+        }
+        Ok(out)
+    }
+}
+
+impl GpuRun {
+    /// This run followed by `later`, a later piece of the same NDRange: the later
+    /// one's memory (its buffers and printf records hold both), both's counts and
+    /// times.
+    fn then(self, later: GpuRun) -> GpuRun {
+        let note = match (self.note, later.note) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
+        GpuRun {
+            buffers: later.buffers,
+            printf: later.printf,
+            heap: later.heap,
+            instructions: self
+                .instructions
+                .zip(later.instructions)
+                .map(|(a, b)| a + b),
+            channel_ops: self.channel_ops + later.channel_ops,
+            oob_reads: self.oob_reads.saturating_add(later.oob_reads),
+            oob_writes: self.oob_writes.saturating_add(later.oob_writes),
+            pipeline_ms: self.pipeline_ms + later.pipeline_ms,
+            dispatch_ms: self.dispatch_ms + later.dispatch_ms,
+            passes: self.passes + later.passes,
+            pieces: self.pieces + later.pieces,
+            gpu_ms: self.gpu_ms.zip(later.gpu_ms).map(|(a, b)| a + b),
+            mapping: self.mapping,
+            note,
+            slm_in_heap: self.slm_in_heap || later.slm_in_heap,
+            f32_rerun: self.f32_rerun || later.f32_rerun,
+        }
+    }
 }
 
 fn run_launch(
@@ -1385,7 +1514,7 @@ fn finish(
     if let Some(why) = runtime_failure(&stat, step_limit, unsliced_state) {
         return Err(why.into());
     }
-    let heap = &r.outputs[2];
+    let heap = std::mem::take(&mut r.outputs[translate::binding::HEAP as usize]);
     let buffers = launch
         .buffers
         .iter()
@@ -1418,15 +1547,28 @@ fn finish(
         pipeline_ms: r.timings.pipeline_ms + lower_ms,
         dispatch_ms: r.timings.dispatch_ms,
         passes: r.timings.passes,
+        pieces: 1,
         gpu_ms: r.timings.gpu_ms,
         mapping: launch.module.mapping(),
         note: None,
         slm_in_heap,
         f32_rerun,
+        heap,
     })
 }
 
 impl GpuRun {
+    /// `"N pass(es)"`, and the pieces they ran where the NDRange was split.
+    pub fn passes_text(&self) -> String {
+        match self.pieces {
+            0 | 1 => format!("{} pass(es)", self.passes),
+            n => format!(
+                "{} pass(es) over {n} pieces (non-uniform work-groups)",
+                self.passes
+            ),
+        }
+    }
+
     /// The instruction count for reports: `"N instructions"`, or why there is none.
     pub fn instructions_text(&self) -> String {
         match self.instructions {
@@ -1703,12 +1845,12 @@ pub fn check_variant_mapped(
     super::cpu::check_outputs(&case, &run.buffers)?;
     super::cpu::check_printf(&case, &run.printf)?;
     Ok(format!(
-        "{}, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {} pass(es)",
+        "{}, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {}",
         run.instructions_text(),
         run.mapping,
         run.pipeline_ms,
         run.dispatch_ms,
-        run.passes
+        run.passes_text()
     ))
 }
 

@@ -121,7 +121,7 @@ pub fn bench_cpu(dir: &Path, case: &Case, runs: usize, workers: usize) -> Result
     let mut times = Vec::new();
     let mut ops = 0;
     for i in 0..runs + 1 {
-        let mut lp = launch::prepare(&abi, case, dir).map_err(|e| e.to_string())?;
+        let mut lp = launch::prepare(&abi, case, dir, "bench").map_err(|e| e.to_string())?;
         let mut mem = std::mem::take(&mut lp.memory);
         let t = Instant::now();
         let stats = interp::run(

@@ -174,6 +174,7 @@ impl Baseline {
             buffers,
             workgroups,
             chunk_base_binding: None,
+            first_workgroup: [0; 3],
             repeat: None,
             aliases: Vec::new(),
         };

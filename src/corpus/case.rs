@@ -125,6 +125,10 @@ pub struct Case {
     /// Build options PoCL needs for `kernel.cl` (the reference run's).
     #[serde(default)]
     pub pocl_build_options: Option<String>,
+    /// Build options ocloc compiled `kernel.cl` with (`-cl-std=CL2.0` for non-uniform
+    /// work-groups).
+    #[serde(default)]
+    pub ocloc_options: Option<String>,
     #[serde(skip)]
     pub dir: PathBuf,
 }

@@ -54,7 +54,12 @@ pub struct ThreadPayload {
 /// The shape of a GPGPU launch.
 #[derive(Clone, Debug)]
 pub struct Launch {
+    /// The groups this launch runs: `groups` of them from group id `first` on (a
+    /// piece of a non-uniform NDRange, `abi::launch::Piece`; else all of `grid`).
     pub groups: [u32; 3],
+    pub first: [u32; 3],
+    /// The NDRange's group counts: threads are numbered by their group's place in it.
+    pub grid: [u32; 3],
     /// SIMD threads per group.
     pub threads_per_group: u32,
     /// Bytes of SLM per group.
@@ -99,6 +104,20 @@ pub struct RunStats {
     pub stopped: Vec<Snapshot>,
 }
 
+impl RunStats {
+    /// Fold in the stats of another run over the same memory (a later piece of a
+    /// non-uniform NDRange): counts add up, the out-of-bounds counts are the memory's
+    /// running totals, so the later run's stand.
+    pub fn add(&mut self, o: RunStats) {
+        self.threads += o.threads;
+        self.instructions += o.instructions;
+        self.channel_ops += o.channel_ops;
+        self.oob_reads = o.oob_reads;
+        self.oob_writes = o.oob_writes;
+        self.stopped.extend(o.stopped);
+    }
+}
+
 /// A thread's state when `RunOptions::stop_after` stopped it.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
@@ -121,9 +140,11 @@ pub fn run(
     payload: &(dyn Fn([u32; 3], u32) -> ThreadPayload + Sync),
     opts: &RunOptions,
 ) -> Result<RunStats, ExecError> {
+    let [fx, fy, fz] = launch.first;
     let groups: Vec<[u32; 3]> = (0..launch.groups[2])
         .flat_map(|z| {
-            (0..launch.groups[1]).flat_map(move |y| (0..launch.groups[0]).map(move |x| [x, y, z]))
+            (0..launch.groups[1])
+                .flat_map(move |y| (0..launch.groups[0]).map(move |x| [fx + x, fy + y, fz + z]))
         })
         .collect();
     let shared = std::sync::Mutex::new(std::mem::take(mem));
@@ -192,8 +213,7 @@ fn run_group(
     stats: &mut RunStats,
 ) -> Result<(), ExecError> {
     slm.iter_mut().for_each(|b| *b = 0);
-    let gid = (group[2] as u64 * launch.groups[1] as u64 + group[1] as u64)
-        * launch.groups[0] as u64
+    let gid = (group[2] as u64 * launch.grid[1] as u64 + group[1] as u64) * launch.grid[0] as u64
         + group[0] as u64;
     let mut threads: Vec<Thread> = (0..launch.threads_per_group)
         .map(|t| {

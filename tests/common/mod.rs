@@ -149,3 +149,46 @@ pub fn copy_case(
     std::fs::copy(bin, case.join(variant).join("kernel.bin")).unwrap();
     case
 }
+
+/// The corpus's ndrange_3d_ids over 11 x 5 x 3 items in its 4 x 3 x 2 groups (an
+/// NDRange with non-uniform work-groups in every dimension: 8 pieces), and the number
+/// of its items whose words are not OpenCL 2.0's: local id, group id, global offset,
+/// and `get_num_groups(2) * 100 + get_local_size(2) * 10 + get_work_dim()`.
+pub fn uneven_3d_case() -> (std::path::PathBuf, visa_emu::corpus::case::Case) {
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join("ndrange_3d_ids/tgllp-simd32");
+    let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    assert_eq!(case.ndrange.local_size, [4, 3, 2]);
+    case.ndrange.global_size = vec![11, 5, 3];
+    (dir, case)
+}
+
+/// Items of [`uneven_3d_case`]'s output `o` that break OpenCL 2.0's definitions.
+pub fn uneven_3d_mismatches(case: &visa_emu::corpus::case::Case, o: &[u8]) -> usize {
+    let w: Vec<i32> = o
+        .chunks_exact(4)
+        .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let (g, l, off) = (
+        &case.ndrange.global_size,
+        &case.ndrange.local_size,
+        &case.ndrange.global_offset,
+    );
+    let mut bad = 0;
+    for z in 0..g[2] {
+        for y in 0..g[1] {
+            for x in 0..g[0] {
+                let idx = (((z * g[1] + y) * g[0] + x) * 4) as usize;
+                let lid = (x % l[0]) | ((y % l[1]) << 8) | ((z % l[2]) << 16);
+                let gid = (x / l[0]) | ((y / l[1]) << 8) | ((z / l[2]) << 16);
+                let offs = off[0] | (off[1] << 8) | (off[2] << 16);
+                let local_z = l[2].min(g[2] - z / l[2] * l[2]);
+                let last = g[2].div_ceil(l[2]) * 100 + local_z * 10 + 3;
+                let want = [lid, gid, offs, last].map(|v| v as i32);
+                if w.get(idx..idx + 4) != Some(&want[..]) {
+                    bad += 1;
+                }
+            }
+        }
+    }
+    bad
+}
