@@ -28,6 +28,14 @@ const CI_SET: &[&str] = &[
     // DF mad as one rounding (the soft fma; lavapipe splits WGSL's fma(f64)).
 ];
 
+/// Own-case variants whose lavapipe compile takes minutes, left out of the first-variant
+/// run in CI (each agreed with the interpreter byte for byte on lavapipe when added;
+/// `VISA_GPU_ONLY=<name>` runs one): work_group_collectives, IGC's OpenCL 2.0
+/// collectives, 665 instructions with 26 barriers in the thread mapping (its
+/// tgllp-simd16 variant on 2026-11-27: 46 s of pipeline creation and 229 s of first
+/// dispatches for its two pieces).
+const TOO_SLOW_FOR_CI: &[&str] = &["work_group_collectives/acm-g10-simd16"];
+
 /// `error` is the mismatch `tests/known_disagreements.txt` records for `variant`.
 fn disagreement(list: &str, variant: &str, error: &str) -> bool {
     list.lines().any(|l| {
@@ -64,7 +72,10 @@ fn corpus_on_the_gpu_path() {
         .map(|d| (name_of(d), d.clone()))
         .filter(|(name, d)| match &only {
             Some(o) => name.contains(o.as_str()),
-            None => CI_SET.contains(&name.as_str()) || firsts.contains(d),
+            None => {
+                (CI_SET.contains(&name.as_str()) || firsts.contains(d))
+                    && !TOO_SLOW_FOR_CI.contains(&name.as_str())
+            }
         })
         .collect();
     assert!(

@@ -120,22 +120,31 @@ pub fn bench_cpu(dir: &Path, case: &Case, runs: usize, workers: usize) -> Result
     };
     let mut times = Vec::new();
     let mut ops = 0;
+    // A non-uniform NDRange runs as its pieces, one after another over one memory.
+    let pieces = launch::pieces(case).map_err(|e| e.to_string())?;
     for i in 0..runs + 1 {
-        let mut lp = launch::prepare(&abi, case, dir, "bench").map_err(|e| e.to_string())?;
-        let mut mem = std::mem::take(&mut lp.memory);
+        let mut lps = pieces
+            .iter()
+            .map(|p| launch::prepare_piece(&abi, case, dir, p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let mut mem = std::mem::take(&mut lps[0].memory);
         let t = Instant::now();
-        let stats = interp::run(
-            &prepared,
-            &lp.launch,
-            &mut mem,
-            &|g, th| lp.payload(g, th),
-            &opts,
-        )
-        .map_err(|e| e.to_string())?;
+        ops = 0;
+        for lp in &lps {
+            let stats = interp::run(
+                &prepared,
+                &lp.launch,
+                &mut mem,
+                &|g, th| lp.payload(g, th),
+                &opts,
+            )
+            .map_err(|e| e.to_string())?;
+            ops += stats.channel_ops;
+        }
         if i > 0 {
             times.push(t.elapsed().as_secs_f64());
         }
-        ops = stats.channel_ops;
     }
     let m = median(times);
     Ok(CpuBench {

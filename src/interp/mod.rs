@@ -147,6 +147,18 @@ pub fn run(
                 .flat_map(move |y| (0..launch.groups[0]).map(move |x| [fx + x, fy + y, fz + z]))
         })
         .collect();
+    // The instructions that read or write memory (messages; not barriers or the EU's
+    // own instructions): where threads that share SLM take turns (`run_group`).
+    let memory_flags: Vec<bool> = p
+        .insts
+        .iter()
+        .map(|i| {
+            !matches!(
+                i.op.family(),
+                crate::isa::Family::EuCore | crate::isa::Family::SyncGateway
+            )
+        })
+        .collect();
     let shared = std::sync::Mutex::new(std::mem::take(mem));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
@@ -164,7 +176,15 @@ pub fn run(
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(&group) = groups.get(i) else { break };
                         if let Err(e) = run_group(
-                            p, launch, &shared, &mut slm, group, payload, opts, &mut stats,
+                            p,
+                            launch,
+                            &shared,
+                            &mut slm,
+                            group,
+                            payload,
+                            opts,
+                            &mut stats,
+                            &memory_flags,
                         ) {
                             failed.store(true, std::sync::atomic::Ordering::Relaxed);
                             return Err(e);
@@ -211,6 +231,7 @@ fn run_group(
     payload: &(dyn Fn([u32; 3], u32) -> ThreadPayload + Sync),
     opts: &RunOptions,
     stats: &mut RunStats,
+    memory_flags: &[bool],
 ) -> Result<(), ExecError> {
     slm.iter_mut().for_each(|b| *b = 0);
     let gid = (group[2] as u64 * launch.grid[1] as u64 + group[1] as u64) * launch.grid[0] as u64
@@ -232,15 +253,30 @@ fn run_group(
         trace: opts.trace,
         stop_after: opts.stop_after,
     };
+    // Threads that share SLM touch memory in the order an EU's interleaving of them
+    // would: by the instructions each ran since the group last met at a barrier, the
+    // lower thread first on a tie (`hold` stops a thread before each memory
+    // instruction; the one with the fewest instructions behind it goes). IGC's
+    // work-group collectives read an SLM word after one barrier and write it again
+    // before the next (a race in the vISA that hardware's interleaving decides one
+    // way); running each thread up to its next barrier decided it the other way (own
+    // case work_group_collectives). Threads without SLM run to their barriers.
+    let hold = (threads.len() > 1 && launch.slm_bytes > 0).then_some(memory_flags);
+    let mut waiting = vec![false; threads.len()];
+    let mut held = vec![false; threads.len()];
+    let mut since = vec![0u64; threads.len()];
     loop {
-        let mut waiting = 0;
         for (t, th) in threads.iter_mut().enumerate() {
-            if done[t] {
+            if done[t] || waiting[t] || held[t] {
                 continue;
             }
-            match th.run(p, &mut cx)? {
+            let before = th.steps;
+            let y = th.run(p, &mut cx, hold);
+            since[t] += th.steps - before;
+            match y? {
                 Yield::Done => done[t] = true,
-                Yield::Barrier => waiting += 1,
+                Yield::Barrier => waiting[t] = true,
+                Yield::Memory => held[t] = true,
                 Yield::Stopped => {
                     done[t] = true;
                     stats.stopped.push(Snapshot {
@@ -251,11 +287,21 @@ fn run_group(
                 }
             }
         }
-        if waiting == 0 {
+        // The held thread with the fewest instructions since the barrier goes on.
+        if let Some(t) = (0..threads.len())
+            .filter(|&t| held[t])
+            .min_by_key(|&t| (since[t], t))
+        {
+            held[t] = false;
+            continue;
+        }
+        if !waiting.contains(&true) {
             break;
         }
         // Every live thread waits at the barrier (threads that ended count as
         // arrived): the next round releases them all.
+        waiting.iter_mut().for_each(|w| *w = false);
+        since.iter_mut().for_each(|n| *n = 0);
     }
     stats.threads += threads.len() as u64;
     stats.instructions += threads.iter().map(|t| t.steps).sum::<u64>();

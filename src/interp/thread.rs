@@ -59,6 +59,9 @@ pub struct Thread {
 pub enum Yield {
     Done,
     Barrier,
+    /// The next instruction touches memory and `run` was told to hold there: it runs
+    /// when the group's scheduler lets it (`Thread::go`).
+    Memory,
     /// `Ctx::stop_after` instructions ran (see `RunOptions::stop_after`).
     Stopped,
 }
@@ -382,11 +385,19 @@ impl Thread {
 
     // ---- the run loop ----
 
-    /// Run until the thread ends or reaches a barrier.
-    pub fn run(&mut self, p: &Prepared, cx: &mut Ctx) -> Result<Yield, ExecError> {
+    /// Run until the thread ends or reaches a barrier; with `hold` (one flag per
+    /// instruction), also until it is about to run a held instruction other than the
+    /// one it stopped at last (`Yield::Memory`).
+    pub fn run(
+        &mut self,
+        p: &Prepared,
+        cx: &mut Ctx,
+        hold: Option<&[bool]>,
+    ) -> Result<Yield, ExecError> {
         if self.at_barrier {
             self.at_barrier = false;
         }
+        let mut resumed = true;
         loop {
             let pc = self.pcs.iter().copied().min().unwrap_or(IDLE);
             if pc == IDLE {
@@ -408,6 +419,10 @@ impl Thread {
             if cx.stop_after.is_some_and(|k| self.steps >= k) {
                 return Ok(Yield::Stopped);
             }
+            if !resumed && hold.is_some_and(|h| h.get(pc as usize) == Some(&true)) {
+                return Ok(Yield::Memory);
+            }
+            resumed = false;
             let mut em = 0u32;
             for (c, &cpc) in self.pcs.iter().enumerate() {
                 if cpc == pc {
