@@ -209,8 +209,6 @@ impl Allocator {
     }
 }
 
-/// Lay out memory and payload for `case` compiled as `abi` (variant folder `dir`, where
-/// `abi.json`'s program-scope data files lie).
 /// One part of an NDRange whose work-groups all have one size. OpenCL 2.0 lets the
 /// global size be any size: the last group of a dimension the local size does not
 /// divide is smaller (non-uniform work-groups). Intel's runtime dispatches each mix of
@@ -294,9 +292,11 @@ pub fn prepare(
     }
 }
 
-/// Lay out `case` for the groups of `piece` (one of [`pieces`]). Every piece of a case
-/// gets the same allocations at the same addresses (per-thread private memory sized
-/// for the whole NDRange), so one piece's final memory is the next one's start.
+/// Lay out memory and payload for the groups of `piece` (one of [`pieces`]) of `case`
+/// compiled as `abi` (variant folder `dir`, where `abi.json`'s program-scope data
+/// files lie). Every piece of a case gets the same allocations at the same addresses
+/// (per-thread private memory sized for the whole NDRange), so one piece's final
+/// memory is the next one's start.
 pub fn prepare_piece(
     abi: &KernelAbi,
     case: &Case,
