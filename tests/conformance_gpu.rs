@@ -34,7 +34,13 @@ const CI_SET: &[&str] = &[
 /// collectives, 665 instructions with 26 barriers in the thread mapping (its
 /// tgllp-simd16 variant on 2026-11-27: 46 s of pipeline creation and 229 s of first
 /// dispatches for its two pieces).
-const TOO_SLOW_FOR_CI: &[&str] = &["work_group_collectives/acm-g10-simd16"];
+/// generic_pointers' SIMD32 variants (43-52 s of pipeline creation and 74-81 s of first
+/// dispatch; its SIMD8 variant runs in
+/// `generic_pointers_and_program_globals_agree_with_the_interpreter`).
+const TOO_SLOW_FOR_CI: &[&str] = &[
+    "work_group_collectives/acm-g10-simd16",
+    "generic_pointers/acm-g10-simd32",
+];
 
 /// `error` is the mismatch `tests/known_disagreements.txt` records for `variant`.
 fn disagreement(list: &str, variant: &str, error: &str) -> bool {
@@ -1300,4 +1306,14 @@ fn non_uniform_work_groups_agree_with_the_interpreter() {
     common::assert_same_run("ndrange_3d_ids 11x5x3", &cpu, &g);
     let o = &g.buffers.iter().find(|(n, _)| n == "o").unwrap().1;
     assert_eq!(common::uneven_3d_mismatches(&case, o), 0);
+}
+
+/// OpenCL 2.0 generic pointers (a function reads local memory for some work-items and
+/// global memory for others through one pointer; `to_local`/`to_global`) and
+/// program-scope global variables (an initialized table read, a slot written and read
+/// back): the own case `generic_pointers` gives the interpreter's bytes and counts.
+#[test]
+fn generic_pointers_and_program_globals_agree_with_the_interpreter() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    own_variant_agrees(&mut ctx, "generic_pointers/tgllp-simd8");
 }
