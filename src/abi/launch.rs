@@ -274,6 +274,15 @@ pub fn pieces(case: &Case) -> Result<Vec<Piece>, AbiError> {
     Ok(out)
 }
 
+/// [`prepare_piece`] of every piece of `case`'s NDRange ([`pieces`]: one for a uniform
+/// NDRange, up to 2^dims for non-uniform work-groups).
+pub fn prepare_pieces(abi: &KernelAbi, case: &Case, dir: &Path) -> Result<Vec<Prepared>, AbiError> {
+    pieces(case)?
+        .iter()
+        .map(|p| prepare_piece(abi, case, dir, p))
+        .collect()
+}
+
 /// [`prepare_piece`] of a uniform NDRange (`what` names the caller in the error a
 /// non-uniform one gets).
 pub fn prepare(

@@ -35,31 +35,10 @@ pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun
     let program =
         crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let prepared = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
-    // A non-uniform NDRange runs as pieces over one memory (`launch::Piece`).
-    let pieces = launch::pieces(case).map_err(|e| e.to_string())?;
-    let mut memory = None;
-    let mut stats = RunStats::default();
-    let mut last = None;
-    for piece in &pieces {
-        let mut lp = launch::prepare_piece(&abi, case, dir, piece).map_err(|e| e.to_string())?;
-        let mut mem = memory
-            .take()
-            .unwrap_or_else(|| std::mem::take(&mut lp.memory));
-        let s = interp::run(
-            &prepared,
-            &lp.launch,
-            &mut mem,
-            &|g, t| lp.payload(g, t),
-            opts,
-        )
-        .map_err(|e| e.to_string())?;
-        stats.add(s);
-        memory = Some(mem);
-        last = Some(lp);
-    }
-    let (Some(memory), Some(lp)) = (memory, last) else {
-        return Err("the NDRange has no pieces".into());
-    };
+    let mut pieces = launch::prepare_pieces(&abi, case, dir).map_err(|e| e.to_string())?;
+    let (memory, stats) = run_pieces(&prepared, &mut pieces, opts)?;
+    // Every piece names the same allocations: the last one's ids read the result.
+    let lp = pieces.pop().ok_or("the NDRange has no pieces")?;
     let buffers = lp
         .buffers
         .iter()
@@ -74,6 +53,30 @@ pub fn run_case(dir: &Path, case: &Case, opts: &RunOptions) -> Result<VariantRun
         stats,
         printf,
     })
+}
+
+/// Run the pieces one after another, each over the memory the one before left (the
+/// first piece's memory to start): that memory and the runs' stats together.
+pub fn run_pieces(
+    prepared: &interp::Prepared,
+    pieces: &mut [launch::Prepared],
+    opts: &RunOptions,
+) -> Result<(interp::Memory, RunStats), String> {
+    let first = pieces.first_mut().ok_or("the NDRange has no pieces")?;
+    let mut memory = std::mem::take(&mut first.memory);
+    let mut stats = RunStats::default();
+    for lp in pieces.iter() {
+        let s = interp::run(
+            prepared,
+            &lp.launch,
+            &mut memory,
+            &|g, t| lp.payload(g, t),
+            opts,
+        )
+        .map_err(|e| e.to_string())?;
+        stats.add(s);
+    }
+    Ok((memory, stats))
 }
 
 /// Run and compare every output; `Ok` carries a short summary.

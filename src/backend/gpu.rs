@@ -184,16 +184,15 @@ fn build_with(
     let program =
         crate::cli::load_file(&crate::cli::variant_kernel(dir), grf).map_err(|e| e.to_string())?;
     let p = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
-    let pieces = launch::pieces(case).map_err(|e| e.to_string())?;
-    let mut built = Vec::with_capacity(pieces.len());
-    for piece in &pieces {
-        let lp = launch::prepare_piece(&abi, case, dir, piece).map_err(|e| e.to_string())?;
+    let mut built = Vec::new();
+    for lp in launch::prepare_pieces(&abi, case, dir).map_err(|e| e.to_string())? {
         built.push(build_piece(
             &abi, &p, &lp, step_limit, probe, straight, table,
         )?);
     }
-    let mut first = built.remove(0);
-    first.more = built;
+    let mut built = built.into_iter();
+    let mut first = built.next().ok_or("the NDRange has no pieces")?;
+    first.more = built.collect();
     Ok(first)
 }
 
@@ -711,14 +710,8 @@ fn thread_payloads(
     groups: [u32; 3],
     threads_per_group: u32,
 ) -> impl Iterator<Item = ThreadPayload> + '_ {
-    let [fx, fy, fz] = first;
-    (0..groups[2]).flat_map(move |z| {
-        (0..groups[1]).flat_map(move |y| {
-            (0..groups[0]).flat_map(move |x| {
-                (0..threads_per_group).map(move |t| lp.payload([fx + x, fy + y, fz + z], t))
-            })
-        })
-    })
+    interp::group_box(first, groups)
+        .flat_map(move |g| (0..threads_per_group).map(move |t| lp.payload(g, t)))
 }
 
 /// Whether `gpu`'s driver fails to compile modules with large invocation-private

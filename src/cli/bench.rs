@@ -9,7 +9,7 @@
 //! WGSL kernel of the same algorithm (`benches/wgsl/<case>.wgsl`) runs on the same
 //! adapter and data when it exists: the emulation's cost is the ratio of the two.
 
-use crate::abi::{launch, KernelAbi};
+use crate::abi::KernelAbi;
 use crate::corpus::case::Case;
 use crate::corpus::paths::grf_bytes_of_device;
 use crate::interp::{self, RunOptions};
@@ -120,28 +120,13 @@ pub fn bench_cpu(dir: &Path, case: &Case, runs: usize, workers: usize) -> Result
     };
     let mut times = Vec::new();
     let mut ops = 0;
-    // A non-uniform NDRange runs as its pieces, one after another over one memory.
-    let pieces = launch::pieces(case).map_err(|e| e.to_string())?;
     for i in 0..runs + 1 {
-        let mut lps = pieces
-            .iter()
-            .map(|p| launch::prepare_piece(&abi, case, dir, p))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
-        let mut mem = std::mem::take(&mut lps[0].memory);
+        // A non-uniform NDRange runs as its pieces, one after another over one memory.
+        let mut pieces =
+            crate::abi::launch::prepare_pieces(&abi, case, dir).map_err(|e| e.to_string())?;
         let t = Instant::now();
-        ops = 0;
-        for lp in &lps {
-            let stats = interp::run(
-                &prepared,
-                &lp.launch,
-                &mut mem,
-                &|g, th| lp.payload(g, th),
-                &opts,
-            )
-            .map_err(|e| e.to_string())?;
-            ops += stats.channel_ops;
-        }
+        let (_, stats) = crate::backend::cpu::run_pieces(&prepared, &mut pieces, &opts)?;
+        ops = stats.channel_ops;
         if i > 0 {
             times.push(t.elapsed().as_secs_f64());
         }

@@ -118,6 +118,14 @@ impl RunStats {
     }
 }
 
+/// The group ids of `groups` groups from `first` on, x fastest.
+pub fn group_box(first: [u32; 3], groups: [u32; 3]) -> impl Iterator<Item = [u32; 3]> {
+    let [fx, fy, fz] = first;
+    (0..groups[2]).flat_map(move |z| {
+        (0..groups[1]).flat_map(move |y| (0..groups[0]).map(move |x| [fx + x, fy + y, fz + z]))
+    })
+}
+
 /// A thread's state when `RunOptions::stop_after` stopped it.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
@@ -140,25 +148,21 @@ pub fn run(
     payload: &(dyn Fn([u32; 3], u32) -> ThreadPayload + Sync),
     opts: &RunOptions,
 ) -> Result<RunStats, ExecError> {
-    let [fx, fy, fz] = launch.first;
-    let groups: Vec<[u32; 3]> = (0..launch.groups[2])
-        .flat_map(|z| {
-            (0..launch.groups[1])
-                .flat_map(move |y| (0..launch.groups[0]).map(move |x| [fx + x, fy + y, fz + z]))
-        })
-        .collect();
-    // The instructions that read or write memory (messages; not barriers or the EU's
-    // own instructions): where threads that share SLM take turns (`run_group`).
-    let memory_flags: Vec<bool> = p
-        .insts
-        .iter()
-        .map(|i| {
-            !matches!(
-                i.op.family(),
-                crate::isa::Family::EuCore | crate::isa::Family::SyncGateway
-            )
-        })
-        .collect();
+    let groups: Vec<[u32; 3]> = group_box(launch.first, launch.groups).collect();
+    // Where threads that share SLM take turns (`run_group`): the instructions that read
+    // or write memory (messages; not barriers or the EU's own instructions).
+    let memory_flags: Option<Vec<bool>> = (launch.threads_per_group > 1 && launch.slm_bytes > 0)
+        .then(|| {
+            p.insts
+                .iter()
+                .map(|i| {
+                    !matches!(
+                        i.op.family(),
+                        crate::isa::Family::EuCore | crate::isa::Family::SyncGateway
+                    )
+                })
+                .collect()
+        });
     let shared = std::sync::Mutex::new(std::mem::take(mem));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
@@ -184,7 +188,7 @@ pub fn run(
                             payload,
                             opts,
                             &mut stats,
-                            &memory_flags,
+                            memory_flags.as_deref(),
                         ) {
                             failed.store(true, std::sync::atomic::Ordering::Relaxed);
                             return Err(e);
@@ -209,18 +213,16 @@ pub fn run(
     *mem = shared.into_inner().unwrap_or_else(|p| p.into_inner());
     let mut stats = RunStats::default();
     for r in results {
-        let r = r?;
-        stats.threads += r.threads;
-        stats.instructions += r.instructions;
-        stats.channel_ops += r.channel_ops;
-        stats.stopped.extend(r.stopped);
+        stats.add(r?);
     }
     stats.oob_reads = mem.oob_reads;
     stats.oob_writes = mem.oob_writes;
     Ok(stats)
 }
 
-/// One group: its SIMD threads round-robin between barriers.
+/// One group: its SIMD threads round-robin between barriers; with `hold` (a flag per
+/// instruction that touches memory, given where several threads share SLM) they also
+/// take turns at those instructions.
 #[allow(clippy::too_many_arguments)]
 fn run_group(
     p: &Prepared,
@@ -231,7 +233,7 @@ fn run_group(
     payload: &(dyn Fn([u32; 3], u32) -> ThreadPayload + Sync),
     opts: &RunOptions,
     stats: &mut RunStats,
-    memory_flags: &[bool],
+    hold: Option<&[bool]>,
 ) -> Result<(), ExecError> {
     slm.iter_mut().for_each(|b| *b = 0);
     let gid = (group[2] as u64 * launch.grid[1] as u64 + group[1] as u64) * launch.grid[0] as u64
@@ -261,7 +263,6 @@ fn run_group(
     // before the next (a race in the vISA that hardware's interleaving decides one
     // way); running each thread up to its next barrier decided it the other way (own
     // case work_group_collectives). Threads without SLM run to their barriers.
-    let hold = (threads.len() > 1 && launch.slm_bytes > 0).then_some(memory_flags);
     let mut waiting = vec![false; threads.len()];
     let mut held = vec![false; threads.len()];
     let mut since = vec![0u64; threads.len()];
