@@ -745,8 +745,10 @@ const NO_WORD: u32 = 0xffffffffu;
 const K_SLM_LOCKS: u32 = 16u;
 var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;
 // Where this group's SLM starts in the heap when the host moved it there
-// (`translate::workgroup_memory::slm_in_heap`).
+// (`translate::workgroup_memory::slm_in_heap`, which also sets K_SLM_IN_HEAP and keeps
+// `slm_base` even, so that 8-byte aligned SLM words are 8-byte aligned heap words).
 var<private> slm_base: u32;
+const K_SLM_IN_HEAP: bool = false;
 // Work-group coordination of the barrier rounds (see `main`): round r counts into word
 // r % 3 of each and clears word (r + 1) % 3 before its barrier, and everyone reads word
 // r % 3 after it (the next writes to it come two rounds later, past a barrier that all
@@ -1241,9 +1243,11 @@ fn append_rmw(bti: u32, op: u32, v: u32) -> u32 {
 // A 64-bit atomic on words `w`, `w + 1` of `space` under a lock: exact under any
 // contention. The lock is taken, used and released in one iteration, so the
 // invocations of one subgroup that lose the race retry while the winner finishes
-// (lock-step SIMT cannot make the winner wait on the losers). Where the device has
-// 64-bit atomics the driver swaps `atomic64` for shaders/atomic64_native.wgsl
-// (translate::native_atomic64) on 8-byte aligned heap words.
+// (lock-step SIMT cannot make the winner wait on the losers). NVIDIA's driver still
+// hung on it (atomic_64bit_local/pvc-simd32, SLM): where the device has 64-bit atomics
+// the driver swaps `atomic64` for shaders/atomic64_native.wgsl
+// (translate::native_atomic64) on 8-byte aligned heap words, and SLM with 64-bit
+// atomics moves into the heap to take that form too.
 fn atomic64_split(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 {
     let lk = lock_of(space, w);
     // loop-bound: 8 (a lock is held for one iteration; retries only under contention; see translate/budget.rs)

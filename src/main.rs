@@ -573,17 +573,11 @@ fn run(
                     eprintln!("visa-emu: {why}");
                 }
             }
-            if run.slm_in_heap {
-                let why = if visa_emu::backend::select::emulate_env_names("slm") {
-                    "VISA_GPU_EMULATE=slm".to_string()
-                } else {
-                    format!(
-                        "over the {} KiB of workgroup memory {} has",
-                        g.capabilities().max_workgroup_storage_bytes / 1024,
-                        g.adapter().name
-                    )
-                };
-                eprintln!("visa-emu: the thread group's SLM ran from the heap ({why})");
+            if let Some(why) = run.slm_in_heap {
+                eprintln!(
+                    "visa-emu: the thread group's SLM ran from the heap ({})",
+                    why.describe(&g)
+                );
             }
             if run.f32_rerun {
                 eprintln!(

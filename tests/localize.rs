@@ -3,6 +3,8 @@
 //! on two interpreter runs of kernels that differ in one instruction, and the GPU
 //! path's probes against the interpreter's on the adapter.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use visa_emu::backend::{gpu, localize};
 use visa_emu::corpus::case::Case;
@@ -87,6 +89,47 @@ fn gpu_probes_stop_where_the_interpreter_stops() {
         }
     }
     // On a variant where both agree, localization finds nothing to blame.
+    let e = localize::localize(&mut ctx, &dir, &case).unwrap_err();
+    assert_eq!(e, localize::NO_REGISTER_DIFFERENCE);
+}
+
+/// A non-uniform NDRange (ndrange_3d_ids over 11 x 5 x 3 items in 4 x 3 x 2 groups: 8
+/// pieces) is probed piece by piece, each from the memory the stopped piece before
+/// left: the GPU path's stopped threads are the interpreter's, numbered alike across
+/// the pieces, and localization runs over them (and finds nothing to blame).
+#[test]
+fn gpu_probes_of_a_non_uniform_ndrange_stop_where_the_interpreter_stops() {
+    let (dir, case) = common::uneven_3d_case();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let launch = gpu::build_probe(&dir, &case).unwrap();
+    assert_eq!(launch.pieces(), 8);
+    let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), 32).unwrap();
+    let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
+    let len = p.layout.total as usize;
+    let mut stopped_in_later_pieces = false;
+    for k in [1u64, 9, 30] {
+        let (cpu, _) = localize::cpu_states(&dir, &case, k).unwrap();
+        let gpu: localize::States = gpu::probe(&mut ctx, &launch, k as u32)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.thread, s.grf))
+            .collect();
+        assert_eq!(
+            cpu.keys().collect::<Vec<_>>(),
+            gpu.keys().collect::<Vec<_>>(),
+            "threads stopped after {k}"
+        );
+        // Groups past the first piece's 2 x 1 x 1 box stopped too.
+        stopped_in_later_pieces |= cpu.keys().any(|&t| t >= 2);
+        for (t, g) in &cpu {
+            assert_eq!(
+                &g[..len],
+                &gpu[t][..len],
+                "thread {t} after {k} instructions"
+            );
+        }
+    }
+    assert!(stopped_in_later_pieces);
     let e = localize::localize(&mut ctx, &dir, &case).unwrap_err();
     assert_eq!(e, localize::NO_REGISTER_DIFFERENCE);
 }

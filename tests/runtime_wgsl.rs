@@ -1494,6 +1494,134 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
     assert_eq!(io[256], 1, "invocations that won the compare-and-swap");
 }
 
+/// Where the device has native 64-bit atomics, SLM moved into the heap
+/// (`workgroup_memory::slm_in_heap`, which the host applies to kernels with 64-bit SLM
+/// atomics) takes them lock-free on `atomic<u64>` heap words: 64 groups of 64
+/// invocations carry-add 16 times into two SLM counters each, with an SLM size whose
+/// unrounded group stride (4 + 1 + 16 words) would misalign every other group. The split form is
+/// replaced by a stub that raises error 99, so the sums prove the native path; the same
+/// module with its SLM left in workgroup memory must take the split form (and raise it).
+#[test]
+fn native_64_bit_atomics_take_slm_in_the_heap_lock_free() {
+    use visa_emu::translate::workgroup_memory::{group_slm_stride, slm_in_heap};
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(1) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> scratch: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
+        "const K_SLM_WORDS: u32 = 4u;\n",
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;\n",
+        "var<private> slm_base: u32;\n",
+        "const K_SLM_IN_HEAP: bool = false;\n",
+        "fn cfh(i: u32) -> u32 { return select(select(1u, 64u, i == CFG_GROUPS), 2u, i == CFG_GSLM); }\n",
+        "fn atomic64_split(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { fail(99u, w); return 0lu; }\n",
+        "struct AtomicNew { v: u64, keep: bool }\n",
+    ));
+    for c in [
+        "K_SLM_LOCKS",
+        "SP_SLM",
+        "NO_WORD",
+        "STAT_ERROR",
+        "STAT_ERROR_AT",
+        "CFG_GROUPS",
+        "CFG_GSLM",
+        "AOP_ADD",
+        "ERR_ATOMIC_CONTENDED",
+    ] {
+        wgsl += &runtime_const(c);
+    }
+    for f in [
+        "fail",
+        "mask_bits",
+        "sext",
+        "hf2f",
+        "f2hf",
+        "f64_to_hf",
+        "nan64",
+        "afl",
+        "atf",
+        "fminmax64",
+        "atomic_apply",
+    ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    float_switches(&mut wgsl, &[]);
+    wgsl += visa_emu::translate::ATOMIC64_NATIVE;
+    wgsl += r#"
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) grp: vec3<u32>) {
+    let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
+    // Every binding in the layout (the job binds them all), SLM moved or not.
+    atomicAdd(&scratch[0], 0u);
+    atomicAdd(&heap[0], 0u);
+    if (l == 0u) {
+        atomicStore(&slm[0], 0x80000000u);
+        atomicStore(&slm[1], 0u);
+        atomicStore(&slm[2], 0u);
+        atomicStore(&slm[3], 0u);
+    }
+    workgroupBarrier();
+    for (var r = 0u; r < 16u; r++) {
+        atomic64(SP_SLM, 0u, AOP_ADD, 0xfffffffflu, 0lu);
+        atomic64(SP_SLM, 2u, AOP_ADD, 0x100000001lu, 0lu);
+    }
+    storageBarrier();
+    workgroupBarrier();
+    if (l == 0u) {
+        for (var w = 0u; w < 4u; w++) { io[group * 4u + w] = atomicLoad(&slm[w]); }
+    }
+}
+"#;
+    let groups = 64usize;
+    let stride = group_slm_stride(4, 16) as usize;
+    let stat_bytes = visa_emu::translate::STAT_BYTES as usize;
+    let mut gpu = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    assert!(
+        gpu.capabilities().int64_atomics,
+        "the CI adapter (lavapipe) has 64-bit atomics"
+    );
+    let mut run = |wgsl: String, key: u64| {
+        gpu.run(&ComputeJob {
+            key,
+            wgsl,
+            entry_point: "main".into(),
+            buffers: vec![
+                rw(vec![0; 4 * (2 + groups * stride)], false),
+                rw(vec![0; stat_bytes], true),
+                rw(vec![0; 4], false),
+                rw(vec![0; 4 * 4 * groups], true),
+            ],
+            workgroups: [groups as u32, 1, 1],
+            chunk_base_binding: None,
+            first_workgroup: [0; 3],
+            repeat: None,
+            aliases: vec![(7, 0)],
+        })
+        .unwrap()
+        .outputs
+    };
+    let moved = slm_in_heap(&wgsl).expect("the module has SLM");
+    let out = run(moved, 0xa64b);
+    let stat = words(&out[1]);
+    assert_eq!(
+        stat[0],
+        0,
+        "runtime error {} raised {:?}",
+        stat[0],
+        &stat[..4]
+    );
+    let adds = 64 * 16u64;
+    let io = words(&out[3]);
+    for g in 0..groups {
+        let q = |w: usize| u64::from(io[g * 4 + w]) | u64::from(io[g * 4 + w + 1]) << 32;
+        assert_eq!(q(0), 0x8000_0000 + adds * 0xffff_ffff, "group {g}");
+        assert_eq!(q(2), adds * 0x1_0000_0001, "group {g}");
+    }
+    let stat = words(&run(wgsl, 0xa64c)[1]);
+    assert_eq!(stat[0], 99, "SLM in workgroup memory takes the split form");
+}
+
 /// f32 values dense in denormals and their neighbours: the smallest and largest
 /// denormals, the smallest normals, powers whose products and sums fall below 2^-126.
 fn denormal_rich_f32() -> Vec<f32> {

@@ -432,16 +432,22 @@ fn straight_barrier_at_the_end_finishes_the_invocation() {
 
 /// Kernels with 64-bit atomics get the native form on devices that have them: the
 /// swapped module is valid (with 64-bit atomics) and binds the heap again; kernels
-/// without keep the runtime untouched.
+/// without keep the runtime untouched. Only those whose 64-bit atomics may address SLM
+/// carry the mark that moves their SLM into the heap (lock-free there), and that
+/// module is valid too.
 #[test]
 fn native_64_bit_atomics_swap_in_only_where_used() {
+    use visa_emu::translate::{workgroup_memory::slm_in_heap, ATOMIC64_SLM_MARK};
     let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let corpus = visa_emu::corpus::paths::default_corpus_dir();
-    for (dir, has) in [
-        (own.join("atomic_64bit_carry/tgllp-simd32"), true),
-        (own.join("atomic_64bit/acm-g10-simd32"), true),
-        (corpus.join("atomic_histogram/tgllp-simd32"), false),
-        (corpus.join("saxpy/tgllp-simd16"), false),
+    for (dir, has, on_slm) in [
+        (own.join("atomic_64bit_carry/tgllp-simd32"), true, false),
+        (own.join("atomic_64bit/acm-g10-simd32"), true, false),
+        (own.join("atomic_64bit_local/pvc-simd32"), true, true),
+        // IGC emulates 64-bit SLM atomics with 32-bit ones on tgllp.
+        (own.join("atomic_64bit_local/tgllp-simd16"), false, false),
+        (corpus.join("atomic_histogram/tgllp-simd32"), false, false),
+        (corpus.join("saxpy/tgllp-simd16"), false, false),
     ] {
         let p = common::prepared(&dir);
         for lanes in [false, true] {
@@ -458,6 +464,19 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
                 full_lanes: false,
             };
             let m = translate(&p, &target).unwrap();
+            assert_eq!(
+                m.wgsl.contains(ATOMIC64_SLM_MARK),
+                on_slm,
+                "{} (lanes: {lanes})",
+                dir.display()
+            );
+            if on_slm {
+                let moved = slm_in_heap(&m.wgsl).expect("SLM to move");
+                assert!(moved.contains("const K_SLM_IN_HEAP: bool = true;"));
+                let text = visa_emu::translate::native_atomic64(&moved).unwrap();
+                validate_wgsl(&text)
+                    .unwrap_or_else(|e| panic!("{} in the heap: {e}", dir.display()));
+            }
             match visa_emu::translate::native_atomic64(&m.wgsl) {
                 Some(text) => {
                     assert!(has, "{}: swapped without 64-bit atomics", dir.display());

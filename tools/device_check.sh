@@ -33,28 +33,25 @@ B=.dev/visa-emu
 { nvidia-smi -L; nproc; uname -r; } > "$L/env.txt" 2>&1
 step adapters 20 $B adapters
 grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
-# 1. The whole corpus and the own cases, natively: stop 34's driver refusals (large
-# private GRF arrays) now run with the GRF in `state` there (translate::PRIVATE_GRF_WORDS_MAX),
-# and stops 35-36 changed every straight module (one hand-over report, NaN-blind results,
-# full launches): none of it confirmed on NVIDIA yet.
-step conf_native 220 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
-# 2. The benches (benches/README.md), the SLM and barrier workloads included, and
-# mandelbrot at 196,608 items (where launch overhead no longer hides the loop).
-step bench 80 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json" \
+# 1. Stop 37's F32 speculation, its number still to be taken: mandelbrot x64 took 0.25
+# GPU ms with the f64 fallbacks in the loop, 0.04 expected without them; `run` says when
+# a kernel met a denormal and ran again in the exact forms.
+step mb_speculation 30 $B run tests/corpus/mandelbrot/tgllp-simd16 --backend vulkan
+step bench_mb64 40 $B bench --backend vulkan --runs 7 --no-pocl --scale 64 --set dx=0.0000375 tests/corpus/mandelbrot/tgllp-simd16
+# 2. The benches (benches/README.md) at corpus sizes, then the two workloads furthest
+# from their hand WGSL on lavapipe (histogram, dot) at 16 times their size.
+step bench 90 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/bench.json" \
   tests/corpus/saxpy/tgllp-simd16 tests/corpus/mandelbrot/tgllp-simd16 tests/corpus/atomic_histogram/tgllp-simd32 \
   tests/corpus/dot_product_reduce/tgllp-simd32 tests/corpus/matmul_tiled16/tgllp-simd16 \
   tests/corpus/slm_prefix_scan/acm-g10-simd32 tests/cases/stencil3x3/tgllp-simd32
-# Stop 37's F32 speculation: mandelbrot x64 should take ~0.04 GPU ms there (0.25 before),
-# and `run` says when a kernel met a denormal and ran again in the exact forms.
-step mb_speculation 30 $B run tests/corpus/mandelbrot/tgllp-simd16 --backend vulkan
-step bench_mb64 30 $B bench --backend vulkan --runs 7 --no-pocl --scale 64 --set dx=0.0000375 tests/corpus/mandelbrot/tgllp-simd16
-# atomic_64bit_local/pvc-simd32 (GRF in `state`) hung at stop 37 with two threads per group
-# and ran with one (292 ms). Suspect: the SLM lock of `atomic64_split`, its winner held at
-# the loop's reconvergence while the loser spins out its 16M tries (then ERR_ATOMIC_CONTENDED,
-# and the vISA compare-and-swap loop retries forever). One group of two threads with a low
-# step limit tells: "atomic retried past its bound" confirms it, a step-limit stop refutes it.
-VISA_GPU_LOG=1 VISA_GPU_TIMEOUT=90 step a64_one_group 100 $B run tests/cases/atomic_64bit_local/pvc-simd32 --backend vulkan --global 64 --local 64 --step-limit 3000
-# 3. The fallbacks: no subgroups, then 64-bit types and f16 emulated.
+step bench_x16 60 $B bench --backend vulkan --runs 7 --no-pocl --scale 16 \
+  tests/corpus/atomic_histogram/tgllp-simd32 tests/corpus/dot_product_reduce/tgllp-simd32
+# 3. atomic_64bit_local/pvc-simd32 (GRF in `state`) hung at stop 37 with two threads per
+# group and ran with one. One group of two threads with a low step limit: "atomic retried
+# past its bound" points at the SLM lock, a step-limit stop at a vISA loop.
+VISA_GPU_LOG=1 VISA_GPU_TIMEOUT=30 step a64_one_group 45 $B run tests/cases/atomic_64bit_local/pvc-simd32 --backend vulkan --global 64 --local 64 --step-limit 3000
+# 4. The whole corpus and the own cases natively: stops 38-39 added non-uniform
+# work-groups (pieces), SLM collectives, generic pointers, C11 atomics, async copies.
+step conf_native 200 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
 step conf_nosubgroups 100 $B conformance tests/corpus --backend vulkan --no-subgroups --known tests/known_disagreements.txt
-step conf_emulated 200 $B conformance tests/corpus --backend vulkan --no-f64 --no-int64 --no-f16 --known tests/known_disagreements.txt
 echo "total $(( $(date +%s) - START ))s" >> "$OUT/summary.txt"

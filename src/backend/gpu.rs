@@ -35,8 +35,8 @@ pub struct GpuRun {
     pub mapping: &'static str,
     /// Why the mapping asked for did not run the kernel, when it did not.
     pub note: Option<String>,
-    /// The group's SLM ran from the heap (over the adapter's workgroup memory).
-    pub slm_in_heap: bool,
+    /// Why the group's SLM ran from the heap, when it did.
+    pub slm_in_heap: Option<SlmMoved>,
     /// The output of the kernel's printf calls, in buffer order (`abi::printf`).
     pub printf: Vec<String>,
     /// A flushing adapter's speculative run met a denormal, and these results are the
@@ -608,12 +608,31 @@ pub struct ProbeState {
 }
 
 /// Run a [`build_probe`] launch with every thread stopped after `steps` instructions
-/// (threads that end earlier are not reported) and read their GRF images back.
+/// (threads that end earlier are not reported) and read their GRF images back. The
+/// pieces of a non-uniform NDRange run one after another, each from the memory the one
+/// before left (its stopped threads' writes included), as `cpu::run_pieces` runs them
+/// with `stop_after`; threads are numbered by their place in the whole grid, so the
+/// pieces' states never share a number.
 pub fn probe(
     gpu: &mut GpuContext,
     launch: &GpuLaunch,
     steps: u32,
 ) -> Result<Vec<ProbeState>, String> {
+    let (mut states, mut heap) = probe_piece(gpu, launch, steps)?;
+    for next in &launch.more {
+        let (more, after) = probe_piece(gpu, &next.starting_from(&heap)?, steps)?;
+        states.extend(more);
+        heap = after;
+    }
+    Ok(states)
+}
+
+/// [`probe`] of one piece: its stopped threads and the heap it left.
+fn probe_piece(
+    gpu: &mut GpuContext,
+    launch: &GpuLaunch,
+    steps: u32,
+) -> Result<(Vec<ProbeState>, Vec<u8>), String> {
     if let Some(why) = super::select::unusable(gpu) {
         return Err(why);
     }
@@ -638,7 +657,7 @@ pub fn probe(
     job.buffers[st].readback = true;
     for_adapter(gpu, &mut job)?;
     ready_to_run(gpu, &mut job);
-    let r = gpu.run(&job).map_err(|e| e.to_string())?;
+    let mut r = gpu.run(&job).map_err(|e| e.to_string())?;
     let stat = words_of(&r.outputs[translate::binding::STAT as usize]);
     if let Some(why) = runtime_failure(&stat, launch.step_limit, None) {
         return Err(format!("probe run failed: {why}"));
@@ -658,7 +677,8 @@ pub fn probe(
             grf,
         });
     }
-    Ok(out)
+    let heap = std::mem::take(&mut r.outputs[translate::binding::HEAP as usize]);
+    Ok((out, heap))
 }
 
 /// Why a straight module's launch conditions (`translate::lane_memory`) fail for this
@@ -753,6 +773,11 @@ fn threads_alone(launch: &GpuLaunch, twin: Option<&translate::Module>) -> GpuLau
 }
 
 impl GpuLaunch {
+    /// The pieces of the NDRange this launch runs (1 when its work-groups are uniform).
+    pub fn pieces(&self) -> usize {
+        1 + self.more.len()
+    }
+
     /// Run the thread mapping with its GRF in `state` on any adapter (what the host
     /// does where the driver limits private arrays: [`limits_private_arrays`]); false
     /// when the launch keeps no more of it in private memory than all drivers take.
@@ -933,7 +958,7 @@ impl GpuRun {
             gpu_ms: self.gpu_ms.zip(later.gpu_ms).map(|(a, b)| a + b),
             mapping: self.mapping,
             note,
-            slm_in_heap: self.slm_in_heap || later.slm_in_heap,
+            slm_in_heap: self.slm_in_heap.or(later.slm_in_heap),
             f32_rerun: self.f32_rerun || later.f32_rerun,
         }
     }
@@ -1322,25 +1347,38 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
 
 /// A module's workgroup memory against the adapter's: not every driver refuses a
 /// pipeline over it (NVIDIA's compiled one and never started it). Where the group's
-/// SLM is over it (or `VISA_GPU_EMULATE=slm` asks), the SLM moves into the heap
-/// ([`move_slm_into_heap`]); what then still does not fit is an error. True when the
-/// SLM moved. The 64-bit lowering after it leaves the workgroup declarations as they are.
+/// SLM is over it, where the kernel has 64-bit SLM atomics and the device native 64-bit
+/// atomics, or where `VISA_GPU_EMULATE=slm` asks, the SLM moves into the heap
+/// ([`move_slm_into_heap`]); what then still does not fit is an error. Why the SLM
+/// moved, when it did. The 64-bit lowering after it leaves the workgroup declarations
+/// as they are.
 fn place_workgroup_memory(
     gpu: &GpuContext,
     launch: &GpuLaunch,
     job: &mut ComputeJob,
-) -> Result<bool, String> {
+) -> Result<Option<SlmMoved>, String> {
     let limit = u64::from(gpu.capabilities().max_workgroup_storage_bytes);
     let over = |job: &ComputeJob| workgroup_bytes_of(job).filter(|&need| need > limit);
-    if over(job).is_none() && !super::select::emulate_env_names("slm") {
-        return Ok(false);
-    }
+    // 64-bit SLM atomics lock-free on `atomic<u64>` heap words rather than under the
+    // split form's locks, on which NVIDIA's driver hung a group's invocations.
+    let lock_free = adaptation(gpu) == Some(Adaptation::NativeAtomic64)
+        && job.wgsl.contains(translate::ATOMIC64_SLM_MARK);
+    let why = if super::select::emulate_env_names("slm") {
+        SlmMoved::Asked
+    } else if over(job).is_some() {
+        SlmMoved::OverWorkgroupMemory
+    } else if lock_free {
+        SlmMoved::LockFreeAtomics64
+    } else {
+        return Ok(None);
+    };
     let moved = move_slm_into_heap(job, launch.groups)?;
     let heap = &job.buffers[translate::binding::HEAP as usize];
     let most = gpu.capabilities().max_storage_buffer_binding_size;
     if moved && heap.size > most {
         return Err(format!(
-            "the groups' SLM, moved into the heap because it is over the adapter's workgroup memory, makes the heap {} bytes, over the {most} bytes one binding of {} may hold",
+            "the groups' SLM, moved into the heap ({}), makes the heap {} bytes, over the {most} bytes one binding of {} may hold",
+            why.describe(gpu),
             heap.size,
             gpu.adapter().name
         ));
@@ -1351,7 +1389,36 @@ fn place_workgroup_memory(
             gpu.adapter().name
         ));
     }
-    Ok(moved)
+    Ok(moved.then_some(why))
+}
+
+/// Why a run's SLM lives in the heap rather than in workgroup memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SlmMoved {
+    /// The group's SLM (and the scheduler's words) is over the adapter's limit.
+    OverWorkgroupMemory,
+    /// The kernel has 64-bit SLM atomics and the device native 64-bit atomics: they
+    /// run lock-free on `atomic<u64>` heap words (shaders/atomic64_native.wgsl).
+    LockFreeAtomics64,
+    /// `VISA_GPU_EMULATE=slm`.
+    Asked,
+}
+
+impl SlmMoved {
+    /// The reason in words, for `gpu`'s adapter.
+    pub fn describe(self, gpu: &GpuContext) -> String {
+        match self {
+            SlmMoved::OverWorkgroupMemory => format!(
+                "over the {} KiB of workgroup memory {} has",
+                gpu.capabilities().max_workgroup_storage_bytes / 1024,
+                gpu.adapter().name
+            ),
+            SlmMoved::LockFreeAtomics64 => {
+                "its 64-bit atomics lock-free on the device's 64-bit atomics".to_string()
+            }
+            SlmMoved::Asked => "VISA_GPU_EMULATE=slm".to_string(),
+        }
+    }
 }
 
 /// [`translate::workgroup_memory::workgroup_bytes`] of a job's module, once per module
@@ -1371,19 +1438,21 @@ fn workgroup_bytes_of(job: &ComputeJob) -> Option<u64> {
     b
 }
 
-/// Move the group's SLM out of workgroup memory into a zeroed heap region of
-/// `groups x (K_SLM_WORDS + 1 + K_SLM_LOCKS)` words after every allocation
+/// Move the group's SLM out of workgroup memory into a zeroed heap region of `groups x
+/// group_slm_stride` words after every allocation
 /// (`translate::workgroup_memory::slm_in_heap`); false when the module has no SLM.
 fn move_slm_into_heap(job: &mut ComputeJob, groups: u64) -> Result<bool, String> {
     use translate::workgroup_memory as wm;
     let Some(moved) = wm::slm_in_heap(&job.wgsl) else {
         return Ok(false);
     };
-    let stride = wm::u32_const(&job.wgsl, "K_SLM_WORDS").ok_or("no K_SLM_WORDS")?
-        + 1
-        + wm::u32_const(&job.wgsl, "K_SLM_LOCKS").ok_or("no K_SLM_LOCKS")?;
+    let stride = wm::group_slm_stride(
+        wm::u32_const(&job.wgsl, "K_SLM_WORDS").ok_or("no K_SLM_WORDS")?,
+        wm::u32_const(&job.wgsl, "K_SLM_LOCKS").ok_or("no K_SLM_LOCKS")?,
+    );
     let heap = &mut job.buffers[translate::binding::HEAP as usize];
-    let start = heap.size.max(heap.data.len() as u64).div_ceil(4) * 4;
+    // On an 8-byte boundary, as every group's share then is (`group_slm_stride`).
+    let start = heap.size.max(heap.data.len() as u64).div_ceil(8) * 8;
     let total = start + 4 * stride * groups;
     if total / 4 > u64::from(u32::MAX) {
         return Err(format!(

@@ -140,19 +140,10 @@ pub fn bisect(
     })
 }
 
-/// Localize the first differing instruction of a variant on `ctx` (thread mapping).
+/// Localize the first differing instruction of a variant on `ctx` (thread mapping),
+/// over every piece of a non-uniform NDRange (both sides run them in order, each
+/// stopped run leaving the memory the next starts from; see [`gpu::probe`]).
 pub fn localize(ctx: &mut GpuContext, dir: &Path, case: &Case) -> Result<Localization, String> {
-    // Threads are compared by number, which the pieces of a non-uniform NDRange share.
-    let pieces = crate::abi::launch::pieces(case).map_err(|e| e.to_string())?;
-    if pieces.len() > 1 {
-        return Err(
-            crate::abi::AbiError::Launch(crate::abi::LaunchProblem::Pieces {
-                pieces: pieces.len(),
-                what: "localization",
-            })
-            .to_string(),
-        );
-    }
     let device = dir
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())

@@ -241,6 +241,9 @@ fn atomic_old(
         _ => {
             if bytes == 8 {
                 em.line(super::ATOMIC64_MARK);
+                if !flat && !matches!(known, Known::Bti | Known::BtiFast) {
+                    em.line(super::ATOMIC64_SLM_MARK);
+                }
             }
             avoid_check(em, inst, |b| {
                 format!("flat_hits_bti({addr}, {bytes}u, {b}u)")

@@ -53,15 +53,19 @@ pub const SOFT_F64: &str = include_str!("../../shaders/soft_f64.wgsl");
 /// The 64-bit integer library on u32 pairs ([`lower64`]).
 pub const SOFT_I64: &str = include_str!("../../shaders/soft_i64.wgsl");
 
-/// The native 64-bit atomics ([`native_atomic64`]).
 /// Images for typed messages (appended for kernels that have them).
 pub const IMAGE_RUNTIME: &str = include_str!("../../shaders/image.wgsl");
 /// DPAS (`dpas_run`), appended to modules that call it.
 pub const DPAS_RUNTIME: &str = include_str!("../../shaders/dpas.wgsl");
+/// The native 64-bit atomics ([`native_atomic64`]).
 pub const ATOMIC64_NATIVE: &str = include_str!("../../shaders/atomic64_native.wgsl");
 
 /// The comment the kernel's code carries before each 64-bit atomic.
 pub(crate) const ATOMIC64_MARK: &str = "// atomic64: 64-bit atomic";
+/// The comment after [`ATOMIC64_MARK`] where the atomic may address SLM: the host then
+/// moves the SLM into the heap on devices with native 64-bit atomics
+/// (`backend::gpu`, `place_workgroup_memory`).
+pub const ATOMIC64_SLM_MARK: &str = "// atomic64: may address SLM";
 
 /// The runtime's `atomic64` (the split form), one line so that it can be swapped.
 const ATOMIC64_SPLIT: &str = "fn atomic64(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { return atomic64_split(space, w, op, s0, s1); }";

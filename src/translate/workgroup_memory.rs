@@ -39,25 +39,39 @@ const GROUP_LINE: &str =
     "let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;";
 
 /// `wgsl` with the group's SLM moved out of workgroup memory into the heap: each group
-/// owns `K_SLM_WORDS + 1 + K_SLM_LOCKS` words from heap word `cfh(CFG_GSLM)` on, found
+/// owns [`GROUP_SLM_STRIDE`] words from heap word `cfh(CFG_GSLM)` on, found
 /// through `slm_base`, which each entry point sets from its group index. For groups
 /// whose SLM is over the adapter's workgroup memory (NVIDIA 48 KiB, lavapipe, Metal and
-/// GL 32 KiB, against Intel's 64 KiB); every barrier of the generated code is already a
+/// GL 32 KiB, against Intel's 64 KiB), and for kernels with 64-bit SLM atomics where the
+/// device has native 64-bit atomics (lock-free there); every barrier of the generated code is already a
 /// storage barrier too, so the accesses stay ordered. `None` when the module has no
 /// SLM array or an entry point whose group index the rewrite cannot find.
 pub fn slm_in_heap(wgsl: &str) -> Option<String> {
     if !wgsl.contains(SLM_DECL) || !wgsl.contains(GROUP_LINE) {
         return None;
     }
-    let base = format!(
-        "{GROUP_LINE}\n    slm_base = cfh(CFG_GSLM) + group * (K_SLM_WORDS + 1u + K_SLM_LOCKS);"
-    );
+    let base = format!("{GROUP_LINE}\n    slm_base = cfh(CFG_GSLM) + group * {GROUP_SLM_STRIDE};");
     Some(
         wgsl.replace(SLM_DECL, "")
             .replace("&slm[", "&heap[slm_base + ")
-            .replace(GROUP_LINE, &base),
+            .replace(GROUP_LINE, &base)
+            .replace(SLM_IN_HEAP_OFF, "const K_SLM_IN_HEAP: bool = true;"),
     )
 }
+
+/// Heap words each group's SLM takes once moved ([`slm_in_heap`]): its words, the
+/// out-of-bounds word and the locks, rounded up to even so that every group starts on
+/// an 8-byte boundary (the host starts the region on one) and the native 64-bit atomics
+/// reach its aligned words as `atomic<u64>` (shaders/atomic64_native.wgsl).
+const GROUP_SLM_STRIDE: &str = "((K_SLM_WORDS + 2u + K_SLM_LOCKS) & ~1u)";
+
+/// [`GROUP_SLM_STRIDE`] for the host, from the module's constants.
+pub fn group_slm_stride(slm_words: u64, locks: u64) -> u64 {
+    (slm_words + 2 + locks) & !1
+}
+
+/// The runtime's switch that tells the native 64-bit atomics the SLM is in the heap.
+const SLM_IN_HEAP_OFF: &str = "const K_SLM_IN_HEAP: bool = false;";
 
 /// `const NAME: u32 = Nu;` lines.
 fn u32_consts(wgsl: &str) -> HashMap<&str, u64> {
@@ -125,6 +139,23 @@ mod tests {
         );
         assert_eq!(workgroup_bytes(&moved), Some(0));
         assert_eq!(slm_in_heap("fn main() {}"), None);
+        // The native 64-bit atomics learn that SLM words are heap words.
+        let with_switch = format!("{SLM_IN_HEAP_OFF}\n{wgsl}");
+        assert!(slm_in_heap(&with_switch)
+            .unwrap()
+            .contains("const K_SLM_IN_HEAP: bool = true;"));
+    }
+
+    #[test]
+    fn groups_start_their_slm_on_8_byte_boundaries() {
+        // Odd and even SLM sizes: every stride is even and holds the SLM, the
+        // out-of-bounds word and the locks.
+        for words in [0u64, 1, 2, 5, 256, 4095] {
+            let s = group_slm_stride(words, 16);
+            assert_eq!(s % 2, 0, "{words} words");
+            assert!(s > words + 16, "{words} words");
+        }
+        assert!(GROUP_SLM_STRIDE.contains("& ~1u"));
     }
 
     #[test]
