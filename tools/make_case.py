@@ -18,6 +18,8 @@ model.py: a list of (regex, replacement, count) applied in order to IGC's .visaa
 to the first `count` matches left. A patched variant keeps no kernel.isa (it would be
 the unpatched kernel), and case.json records the patch. OCLOC_OPTIONS in model.py are
 the build options (`ocloc -options`, e.g. -cl-std=CL2.0), recorded as ocloc_options.
+TOLERANCE in model.py maps an output to its tolerance (the corpus format: exact, ulp with
+ulp/check_ulp, abs_rel); outputs it does not name are exact.
 """
 import glob, json, os, re, shutil, struct, subprocess, sys, tempfile
 
@@ -135,8 +137,9 @@ def main():
         dtype = next(a["dtype"] for a in model.ARGS if a["name"] == name)
         with open(os.path.join(case, "expected", name + ".bin"), "wb") as f:
             f.write(pack(dtype, vals))
+        tolerance = getattr(model, "TOLERANCE", {}).get(name, {"type": "exact"})
         outputs.append({"arg": name, "file": "expected/%s.bin" % name, "dtype": dtype,
-                        "count": len(vals), "tolerance": {"type": "exact"}})
+                        "count": len(vals), "tolerance": tolerance})
     # printf output: expected_printf(inputs) -> text, compared as sorted lines.
     if hasattr(model, "expected_printf"):
         with open(os.path.join(case, "expected", "printf.txt"), "w") as f:
