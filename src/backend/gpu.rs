@@ -655,6 +655,9 @@ fn probe_piece(
     set_cfg(&mut job, &[(cfg::STOP_STEPS, steps.max(1))]);
     let st = translate::binding::STATE as usize;
     job.buffers[st].readback = true;
+    // Where a run's SLM lives, the probe's does (over the adapter's workgroup memory,
+    // or lock-free 64-bit SLM atomics).
+    place_workgroup_memory(gpu, launch, &mut job)?;
     for_adapter(gpu, &mut job)?;
     ready_to_run(gpu, &mut job);
     let mut r = gpu.run(&job).map_err(|e| e.to_string())?;
