@@ -50,6 +50,12 @@ step bench_x16 60 $B bench --backend vulkan --runs 7 --no-pocl --scale 16 \
 # group and ran with one. One group of two threads with a low step limit: "atomic retried
 # past its bound" points at the SLM lock, a step-limit stop at a vISA loop.
 VISA_GPU_LOG=1 VISA_GPU_TIMEOUT=30 step a64_one_group 45 $B run tests/cases/atomic_64bit_local/pvc-simd32 --backend vulkan --global 64 --local 64 --step-limit 3000
+# 3b. math_trig failed on the H200 at stop 40 (sinh(+inf) = 0, expected inf: element 11
+# of o_sinh; lavapipe passes, with NVIDIA's float behaviours simulated too). Every
+# output and the module, to compare offline with the interpreter's (`run --backend cpu
+# --out-dir`) and bisect with VISA_WGSL_OVERRIDE. WGSL lets an implementation assume
+# no infinities or NaNs: the suspect is a compare or select on an infinite value.
+VISA_WGSL_DUMP="$L/trig.wgsl" step trig 60 $B run tests/cases/math_trig/tgllp-simd16 --backend vulkan --out-dir "$L/trig"
 # 4. The whole corpus and the own cases natively: stops 38-39 added non-uniform
 # work-groups (pieces), SLM collectives, generic pointers, C11 atomics, async copies.
 step conf_native 200 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
