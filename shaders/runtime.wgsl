@@ -1389,6 +1389,57 @@ fn surf_value(id: u32) -> u32 {
 // A 64-bit immediate (naga cannot constant-fold conversions of 64-bit literals).
 fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 
+// F, HF and BF division, reciprocal and square root run on native f64: a few ulps of
+// f64 cannot move their once-rounded results, but a native sequence that is not
+// IEEE's may get the specials wrong (Vulkan asks IEEE's zeros, infinities and NaNs only
+// of drivers that preserve them; NVIDIA's f64 division is a refined reciprocal, and
+// a refinement step of 1/inf is inf * 0). Where the host's probe found native f64
+// division or sqrt inexact (`F64_SOFT_DIV`), it sets this too and the specials take
+// IEEE's results on the bits; elsewhere the calls are written as the plain operations
+// (`prune::without_idle_wrappers`).
+const F_DIV_SPECIALS: bool = false;
+const F64_SIGN: u64 = 0x8000000000000000lu;
+const F64_INF: u64 = 0x7ff0000000000000lu;
+
+// A zero, an infinity or a NaN (bits).
+fn special64(b: u64) -> bool {
+    let m = b & ~F64_SIGN;
+    return m == 0lu || m >= F64_INF;
+}
+
+fn fdiv64(x: f64, y: f64) -> f64 {
+    if (F_DIV_SPECIALS) {
+        let a = bitcast<u64>(x);
+        let b = bitcast<u64>(y);
+        if (special64(a) || special64(b)) {
+            let ma = a & ~F64_SIGN;
+            let mb = b & ~F64_SIGN;
+            let s = (a ^ b) & F64_SIGN;
+            if (ma > F64_INF) { return bitcast<f64>(a | 0x0008000000000000lu); }
+            if (mb > F64_INF) { return bitcast<f64>(b | 0x0008000000000000lu); }
+            if ((ma == F64_INF && mb == F64_INF) || (ma == 0lu && mb == 0lu)) {
+                return bitcast<f64>(0xfff8000000000000lu);
+            }
+            if (ma == F64_INF || mb == 0lu) { return bitcast<f64>(s | F64_INF); }
+            return bitcast<f64>(s);
+        }
+    }
+    return x / y;
+}
+
+fn fsqrt64(x: f64) -> f64 {
+    if (F_DIV_SPECIALS) {
+        let a = bitcast<u64>(x);
+        if (special64(a) || (a & F64_SIGN) != 0lu) {
+            let m = a & ~F64_SIGN;
+            if (m == 0lu || a == F64_INF) { return x; }
+            if (m > F64_INF) { return bitcast<f64>(a | 0x0008000000000000lu); }
+            return bitcast<f64>(0xfff8000000000000lu);
+        }
+    }
+    return sqrt(x);
+}
+
 // `s` (an f64 sum) moved to odd when `err`, the exact sum's remainder, is not zero:
 // rounded to odd with 29 spare bits, one more rounding to f32 in any mode is exact.
 fn to_odd(s: f64, err: f64) -> f64 {

@@ -1938,3 +1938,37 @@ fn ftz_transcendentals_keep_denormals() {
         }
     }
 }
+
+/// The F path's division and square root with `F_DIV_SPECIALS` on (adapters whose
+/// native f64 division is not IEEE's: NVIDIA's): zeros, infinities and NaNs of either
+/// operand take IEEE's results on the bits, everything else the native operation;
+/// every pair of specials and normals against Rust's f64.
+#[test]
+fn f_division_specials_follow_ieee_on_the_bits() {
+    let vals = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1.0,
+        -3.5,
+        1e-300,
+        7.25e10,
+    ];
+    let pairs: Vec<[f64; 3]> = vals
+        .iter()
+        .flat_map(|&x| vals.iter().map(move |&y| [x, y, 0.0]))
+        .collect();
+    let mut extra = String::from("const F_DIV_SPECIALS: bool = true;\n");
+    extra += &runtime_const("F64_SIGN");
+    extra += &runtime_const("F64_INF");
+    let funcs = ["special64", "fdiv64", "fsqrt64"];
+    let div = run_f64_extra(&funcs, &extra, "fdiv64(a, b)", &pairs);
+    let root = run_f64_extra(&funcs, &extra, "fsqrt64(a)", &pairs);
+    let same = |g: f64, w: f64| (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits();
+    for (i, p) in pairs.iter().enumerate() {
+        assert!(same(div[i], p[0] / p[1]), "{} / {}: {}", p[0], p[1], div[i]);
+        assert!(same(root[i], p[0].sqrt()), "sqrt({}): {}", p[0], root[i]);
+    }
+}

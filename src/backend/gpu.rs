@@ -1736,6 +1736,13 @@ impl FloatFixes {
                 out = Some(text.replacen(&from, &format!("const {name}: bool = true;"), 1));
             }
         }
+        // The F path's division and roots take IEEE's specials where native f64
+        // division is not IEEE's (runtime.wgsl, `F_DIV_SPECIALS`).
+        let specials = "const F_DIV_SPECIALS: bool = false;";
+        let text = out.as_deref().unwrap_or(wgsl);
+        if self.soft_div && text.contains(specials) {
+            out = Some(text.replacen(specials, "const F_DIV_SPECIALS: bool = true;", 1));
+        }
         out
     }
 

@@ -105,7 +105,7 @@ fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
 
 /// Division in any float type; DF's is exact on any adapter.
 const DIV: FOp = FOp {
-    f64: "$x / $y",
+    f64: "fdiv64($x, $y)",
     f32: None,
     df: Some("ddiv($x, $y)"),
 };
@@ -359,7 +359,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             fexec,
             &v,
             FOp {
-                f64: "1.0lf / $x",
+                f64: "fdiv64(1.0lf, $x)",
                 f32: None,
                 df: Some("ddiv(1.0lf, $x)"),
             },
@@ -368,7 +368,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             fexec,
             &v,
             FOp {
-                f64: "sqrt($x)",
+                f64: "fsqrt64($x)",
                 f32: None,
                 df: Some("dsqrt($x)"),
             },
@@ -377,7 +377,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             fexec,
             &v,
             FOp {
-                f64: "1.0lf / sqrt($x)",
+                f64: "fdiv64(1.0lf, fsqrt64($x))",
                 f32: None,
                 df: Some("ddiv(1.0lf, dsqrt($x))"),
             },

@@ -43,7 +43,8 @@ pub fn unreachable_functions(wgsl: &str, entry: &str) -> String {
 /// Runtime wrappers that only pass their argument on (converted) while their switch
 /// (`const NAME: bool = false;`, shaders/runtime.wgsl) is off: `(switch, wrapper, what
 /// a call becomes)`. Each wrapper's first line is `if (!SWITCH ...) { return ...; }`.
-const IDLE_WRAPPERS: [(&str, &str, &str); 7] = [
+const IDLE_WRAPPERS: [(&str, &str, &str); 8] = [
+    ("F_DIV_SPECIALS", "fsqrt64", "sqrt"),
     ("F32_FTZ", "w32", "f64"),
     ("F32_FTZ", "n32", "f32"),
     ("F32_FTZ", "fexp2", "exp2"),
@@ -73,7 +74,24 @@ pub fn without_idle_wrappers(wgsl: &str) -> String {
             out = rename_calls(&out, wrapper, becomes);
         }
     }
+    if out.contains("const F_DIV_SPECIALS: bool = false;") {
+        out = inline_division(&out);
+    }
     out
+}
+
+/// `text` with each `fdiv64(x, y)` written `((x) / (y))` (nested calls too): with
+/// `F_DIV_SPECIALS` off that is what it returns.
+fn inline_division(text: &str) -> String {
+    super::tidy::rewrite_calls(text, "fdiv64", &|args| match args {
+        // Not the definition's parameters (`x: f64`).
+        [x, y] if !x.contains(':') && !y.contains(':') => Some(format!(
+            "(({}) / ({}))",
+            inline_division(x),
+            inline_division(y)
+        )),
+        _ => None,
+    })
 }
 
 /// F arithmetic whose first line, with `F32_FTZ` off, is `return WRAP(x OP y);` and
@@ -303,6 +321,26 @@ fn h(a: f32, b: f32, r: u32) -> bool { return rel_f32(1u, a, b) && rel_f32(5u, a
         assert!(t.contains("fn w32(x: f32)") && t.contains("fn n32(f: f64)"));
         crate::translate::validate_wgsl(&t).unwrap();
         let on = text.replace("F32_FTZ: bool = false", "F32_FTZ: bool = true");
+        assert_eq!(without_idle_wrappers(&on), on);
+    }
+
+    #[test]
+    fn idle_division_helpers_become_the_operations() {
+        let text = "const F_DIV_SPECIALS: bool = false;
+fn fdiv64(x: f64, y: f64) -> f64 { if (F_DIV_SPECIALS) { return 0.0lf; } return x / y; }
+fn fsqrt64(x: f64) -> f64 { if (F_DIV_SPECIALS) { return 0.0lf; } return sqrt(x); }
+fn f(a: f64, b: f64) -> f64 { return fdiv64(1.0lf, fsqrt64(fdiv64(a, b + 1.0lf))); }
+";
+        let t = without_idle_wrappers(text);
+        assert!(
+            t.contains("return ((1.0lf) / (sqrt(((a) / (b + 1.0lf)))));"),
+            "{t}"
+        );
+        crate::translate::validate_wgsl(&t).unwrap();
+        let on = text.replace(
+            "F_DIV_SPECIALS: bool = false",
+            "F_DIV_SPECIALS: bool = true",
+        );
         assert_eq!(without_idle_wrappers(&on), on);
     }
 
