@@ -1400,6 +1400,10 @@ fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 const F_DIV_SPECIALS: bool = false;
 const F64_SIGN: u64 = 0x8000000000000000lu;
 const F64_INF: u64 = 0x7ff0000000000000lu;
+// The quiet bit of a NaN, and the NaN an invalid operation gives (x86's, as lavapipe's
+// native operations do).
+const F64_QUIET: u64 = 0x0008000000000000lu;
+const F64_INVALID: u64 = 0xfff8000000000000lu;
 
 // A zero, an infinity or a NaN (bits).
 fn special64(b: u64) -> bool {
@@ -1415,10 +1419,10 @@ fn fdiv64(x: f64, y: f64) -> f64 {
             let ma = a & ~F64_SIGN;
             let mb = b & ~F64_SIGN;
             let s = (a ^ b) & F64_SIGN;
-            if (ma > F64_INF) { return bitcast<f64>(a | 0x0008000000000000lu); }
-            if (mb > F64_INF) { return bitcast<f64>(b | 0x0008000000000000lu); }
+            if (ma > F64_INF) { return bitcast<f64>(a | F64_QUIET); }
+            if (mb > F64_INF) { return bitcast<f64>(b | F64_QUIET); }
             if ((ma == F64_INF && mb == F64_INF) || (ma == 0lu && mb == 0lu)) {
-                return bitcast<f64>(0xfff8000000000000lu);
+                return bitcast<f64>(F64_INVALID);
             }
             if (ma == F64_INF || mb == 0lu) { return bitcast<f64>(s | F64_INF); }
             return bitcast<f64>(s);
@@ -1433,8 +1437,8 @@ fn fsqrt64(x: f64) -> f64 {
         if (special64(a) || (a & F64_SIGN) != 0lu) {
             let m = a & ~F64_SIGN;
             if (m == 0lu || a == F64_INF) { return x; }
-            if (m > F64_INF) { return bitcast<f64>(a | 0x0008000000000000lu); }
-            return bitcast<f64>(0xfff8000000000000lu);
+            if (m > F64_INF) { return bitcast<f64>(a | F64_QUIET); }
+            return bitcast<f64>(F64_INVALID);
         }
     }
     return sqrt(x);

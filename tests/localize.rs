@@ -59,18 +59,22 @@ fn bisection_finds_the_one_changed_instruction() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
-#[test]
-fn gpu_probes_stop_where_the_interpreter_stops() {
-    let dir = corpus("saxpy/tgllp-simd16");
-    let case = Case::load(dir.parent().unwrap()).unwrap();
-    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let launch = gpu::build_probe(&dir, &case).unwrap();
+/// The GPU path's probes of `launch` after each of `steps` instructions stop the
+/// threads the interpreter's stop, with the same GRF bytes; the interpreter's states.
+fn probes_agree(
+    ctx: &mut GpuContext,
+    dir: &Path,
+    case: &Case,
+    launch: &gpu::GpuLaunch,
+    steps: &[u64],
+) -> Vec<localize::States> {
     let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), 32).unwrap();
     let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
     let len = p.layout.total as usize;
-    for k in [1u64, 6, 13, 19, 40] {
-        let (cpu, _) = localize::cpu_states(&dir, &case, k).unwrap();
-        let gpu: localize::States = gpu::probe(&mut ctx, &launch, k as u32)
+    let mut out = Vec::new();
+    for &k in steps {
+        let (cpu, _) = localize::cpu_states(dir, case, k).unwrap();
+        let gpu: localize::States = gpu::probe(ctx, launch, k as u32)
             .unwrap()
             .into_iter()
             .map(|s| (s.thread, s.grf))
@@ -87,7 +91,18 @@ fn gpu_probes_stop_where_the_interpreter_stops() {
                 "thread {t} after {k} instructions"
             );
         }
+        out.push(cpu);
     }
+    out
+}
+
+#[test]
+fn gpu_probes_stop_where_the_interpreter_stops() {
+    let dir = corpus("saxpy/tgllp-simd16");
+    let case = Case::load(dir.parent().unwrap()).unwrap();
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let launch = gpu::build_probe(&dir, &case).unwrap();
+    probes_agree(&mut ctx, &dir, &case, &launch, &[1, 6, 13, 19, 40]);
     // On a variant where both agree, localization finds nothing to blame.
     let e = localize::localize(&mut ctx, &dir, &case).unwrap_err();
     assert_eq!(e, localize::NO_REGISTER_DIFFERENCE);
@@ -103,33 +118,9 @@ fn gpu_probes_of_a_non_uniform_ndrange_stop_where_the_interpreter_stops() {
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let launch = gpu::build_probe(&dir, &case).unwrap();
     assert_eq!(launch.pieces(), 8);
-    let program = visa_emu::cli::load_file(&dir.join("kernel.visaasm"), 32).unwrap();
-    let p = visa_emu::interp::prepare(&program, &case.kernel).unwrap();
-    let len = p.layout.total as usize;
-    let mut stopped_in_later_pieces = false;
-    for k in [1u64, 9, 30] {
-        let (cpu, _) = localize::cpu_states(&dir, &case, k).unwrap();
-        let gpu: localize::States = gpu::probe(&mut ctx, &launch, k as u32)
-            .unwrap()
-            .into_iter()
-            .map(|s| (s.thread, s.grf))
-            .collect();
-        assert_eq!(
-            cpu.keys().collect::<Vec<_>>(),
-            gpu.keys().collect::<Vec<_>>(),
-            "threads stopped after {k}"
-        );
-        // Groups past the first piece's 2 x 1 x 1 box stopped too.
-        stopped_in_later_pieces |= cpu.keys().any(|&t| t >= 2);
-        for (t, g) in &cpu {
-            assert_eq!(
-                &g[..len],
-                &gpu[t][..len],
-                "thread {t} after {k} instructions"
-            );
-        }
-    }
-    assert!(stopped_in_later_pieces);
+    let stopped = probes_agree(&mut ctx, &dir, &case, &launch, &[1, 9, 30]);
+    // Groups past the first piece's 2 x 1 x 1 box stopped too.
+    assert!(stopped.iter().any(|s| s.keys().any(|&t| t >= 2)));
     let e = localize::localize(&mut ctx, &dir, &case).unwrap_err();
     assert_eq!(e, localize::NO_REGISTER_DIFFERENCE);
 }

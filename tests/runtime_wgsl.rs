@@ -1353,13 +1353,11 @@ fn runtime_const(name: &str) -> String {
     format!("{}\n", &text[start..end])
 }
 
-/// 64-bit atomics without native 64-bit atomics (`atomic64_split`: 64-bit types
-/// emulated, SLM, unaligned heap words) are exact under contention: 8 work-groups of 64
-/// invocations add 16 times to an SLM counter and a heap counter, every add carrying
-/// into the high word, while the invocations of one subgroup race for the same lock
-/// (the split form without the lock lost hundreds of carries on lavapipe).
-#[test]
-fn split_64_bit_atomics_are_exact_under_contention() {
+/// The bindings the 64-bit atomic tests dispatch (heap, stat, scratch, io), a group
+/// SLM of 4 words with its locks, `head`, the runtime's constants `consts` and
+/// functions `funcs` with the ones `atomic_apply` needs, and the float switches: the
+/// module up to the test's entry point.
+fn atomic64_module(head: &str, consts: &[&str], funcs: &[&str]) -> String {
     let mut wgsl = String::from(concat!(
         "@group(0) @binding(0) var<storage, read_write> heap: array<atomic<u32>>;\n",
         "@group(0) @binding(1) var<storage, read_write> stat: array<atomic<u32>>;\n",
@@ -1367,27 +1365,23 @@ fn split_64_bit_atomics_are_exact_under_contention() {
         "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
         "const K_SLM_WORDS: u32 = 4u;\n",
         "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;\n",
+        "struct AtomicNew { v: u64, keep: bool }\n",
     ));
+    wgsl += head;
     for c in [
         "K_SLM_LOCKS",
-        "SP_BTI",
-        "SP_SLM",
         "NO_WORD",
         "STAT_ERROR",
         "STAT_ERROR_AT",
-        "STAT_LOCKS",
-        "N_LOCKS",
         "ERR_ATOMIC_CONTENDED",
-        "AOP_ADD",
-        "AOP_CMPXCHG",
-    ] {
+    ]
+    .iter()
+    .chain(consts)
+    {
         wgsl += &runtime_const(c);
     }
-    for f in [
+    let apply = [
         "fail",
-        "wld",
-        "wcas",
-        "wstore",
         "mask_bits",
         "sext",
         "hf2f",
@@ -1398,16 +1392,42 @@ fn split_64_bit_atomics_are_exact_under_contention() {
         "atf",
         "fminmax64",
         "atomic_apply",
-        "lock_of",
-        "lock_try",
-        "lock_release",
-        "atomic64_split",
-    ] {
+    ];
+    for f in apply.iter().chain(funcs) {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
     float_switches(&mut wgsl, &[]);
-    wgsl += "struct AtomicNew { v: u64, keep: bool }\n";
+    wgsl
+}
+
+/// 64-bit atomics without native 64-bit atomics (`atomic64_split`: 64-bit types
+/// emulated, SLM, unaligned heap words) are exact under contention: 8 work-groups of 64
+/// invocations add 16 times to an SLM counter and a heap counter, every add carrying
+/// into the high word, while the invocations of one subgroup race for the same lock
+/// (the split form without the lock lost hundreds of carries on lavapipe).
+#[test]
+fn split_64_bit_atomics_are_exact_under_contention() {
+    let mut wgsl = atomic64_module(
+        "",
+        &[
+            "SP_BTI",
+            "SP_SLM",
+            "STAT_LOCKS",
+            "N_LOCKS",
+            "AOP_ADD",
+            "AOP_CMPXCHG",
+        ],
+        &[
+            "wld",
+            "wcas",
+            "wstore",
+            "lock_of",
+            "lock_try",
+            "lock_release",
+            "atomic64_split",
+        ],
+    );
     wgsl += r#"
 @compute @workgroup_size(64)
 fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3<u32>) {
@@ -1504,49 +1524,16 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
 #[test]
 fn native_64_bit_atomics_take_slm_in_the_heap_lock_free() {
     use visa_emu::translate::workgroup_memory::{group_slm_stride, slm_in_heap};
-    let mut wgsl = String::from(concat!(
-        "@group(0) @binding(0) var<storage, read_write> heap: array<atomic<u32>>;\n",
-        "@group(0) @binding(1) var<storage, read_write> stat: array<atomic<u32>>;\n",
-        "@group(0) @binding(2) var<storage, read_write> scratch: array<atomic<u32>>;\n",
-        "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
-        "const K_SLM_WORDS: u32 = 4u;\n",
-        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u + K_SLM_LOCKS>;\n",
-        "var<private> slm_base: u32;\n",
-        "const K_SLM_IN_HEAP: bool = false;\n",
-        "fn cfh(i: u32) -> u32 { return select(select(1u, 64u, i == CFG_GROUPS), 2u, i == CFG_GSLM); }\n",
-        "fn atomic64_split(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { fail(99u, w); return 0lu; }\n",
-        "struct AtomicNew { v: u64, keep: bool }\n",
-    ));
-    for c in [
-        "K_SLM_LOCKS",
-        "SP_SLM",
-        "NO_WORD",
-        "STAT_ERROR",
-        "STAT_ERROR_AT",
-        "CFG_GROUPS",
-        "CFG_GSLM",
-        "AOP_ADD",
-        "ERR_ATOMIC_CONTENDED",
-    ] {
-        wgsl += &runtime_const(c);
-    }
-    for f in [
-        "fail",
-        "mask_bits",
-        "sext",
-        "hf2f",
-        "f2hf",
-        "f64_to_hf",
-        "nan64",
-        "afl",
-        "atf",
-        "fminmax64",
-        "atomic_apply",
-    ] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
-    float_switches(&mut wgsl, &[]);
+    let mut wgsl = atomic64_module(
+        concat!(
+            "var<private> slm_base: u32;\n",
+            "const K_SLM_IN_HEAP: bool = false;\n",
+            "fn cfh(i: u32) -> u32 { return select(select(1u, 64u, i == CFG_GROUPS), 2u, i == CFG_GSLM); }\n",
+            "fn atomic64_split(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { fail(99u, w); return 0lu; }\n",
+        ),
+        &["SP_SLM", "CFG_GROUPS", "CFG_GSLM", "AOP_ADD"],
+        &[],
+    );
     wgsl += visa_emu::translate::ATOMIC64_NATIVE;
     wgsl += r#"
 @compute @workgroup_size(64)
@@ -1961,8 +1948,9 @@ fn f_division_specials_follow_ieee_on_the_bits() {
         .flat_map(|&x| vals.iter().map(move |&y| [x, y, 0.0]))
         .collect();
     let mut extra = String::from("const F_DIV_SPECIALS: bool = true;\n");
-    extra += &runtime_const("F64_SIGN");
-    extra += &runtime_const("F64_INF");
+    for c in ["F64_SIGN", "F64_INF", "F64_QUIET", "F64_INVALID"] {
+        extra += &runtime_const(c);
+    }
     let funcs = ["special64", "fdiv64", "fsqrt64"];
     let div = run_f64_extra(&funcs, &extra, "fdiv64(a, b)", &pairs);
     let root = run_f64_extra(&funcs, &extra, "fsqrt64(a)", &pairs);

@@ -1690,36 +1690,40 @@ impl FloatFixes {
         self.ftz || self.soft_div || self.keep_products || self.simulate_ftz || self.speculate
     }
 
-    /// Each switch: on?, the runtime's `const`, a short tag, what it means.
-    fn switches(self) -> [(bool, &'static str, &'static str, &'static str); 5] {
+    /// Each switch: on?, the runtime's `const`s it sets, a short tag, what it means.
+    #[allow(clippy::type_complexity)]
+    fn switches(self) -> [(bool, &'static [&'static str], &'static str, &'static str); 5] {
         [
             (
                 self.ftz,
-                "F32_FTZ",
+                &["F32_FTZ"],
                 "f32-via-f64",
                 "f32 through f64 (for adapters that flush f32 denormals)",
             ),
             (
                 self.soft_div,
-                "F64_SOFT_DIV",
+                // F's division and roots take IEEE's specials there too
+                // (runtime.wgsl, `F_DIV_SPECIALS`): a division that is not IEEE's
+                // need not get infinities right either.
+                &["F64_SOFT_DIV", "F_DIV_SPECIALS"],
                 "soft-df-div",
-                "DF division and roots on the bits (for inexact native ones)",
+                "DF division and roots on the bits, F's specials too (for inexact native ones)",
             ),
             (
                 self.keep_products,
-                "F_KEEP_PRODUCTS",
+                &["F_KEEP_PRODUCTS"],
                 "kept-products",
                 "products rounded on their own (for compilers that fuse them into sums)",
             ),
             (
                 self.simulate_ftz,
-                "F32_FTZ_SIM",
+                &["F32_FTZ_SIM"],
                 "simulated-ftz",
                 "native f32 results flushed as a flushing adapter's (testing)",
             ),
             (
                 self.speculate,
-                "F32_SPECULATE",
+                &["F32_SPECULATE"],
                 "f32-speculative",
                 "f32 add, mul and compares native first, run again exactly where a denormal was met",
             ),
@@ -1729,19 +1733,17 @@ impl FloatFixes {
     /// `wgsl` with the switches set; `None` when it has none to set.
     fn apply(self, wgsl: &str) -> Option<String> {
         let mut out = None::<String>;
-        for (on, name, _, _) in self.switches() {
-            let from = format!("const {name}: bool = false;");
-            let text = out.as_deref().unwrap_or(wgsl);
-            if on && text.contains(&from) {
-                out = Some(text.replacen(&from, &format!("const {name}: bool = true;"), 1));
+        for (on, names, _, _) in self.switches() {
+            if !on {
+                continue;
             }
-        }
-        // The F path's division and roots take IEEE's specials where native f64
-        // division is not IEEE's (runtime.wgsl, `F_DIV_SPECIALS`).
-        let specials = "const F_DIV_SPECIALS: bool = false;";
-        let text = out.as_deref().unwrap_or(wgsl);
-        if self.soft_div && text.contains(specials) {
-            out = Some(text.replacen(specials, "const F_DIV_SPECIALS: bool = true;", 1));
+            for name in names {
+                let from = format!("const {name}: bool = false;");
+                let text = out.as_deref().unwrap_or(wgsl);
+                if text.contains(&from) {
+                    out = Some(text.replacen(&from, &format!("const {name}: bool = true;"), 1));
+                }
+            }
         }
         out
     }
@@ -1930,6 +1932,22 @@ pub fn check_variant_mapped(
 mod tests {
     use super::*;
     use crate::translate::lane_memory::{Conditions, Guard, LaneForm, Term};
+
+    /// Each switch sets every runtime constant it names, and only those: the soft
+    /// division sets DF's `F64_SOFT_DIV` and F's `F_DIV_SPECIALS` together.
+    #[test]
+    fn float_switches_set_their_constants() {
+        let text = "const F64_SOFT_DIV: bool = false;\nconst F_DIV_SPECIALS: bool = false;\nconst F32_FTZ: bool = false;\n";
+        let soft = FloatFixes {
+            soft_div: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            soft.apply(text).unwrap(),
+            "const F64_SOFT_DIV: bool = true;\nconst F_DIV_SPECIALS: bool = true;\nconst F32_FTZ: bool = false;\n"
+        );
+        assert_eq!(FloatFixes::default().apply(text), None);
+    }
 
     /// A straight lane's report becomes the error only when nothing else failed: code
     /// in the top byte, instruction below it.
