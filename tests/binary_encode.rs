@@ -281,8 +281,10 @@ fn what_the_binary_cannot_hold_is_an_error_naming_it() {
         .enumerate()
         .find(|(_, i)| i.op == visa_emu::isa::Opcode::LscTyped)
         .expect("an LSC_TYPED message");
-    let last = inst.fields.len() - 1;
-    inst.fields[last] = Field::Int(1);
+    let r_offset = visa_emu::isa::table::info(visa_emu::isa::Opcode::LscTyped)
+        .index_of("Src0AddrsROffset")
+        .unwrap();
+    inst.fields[r_offset] = Field::Int(1);
     let e = encode_isa(&p).unwrap_err();
     assert!(
         e.object.contains(&format!("instruction {n} (LSC_TYPED)"))

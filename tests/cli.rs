@@ -260,7 +260,8 @@ fn run_to(backend: &str, args: &[&str], variant: &std::path::Path, out: &std::pa
 }
 
 /// `_aoffimmi` texel offsets (U +1, V -1: `0x1f0`) move samples and loads by whole
-/// texels before the address mode, on both paths: image_sample's nearest samples
+/// texels before the address mode, on both paths, given as an immediate and (the
+/// samples) in a register: image_sample's nearest samples
 /// through unnormalized clamp-to-edge, normalized repeat and mirrored repeat (each a
 /// texel per work-item) give at (x, y) what the unpatched kernel gives at
 /// (x + 1, y - 1); image_rw's first `load_lz` (copied to `dst_unorm`) reads texel
@@ -273,6 +274,27 @@ fn texel_offsets_move_samples_and_loads_by_whole_texels() {
         let out = t.replace(" 0x0:uw S", " 0x1f0:uw S");
         assert_eq!(
             out.matches("0x1f0:uw").count(),
+            4,
+            "the case's four samples"
+        );
+        out
+    });
+    // The same offsets from a register (`_aoffimmi` as a scalar operand: its element
+    // 0 read when the sample runs; the register written just before each sample).
+    let sample_in_register = patched_case("image_sample", "tgllp-simd8", &|t| {
+        let out = t
+            .replacen(
+                ".decl V0039 ",
+                ".decl V0900 v_type=G type=uw num_elts=1 align=word\n.decl V0039 ",
+                1,
+            )
+            .replace(
+                "sample_lz.RGBA (M1, 8)  0x0:uw S",
+                "mov (M1_NM, 1) V0900(0,0)<1> 0x1f0:uw\n    \
+                 sample_lz.RGBA (M1, 8)  V0900(0,0)<0;1,0> S",
+            );
+        assert_eq!(
+            out.matches("V0900(0,0)<0;1,0> S").count(),
             4,
             "the case's four samples"
         );
@@ -299,25 +321,30 @@ fn texel_offsets_move_samples_and_loads_by_whole_texels() {
             dir
         };
         // image_sample: out[4k + s] (float4), k = y * 24 + x over 24 x 12 items.
-        let got = floats(&std::fs::read(run(&sample, "sample").join("out.bin")).unwrap());
-        let want = floats(&std::fs::read(sample.join("expected/out.bin")).unwrap());
-        let (w, h) = (24usize, 12usize);
-        let mut moved = 0;
-        for y in 1..h {
-            for x in 0..w - 1 {
-                let (k, src) = (y * w + x, (y - 1) * w + x + 1);
-                for s in [0, 2, 3] {
-                    let (a, b) = (16 * k + 4 * s, 16 * src + 4 * s);
-                    assert_eq!(
-                        got[a..a + 4],
-                        want[b..b + 4],
-                        "{backend}: image_sample {s} at ({x}, {y})"
-                    );
-                    moved += usize::from(want[a..a + 4] != want[b..b + 4]);
+        for (case, tag) in [(&sample, "sample"), (&sample_in_register, "sample-reg")] {
+            let got = floats(&std::fs::read(run(case, tag).join("out.bin")).unwrap());
+            let want = floats(&std::fs::read(case.join("expected/out.bin")).unwrap());
+            let (w, h) = (24usize, 12usize);
+            let mut moved = 0;
+            for y in 1..h {
+                for x in 0..w - 1 {
+                    let (k, src) = (y * w + x, (y - 1) * w + x + 1);
+                    for s in [0, 2, 3] {
+                        let (a, b) = (16 * k + 4 * s, 16 * src + 4 * s);
+                        assert_eq!(
+                            got[a..a + 4],
+                            want[b..b + 4],
+                            "{backend}: {tag} {s} at ({x}, {y})"
+                        );
+                        moved += usize::from(want[a..a + 4] != want[b..b + 4]);
+                    }
                 }
             }
+            assert!(
+                moved > 100,
+                "{backend}: {tag}: the offsets moved {moved} samples"
+            );
         }
-        assert!(moved > 100, "{backend}: the offsets moved {moved} samples");
         // image_rw: dst_unorm (RGBA unorm8, 24 x 20) texel (x, y) = src_f at (x+1, y-1).
         let got = std::fs::read(run(&load, "load").join("dst_unorm.bin")).unwrap();
         let want = std::fs::read(load.join("expected/dst_unorm.bin")).unwrap();

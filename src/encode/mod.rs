@@ -16,7 +16,7 @@ mod writer;
 use crate::decode::text::{FIRST_USER_SURFACE, FIRST_USER_VAR};
 use crate::ir::*;
 use crate::isa::table::{
-    by_byte, extra_default, extra_fields, info, sub_form, unsupported_sub_op, FieldKind, FieldSpec,
+    by_byte, extra_default, extra_fields, info, sub_form, FieldKind, FieldSpec,
 };
 use writer::{Pool, Writer};
 
@@ -458,9 +458,6 @@ fn instruction(w: &mut Writer, inst: &Instruction, callees: &[String]) -> Result
             field(w, &full[i], &inst.fields[i], callees, &mut num_labels)?;
         }
         return Ok(());
-    }
-    if let Some(why) = unsupported_sub_op(op, subop) {
-        return Err(why);
     }
     let extra = extra_fields(op);
     let row = &full[..full.len() - extra.len()];

@@ -1129,15 +1129,17 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<SamplerCoords, String> {
             ))
         }
     };
-    // `_aoffimmi`: the immediate texel offsets the sampler adds to the integer texel
-    // coordinates (IGC writes 0 for OpenCL).
-    let offsets = match ffld(inst, "Aoffimmi") {
-        None => [0; 3],
-        Some(PField::Src(Src::Imm { bits, .. })) => texel_offsets(*bits),
+    // `_aoffimmi`: the texel offsets the sampler adds to the integer texel coordinates
+    // (IGC writes the immediate 0 for OpenCL). A register operand gives the same word
+    // for the whole message (the hardware takes it into the message header): its
+    // element 0, read when the instruction runs.
+    let (offsets, offsets_in_register) = match ffld(inst, "Aoffimmi") {
+        None => ([0; 3], false),
+        Some(PField::Src(Src::Imm { bits, .. })) => (texel_offsets(*bits), false),
+        Some(PField::Src(_)) => ([0; 3], true),
         Some(_) => {
             return Err(format!(
-                "{} with _aoffimmi texel offsets in a register (the modifier is an \
-                 immediate; only immediates are emulated)",
+                "{} with an _aoffimmi operand that is neither an immediate nor a register",
                 inst.op.spec_name()
             ))
         }
@@ -1146,6 +1148,7 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<SamplerCoords, String> {
     Ok(SamplerCoords {
         params: coords.map(|c| c.filter(|c| given.contains(c))),
         offsets,
+        offsets_in_register,
     })
 }
 
@@ -1154,8 +1157,10 @@ pub(crate) fn sampler_coords(inst: &PInst) -> Result<SamplerCoords, String> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SamplerCoords {
     pub params: [Option<&'static str>; 4],
-    /// U, V, R offsets in texels.
+    /// U, V, R offsets in texels (an immediate `_aoffimmi`).
     pub offsets: [i32; 3],
+    /// `_aoffimmi` is a register: the offsets are its element 0's, read at run time.
+    pub offsets_in_register: bool,
 }
 
 /// The `_aoffimmi` word's texel offsets (3D_SAMPLE's page: U in bits 11:8, V in 7:4,
@@ -1198,7 +1203,6 @@ impl Thread {
             fint(inst, "Block_width") as u32,
             fint(inst, "Block_height") as u32,
         );
-        let pitch = media_pitch(w);
         let scalar = |t: &Thread, name: &str| -> i32 {
             match ffld(inst, name) {
                 Some(PField::Src(s)) => t.src_elem(s, 0).0.bits as u32 as i32,
@@ -1208,6 +1212,24 @@ impl Thread {
         let (x, y) = (scalar(self, "X_offset"), scalar(self, "Y_offset"));
         let load = inst.op == Opcode::MediaLd;
         let data = fraw(inst, if load { "Dst" } else { "Src" });
+        self.block_bytes(cx, bti, (w, h), (x, y), load, data);
+        Ok(())
+    }
+
+    /// Move a `w` x `h` block of bytes at (`x` bytes, `y` rows) of the image at `bti`
+    /// to (`load`) or from raw operand `data`, row i at i * media_pitch(w) bytes:
+    /// MEDIA_LD/MEDIA_ST and LSC_TYPED's 2D blocks, with MEDIA_LD's edges (reads clamp
+    /// to the nearest texel, writes outside are dropped).
+    fn block_bytes(
+        &mut self,
+        cx: &mut Ctx,
+        bti: u32,
+        (w, h): (u32, u32),
+        (x, y): (i32, i32),
+        load: bool,
+        data: Option<u32>,
+    ) {
+        let pitch = media_pitch(w);
         for i in 0..h {
             for j in 0..w {
                 let (bx, by) = (x.wrapping_add(j as i32), y.wrapping_add(i as i32));
@@ -1220,7 +1242,6 @@ impl Thread {
                 }
             }
         }
-        Ok(())
     }
 
     /// The sampler state a sample reads (its index resolved by `prepare`), refused where
@@ -1348,9 +1369,14 @@ impl Thread {
                 }
                 let dst = fraw(inst, "Dst");
                 let per = (4 * n).div_ceil(cx.grf_bytes) * cx.grf_bytes;
+                let off = match ffld(inst, "Aoffimmi") {
+                    Some(PField::Src(s)) if coords.offsets_in_register => {
+                        texel_offsets(self.src_elem(s, 0).0.bits)
+                    }
+                    _ => coords.offsets,
+                };
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {
                     let [u, v, r, lod] = coords.params.map(|c| c.map_or(0, |f| lane(self, f, i)));
-                    let off = coords.offsets;
                     let texel = match (&sampler, gather) {
                         (Some(s), Some(ch)) => {
                             lock(cx.mem).texel_gather4(bti, s, [u, v, r], off, ch)
@@ -1744,6 +1770,22 @@ impl Thread {
                 "LSC_TYPED on binding-table entry {bti}, which holds no image"
             ))
         })?;
+        if matches!(subop, 0x03 | 0x07) {
+            // 2D blocks: one message for the thread, no channel enables (the page's
+            // LOAD_BLOCK2D/STORE_BLOCK2D loops, MEDIA_LD's edges).
+            let (w, h) = (int("BlockWidth") as u32, int("BlockHeight") as u32);
+            let scalar = |t: &Thread, name: &str| -> i32 {
+                match ffld(inst, name) {
+                    Some(PField::Src(s)) => t.src_elem(s, 0).0.bits as u32 as i32,
+                    _ => 0,
+                }
+            };
+            let (x, y) = (scalar(self, "Src0AddrX"), scalar(self, "Src0AddrY"));
+            let load = subop == 0x03;
+            let data = fraw(inst, if load { "DstData" } else { "Src1Data" });
+            self.block_bytes(cx, bti, (w, h), (x, y), load, data);
+            return Ok(());
+        }
         let bits = match int("DataSize") {
             3 => 32,
             d => {
@@ -2163,7 +2205,7 @@ pub(crate) fn dpas_operands(inst: &PInst, grf_bytes: u32) -> Result<DpasOperands
 }
 
 /// What an LSC_TYPED sub-op does: a quad load or store or a status load (`None`) or
-/// an atomic; the other typed forms (block2d, surface info) are refused with the reason.
+/// an atomic (2D blocks are handled before it); surface info is refused with the reason.
 pub(crate) fn lsc_typed_op(subop: u64) -> Result<Option<AtomicOp>, String> {
     match subop {
         0x02 | 0x06 | 0x1b => Ok(None),
@@ -2171,7 +2213,7 @@ pub(crate) fn lsc_typed_op(subop: u64) -> Result<Option<AtomicOp>, String> {
             .map(Some)
             .ok_or_else(|| format!("LSC atomic sub-op {subop:#x}")),
         _ => Err(format!(
-            "{} on a typed surface is not emulated (quad loads and stores of d32, \
+            "{} on a typed surface is not emulated (quad loads and stores of d32, 2D blocks, \
              atomics and load status are)",
             crate::isa::syntax::LSC_SUBOP
                 .name(subop)

@@ -90,11 +90,16 @@ pub const BLOCK2D_OPERANDS: [&str; 6] = [
 ];
 
 /// LSC_TYPED's immediate coordinate offsets (`bti(0x4)[U,V+1,R]`), which IGC's
-/// writer emits after each coordinate and the spec's Format table leaves out.
+/// writer emits after each coordinate and the spec's Format table leaves out, and the
+/// block2d form's shape and block position (the page's second Format table).
 pub const LSC_TYPED_EXTRA: &[FieldSpec] = &[
     f("Src0AddrsUOffset", FieldKind::Int(4)),
     f("Src0AddrsVOffset", FieldKind::Int(4)),
     f("Src0AddrsROffset", FieldKind::Int(4)),
+    f("BlockWidth", FieldKind::Int(2)),
+    f("BlockHeight", FieldKind::Int(2)),
+    f("Src0AddrX", FieldKind::Src),
+    f("Src0AddrY", FieldKind::Src),
 ];
 
 /// What an appended field holds when the instruction's form does not use it (no
@@ -119,6 +124,10 @@ pub enum Implied {
     NullRaw,
     /// The immediate 0:ud (an unused vector operand).
     Zero,
+    /// One channel, M1 (a form without an execution size).
+    Simd1,
+    /// No predicate (a form without one).
+    NoPred,
 }
 
 impl Implied {
@@ -134,6 +143,11 @@ impl Implied {
                 ty: DataType::UD,
                 bits: 0,
             }),
+            Implied::Simd1 => Field::ExecSize(crate::ir::ExecSize {
+                size: 1,
+                mask: crate::ir::MaskControl::M1,
+            }),
+            Implied::NoPred => Field::Pred(None),
         }
     }
 }
@@ -154,17 +168,6 @@ impl SubForm {
             .find(|(n, _)| *n == spec.name)
             .map_or(extra_default(spec.kind), |(_, v)| v.field())
     }
-}
-
-/// An LSC sub-op neither binary direction takes, with what to say: LSC_TYPED's block2d
-/// forms (the emulator does not model them).
-pub fn unsupported_sub_op(op: Opcode, subop: u64) -> Option<String> {
-    (op == Opcode::LscTyped && matches!(subop, 0x03 | 0x07)).then(|| {
-        format!(
-            "{} of LSC_TYPED is not supported",
-            super::syntax::LSC_SUBOP.name(subop).unwrap_or("lsc")
-        )
-    })
 }
 
 /// The binary form of LSC_UNTYPED's append-counter atomics (sub-ops 0x28, 0x29):
@@ -259,6 +262,38 @@ const LSC_BLOCK2D_FORM: SubForm = SubForm {
     ],
 };
 
+/// LSC_TYPED's 2D block loads/stores (0x03, 0x07), the page's second Format table:
+/// one channel, no predicate, no coordinate registers.
+const LSC_TYPED_BLOCK2D_FORM: SubForm = SubForm {
+    order: &[
+        "LscSubOp",
+        "CachingL1",
+        "CachingL3",
+        "AddrType",
+        "BlockWidth",
+        "BlockHeight",
+        "Surface",
+        "DstData",
+        "Src0AddrX",
+        "Src0AddrY",
+        "Src1Data",
+    ],
+    implied: &[
+        ("ExecSize", Implied::Simd1),
+        ("Predicate", Implied::NoPred),
+        ("AddrSize", Implied::Int(0)),
+        ("DataSize", Implied::Int(0)),
+        ("DataOrder", Implied::Int(0)),
+        ("DataElemsPerAddr", Implied::Int(0)),
+        ("ChMask", Implied::Int(0)),
+        ("Src0AddrsU", Implied::NullRaw),
+        ("Src0AddrsV", Implied::NullRaw),
+        ("Src0AddrsR", Implied::NullRaw),
+        ("Src0AddrsLOD", Implied::NullRaw),
+        ("Src2Data", Implied::NullRaw),
+    ],
+};
+
 /// The binary form of an LSC_UNTYPED sub-op whose page gives it its own format;
 /// `None` for the main format (the generated row). Every field that is in neither
 /// the form's order nor its implied list (the other forms' extras) is
@@ -268,6 +303,7 @@ pub fn sub_form(op: Opcode, subop: u64) -> Option<&'static SubForm> {
         (Opcode::LscUntyped, 0x01 | 0x05) => Some(&LSC_STRIDED_FORM),
         (Opcode::LscUntyped, 0x03 | 0x07) => Some(&LSC_BLOCK2D_FORM),
         (Opcode::LscUntyped, 0x28 | 0x29) => Some(&LSC_APNDCTR_FORM),
+        (Opcode::LscTyped, 0x03 | 0x07) => Some(&LSC_TYPED_BLOCK2D_FORM),
         _ => None,
     }
 }

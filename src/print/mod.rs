@@ -615,6 +615,9 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
     let subop = int(inst, "LscSubOp");
     let mut s = syntax::LSC_SUBOP.name(subop).unwrap_or("lsc_?").to_string();
     s += ".tgm";
+    if matches!(subop, 0x03 | 0x07) {
+        return lsc_typed_block2d(k, inst, s);
+    }
     lsc_caching_and_exec(&mut s, inst);
     let raw_of = |name: &str| match field(inst, name) {
         Some(Field::Raw(r)) if r.var.0 == 0 => None,
@@ -673,6 +676,53 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
         if (0x08..=0x1a).contains(&subop) {
             let _ = write!(s, "  {}  {}", name_of("Src1Data"), name_of("Src2Data"));
         }
+    }
+    s
+}
+
+/// LSC_TYPED's 2D block forms: `lsc_load_block2d.tgm  V:64x2  bti(0x0)[X,Y]` (no
+/// execution size), `s` the mnemonic so far.
+fn lsc_typed_block2d(k: &Kernel, inst: &Instruction, mut s: String) -> String {
+    let (l1, l3) = (int(inst, "CachingL1"), int(inst, "CachingL3"));
+    if (l1, l3) != (0, 0) {
+        let _ = write!(
+            s,
+            ".{}.{}",
+            syntax::LSC_CACHE.name(l1).unwrap_or("?"),
+            syntax::LSC_CACHE.name(l3).unwrap_or("?")
+        );
+    }
+    let scalar = |name: &str| match field(inst, name) {
+        Some(Field::Vec(VecOperand::Immediate { bits, .. })) => format!("0x{bits:X}"),
+        Some(Field::Vec(v)) => vec_operand(k, v, false, false),
+        _ => "?".into(),
+    };
+    let model = syntax::LSC_ADDR_TYPE
+        .name(int(inst, "AddrType"))
+        .unwrap_or("?");
+    let addr = format!(
+        "{model}({})[{},{}]",
+        scalar("Surface"),
+        scalar("Src0AddrX"),
+        scalar("Src0AddrY")
+    );
+    let data = |name: &str| {
+        let r = match field(inst, name) {
+            Some(Field::Raw(r)) if r.var.0 == 0 => "%null".to_string(),
+            Some(Field::Raw(r)) if r.offset == 0 => var_name(k, r.var),
+            Some(Field::Raw(r)) => raw(k, r),
+            _ => "?".into(),
+        };
+        format!(
+            "{r}:{}x{}",
+            int(inst, "BlockWidth"),
+            int(inst, "BlockHeight")
+        )
+    };
+    if int(inst, "LscSubOp") == 0x07 {
+        let _ = write!(s, "  {addr}  {}", data("Src1Data"));
+    } else {
+        let _ = write!(s, "  {}  {addr}", data("DstData"));
     }
     s
 }

@@ -212,7 +212,8 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
                 inst.index
             ));
         }
-        if matches!(inst.op, MediaLd | MediaSt) {
+        let typed_block = inst.op == LscTyped && matches!(int(inst, "LscSubOp"), 0x03 | 0x07);
+        if matches!(inst.op, MediaLd | MediaSt) || typed_block {
             return Some(format!(
                 "media block message at instruction {} (the thread mapping runs them)",
                 inst.index
@@ -257,7 +258,9 @@ fn per_lane_message(inst: &PInst) -> bool {
         | ScatterScaled | DwordAtomic | SvmAtomic | QwGather | QwScatter => true,
         // Typed messages: each channel's coordinates and texel in its own elements (a
         // pixel null mask is a whole-thread word: not per lane).
-        Gather4Typed | Scatter4Typed | TypedAtomic | LscTyped => true,
+        Gather4Typed | Scatter4Typed | TypedAtomic => true,
+        // LSC_TYPED's 2D blocks are one message for the thread.
+        LscTyped => !matches!(int(inst, "LscSubOp"), 0x03 | 0x07),
         D3Load | D3Sample => int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK == 0,
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
@@ -279,8 +282,8 @@ fn message_effects(inst: &PInst) -> (bool, bool) {
         D3Load | D3Sample | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
         LscTyped => match int(inst, "LscSubOp") {
-            0x02 => (true, false),
-            0x06 => (false, true),
+            0x02 | 0x03 => (true, false),
+            0x06 | 0x07 => (false, true),
             _ => (true, true),
         },
         LscUntyped => match int(inst, "LscSubOp") {
@@ -484,6 +487,10 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                     }
                 }
             }
+        }
+        // 2D blocks: their data operand as a whole.
+        LscTyped if matches!(int(inst, "LscSubOp"), 0x03 | 0x07) => {
+            whole_raw_operands(inst, grf, f)
         }
         LscTyped => {
             let subop = int(inst, "LscSubOp");

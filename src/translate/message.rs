@@ -430,30 +430,15 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                     "media block field modifiers or planes other than 0".into(),
                 ));
             }
-            let (w, h) = (int(inst, "Block_width"), int(inst, "Block_height"));
-            let pitch = crate::interp::thread::media_pitch(w as u32);
             space(em, inst, "Surface");
-            let at = inst.index;
-            em.line(&format!("let mx = i32(u32({}));", scalar(inst, "X_offset")));
-            em.line(&format!("let my = i32(u32({}));", scalar(inst, "Y_offset")));
             let load = inst.op == MediaLd;
-            if let Some(o) = raw(inst, if load { "Dst" } else { "Src" }) {
-                em.open(&format!("for (var bi = 0u; bi < {h}u; bi++)"));
-                em.open(&format!("for (var bj = 0u; bj < {w}u; bj++)"));
-                em.line(&format!("let go = {o}u + bi * {pitch}u + bj;"));
-                em.line("let bx = mx + i32(bj); let by = my + i32(bi);");
-                if load {
-                    em.line(&format!(
-                        "gst(go, 1u, u64(img_block_ld(bt, bx, by, {at}u)));"
-                    ));
-                } else {
-                    em.line(&format!(
-                        "img_block_st(bt, bx, by, u32(gld(go, 1u)), {at}u);"
-                    ));
-                }
-                em.close();
-                em.close();
-            }
+            block_bytes(
+                em,
+                inst,
+                ("Block_width", "Block_height"),
+                ("X_offset", "Y_offset"),
+                (load, if load { "Dst" } else { "Src" }),
+            );
         }
         SvmGather | SvmScatter => {
             // As the interpreter: 4/8-byte blocks j of lane i at data[j*n + i], byte
@@ -971,6 +956,40 @@ fn block2d(em: &mut Emit, inst: &PInst, gb: u32) -> Result<(), String> {
 /// LSC_TYPED (the interpreter's `Thread::lsc_typed`): quad loads and stores through
 /// `img_read`/`img_write`, atomics through `img_atomic`, each enabled channel's data a
 /// GRF-rounded pitch apart; coordinates with their immediate offsets.
+/// A block of bytes of the image `bt` (set by the caller) to or from raw operand
+/// `data` (`load`, its field name), the interpreter's `Thread::block_bytes`: MEDIA_LD,
+/// MEDIA_ST and LSC_TYPED's 2D blocks, row i at i * pitch bytes of the data.
+fn block_bytes(
+    em: &mut Emit,
+    inst: &PInst,
+    (wf, hf): (&str, &str),
+    (xf, yf): (&str, &str),
+    (load, data): (bool, &str),
+) {
+    let (w, h) = (int(inst, wf), int(inst, hf));
+    let pitch = crate::interp::thread::media_pitch(w as u32);
+    let at = inst.index;
+    em.line(&format!("let mx = i32(u32({}));", scalar(inst, xf)));
+    em.line(&format!("let my = i32(u32({}));", scalar(inst, yf)));
+    if let Some(o) = raw(inst, data) {
+        em.open(&format!("for (var bi = 0u; bi < {h}u; bi++)"));
+        em.open(&format!("for (var bj = 0u; bj < {w}u; bj++)"));
+        em.line(&format!("let go = {o}u + bi * {pitch}u + bj;"));
+        em.line("let bx = mx + i32(bj); let by = my + i32(bi);");
+        if load {
+            em.line(&format!(
+                "gst(go, 1u, u64(img_block_ld(bt, bx, by, {at}u)));"
+            ));
+        } else {
+            em.line(&format!(
+                "img_block_st(bt, bx, by, u32(gld(go, 1u)), {at}u);"
+            ));
+        }
+        em.close();
+        em.close();
+    }
+}
+
 fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateError> {
     let unsupported = |what: String| TranslateError::Unsupported {
         index: inst.index,
@@ -982,6 +1001,21 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
         return Err(unsupported(
             "LSC_TYPED with an address model other than bti(N)".into(),
         ));
+    }
+    if matches!(subop, 0x03 | 0x07) {
+        em.line(&format!(
+            "let bt = u32({} & 0xfffffffflu);",
+            scalar(inst, "Surface")
+        ));
+        let load = subop == 0x03;
+        block_bytes(
+            em,
+            inst,
+            ("BlockWidth", "BlockHeight"),
+            ("Src0AddrX", "Src0AddrY"),
+            (load, if load { "DstData" } else { "Src1Data" }),
+        );
+        return Ok(());
     }
     if int(inst, "DataSize") != 3 {
         return Err(unsupported(
@@ -1142,7 +1176,17 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                 .params
                 .map(|c| coord(em, c.unwrap_or(""), c.is_some()));
             let [ou, ov, or] = coords.offsets;
-            let off = format!("vec3<i32>({ou}, {ov}, {or})");
+            let off = if coords.offsets_in_register {
+                // The interpreter's `texel_offsets` of the register's element 0.
+                em.line(&format!(
+                    "let ao = u32({} & 0xfffffffflu);",
+                    scalar(inst, "Aoffimmi")
+                ));
+                "vec3<i32>(i32(ao << 20u) >> 28u, i32(ao << 24u) >> 28u, i32(ao << 28u) >> 28u)"
+                    .to_string()
+            } else {
+                format!("vec3<i32>({ou}, {ov}, {or})")
+            };
             if inst.op != D3Load {
                 let Some(PField::Sampler(sidx)) = field(inst, "Sampler") else {
                     return Err(TranslateError::Unsupported {
@@ -1161,7 +1205,7 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                         "let tx = img_sample(bt, {sidx}u, {u}, {v}, {r}, {off}, {at}u);"
                     ));
                 }
-            } else if coords.offsets == [0; 3] {
+            } else if coords.offsets == [0; 3] && !coords.offsets_in_register {
                 em.line(&format!(
                     "let tx = img_read(bt, {u}, {v}, {r}, {lod}, {at}u);"
                 ));

@@ -6,9 +6,7 @@ mod reader;
 
 use crate::decode::text::empty_kernel;
 use crate::ir::*;
-use crate::isa::table::{
-    by_byte, extra_default, info, sub_form, unsupported_sub_op, FieldKind, FieldSpec,
-};
+use crate::isa::table::{by_byte, extra_default, info, sub_form, FieldKind, FieldSpec};
 use crate::isa::Opcode;
 use reader::Reader;
 
@@ -596,9 +594,6 @@ fn instruction(r: &mut Reader, callees: &[(u64, String)]) -> Result<Instruction,
                 )
                 .collect();
             return Ok(Instruction { op, fields });
-        }
-        if let Some(why) = unsupported_sub_op(op, subop) {
-            return Err(r.fail(why));
         }
     }
     let extra = crate::isa::table::extra_fields(op);

@@ -1110,10 +1110,13 @@ impl Cx<'_> {
         let quad = matches!(subop, 0x02 | 0x06);
         let atomic = (0x08..=0x1a).contains(&subop);
         let status = subop == 0x1b;
+        if matches!(subop, 0x03 | 0x07) {
+            return self.lsc_typed_block2d(subop, suffixes, rest, at);
+        }
         if !quad && !atomic && !status {
             return Err(at.fail(
                 "a typed LSC operation this parser supports (lsc_load_quad, lsc_store_quad, \
-                 lsc_atomic_*, lsc_load_status)",
+                 lsc_load_block2d, lsc_store_block2d, lsc_atomic_*, lsc_load_status)",
                 base,
             ));
         }
@@ -1154,7 +1157,132 @@ impl Cx<'_> {
         if let Some(t) = ops.next() {
             return Err(self.at(t).fail("end of instruction", t.text));
         }
+        b.default_extras();
         b.finish(at)
+    }
+
+    /// LSC_TYPED's 2D block forms, as IGC prints them (no execution size: the message
+    /// is one channel): `lsc_load_block2d.tgm V:64x2 bti(0x0)[X,Y]` and
+    /// `lsc_store_block2d.tgm bti(0x0)[X,Y] V:64x2`, the block's width in bytes and its
+    /// height in rows; X (bytes) and Y (rows) are scalars or immediates.
+    fn lsc_typed_block2d(
+        &self,
+        subop: u64,
+        suffixes: &[&str],
+        rest: &[&Token],
+        at: At,
+    ) -> Result<Instruction, ParseError> {
+        let mut b = Builder::new(Opcode::LscTyped);
+        if self.pred.is_some() {
+            return Err(at.fail(
+                "no predicate (a typed 2D block message takes none)",
+                "a predicate",
+            ));
+        }
+        b.set("LscSubOp", Field::Int(subop), at)?;
+        b.set("Predicate", Field::Pred(None), at)?;
+        let cache = |i: usize| {
+            suffixes.get(i).map_or(Ok(0), |s| {
+                name_code(&syntax::LSC_CACHE, s, "a cache option", at)
+            })
+        };
+        b.set("CachingL1", Field::Int(cache(1)?), at)?;
+        b.set("CachingL3", Field::Int(cache(2)?), at)?;
+        b.set(
+            "ExecSize",
+            Field::ExecSize(ExecSize {
+                size: 1,
+                mask: MaskControl::M1,
+            }),
+            at,
+        )?;
+        for name in [
+            "AddrSize",
+            "DataSize",
+            "DataOrder",
+            "DataElemsPerAddr",
+            "ChMask",
+        ] {
+            b.set(name, Field::Int(0), at)?;
+        }
+        let mut ops = rest.iter();
+        let mut next = |what: &str| ops.next().ok_or_else(|| at.fail(what, "end of line"));
+        let store = subop == 0x07;
+        let (addr, data) = if store {
+            let a = next("a typed block2d address `bti(N)[X,Y]`")?;
+            (a, next("block2d store data `V:WxH`")?)
+        } else {
+            let d = next("block2d destination data `V:WxH`")?;
+            (next("a typed block2d address `bti(N)[X,Y]`")?, d)
+        };
+        if let Some(t) = ops.next() {
+            return Err(self.at(t).fail("end of instruction", t.text));
+        }
+        let a = self.at(data);
+        let shape_err = || {
+            a.fail(
+                "block2d data `V:WxH` (width in bytes, height in rows)",
+                data.text,
+            )
+        };
+        let (v, shape) = data.text.rsplit_once(':').ok_or_else(shape_err)?;
+        let (w, h) = shape.split_once('x').ok_or_else(shape_err)?;
+        let num = |t: &str| {
+            parse_int(t)
+                .and_then(|v| u64::try_from(v).ok())
+                .filter(|v| (1..=64).contains(v))
+                .ok_or_else(|| a.fail("a block dimension 1..=64", t))
+        };
+        b.set("BlockWidth", Field::Int(num(w)?), a)?;
+        b.set("BlockHeight", Field::Int(num(h)?), a)?;
+        let reg = operand::raw(v, self.sym, a)?;
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        let (d, s1) = if store { (null, reg) } else { (reg, null) };
+        b.set("DstData", Field::Raw(d), a)?;
+        b.set("Src1Data", Field::Raw(s1), a)?;
+
+        let a = self.at(addr);
+        let (model, inner) = addr
+            .text
+            .strip_suffix(']')
+            .and_then(|x| x.split_once('['))
+            .ok_or_else(|| a.fail("a typed block2d address `bti(N)[X,Y]`", addr.text))?;
+        let (ty, surface) = self.lsc_surface(model, a)?;
+        let items = split_outside_brackets(inner);
+        let [x, y] = items[..] else {
+            return Err(a.fail("two block2d positions `[X,Y]`", inner));
+        };
+        for (name, item) in [("Src0AddrX", x), ("Src0AddrY", y)] {
+            let v =
+                self.imm_or_operand(item, &format!("the block2d {name}"), u32::MAX as u64, a)?;
+            b.set(name, Field::Vec(v), a)?;
+        }
+        b.set("AddrType", Field::Int(ty), a)?;
+        b.set("Surface", Field::Vec(surface), a)?;
+        b.fill_null_raw();
+        b.default_extras();
+        b.finish(at)
+    }
+
+    /// A typed LSC surface `bti(N)`, `bss(V)` or `ss(V)`: AddrType and the operand.
+    fn lsc_surface(&self, model: &str, a: At) -> Result<(u64, VecOperand), ParseError> {
+        let (mname, sarg) = model
+            .strip_suffix(')')
+            .and_then(|m| m.split_once('('))
+            .ok_or_else(|| a.fail("a surface `bti(N)`, `bss(V)` or `ss(V)`", model))?;
+        let ty = name_code(
+            &syntax::LSC_ADDR_TYPE,
+            mname,
+            "an address model bss ss bti",
+            a,
+        )?;
+        Ok((
+            ty,
+            self.imm_or_operand(sarg, "a surface index", u64::MAX, a)?,
+        ))
     }
 
     /// An LSC surface index or pitch: an immediate (UD, at most `max`) where the text
@@ -1189,17 +1317,7 @@ impl Cx<'_> {
             .strip_suffix(']')
             .and_then(|x| x.split_once('['))
             .ok_or_else(|| a.fail("`[U,V,R,LOD]` in a typed LSC address", s))?;
-        let (mname, sarg) = model
-            .strip_suffix(')')
-            .and_then(|m| m.split_once('('))
-            .ok_or_else(|| a.fail("a surface `bti(N)`, `bss(V)` or `ss(V)`", model))?;
-        let ty = name_code(
-            &syntax::LSC_ADDR_TYPE,
-            mname,
-            "an address model bss ss bti",
-            a,
-        )?;
-        let surface = self.imm_or_operand(sarg, "a surface index", u64::MAX, a)?;
+        let (ty, surface) = self.lsc_surface(model, a)?;
         let coords: Vec<&str> = inner.split(',').map(str::trim).collect();
         if coords.is_empty() || coords.len() > 4 {
             return Err(a.fail("one to four coordinates U,V,R,LOD", inner));
@@ -1375,6 +1493,26 @@ impl Cx<'_> {
         b.set("Src0Addrs", Field::Raw(operand::raw(var, self.sym, a)?), a)?;
         Ok(pitch)
     }
+}
+
+/// `text` split at the commas outside `(...)` and `<...>` (operands with regions
+/// inside an address's brackets: `[V1(0,0)<0;1,0>,V2(0,0)<0;1,0>]`), trimmed.
+fn split_outside_brackets(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '<' => depth += 1,
+            ')' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out
 }
 
 fn set_sat(v: &mut VecOperand) {

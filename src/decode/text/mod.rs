@@ -299,4 +299,46 @@ mod tests {
         assert!(e.expected.contains("mask control"), "{e}");
         assert!(e.line > 60 && e.column > 1, "{e}");
     }
+
+    /// LSC_TYPED's 2D blocks: the shape and position errors name what was expected, on
+    /// the instruction's line.
+    #[test]
+    fn typed_block2d_text_errors_name_the_rule() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/cases/image_block_typed2d/acm-g10-simd8/kernel.visaasm");
+        let text = std::fs::read_to_string(path).unwrap();
+        let p = parse_visaasm(&text, 32).unwrap();
+        let typed = p.kernels[0]
+            .body
+            .iter()
+            .filter(|i| i.op == crate::isa::Opcode::LscTyped)
+            .count();
+        assert_eq!(typed, 2);
+        let line = text
+            .lines()
+            .position(|l| l.contains("lsc_load_block2d.tgm"))
+            .unwrap()
+            + 1;
+        for (from, to, expected) in [
+            (":32x2", ":65x2", "a block dimension 1..=64"),
+            (":32x2", ":32", "block2d data `V:WxH`"),
+            (
+                ",V0082(0,0)<0;1,0>]",
+                ",V0082(0,0)<0;1,0>,0x1]",
+                "two block2d positions",
+            ),
+            ("bti(0x0)", "btx(0x0)", "an address model"),
+            (
+                "lsc_load_block2d.tgm ",
+                "(P1) lsc_load_block2d.tgm ",
+                "no predicate",
+            ),
+        ] {
+            let bad = text.replacen(from, to, 1);
+            assert_ne!(bad, text, "{from}");
+            let e = parse_visaasm(&bad, 32).unwrap_err();
+            assert!(e.expected.contains(expected), "{to}: {e}");
+            assert_eq!(e.line, line, "{to}: {e}");
+        }
+    }
 }
