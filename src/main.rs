@@ -132,15 +132,21 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         grf_bytes: u32,
     },
-    /// Run one compiled variant folder (CASE/DEVICE-simdN) on the GPU path or the CPU
-    /// interpreter.
+    /// Run one compiled variant folder (CASE/DEVICE-simdN), or an IGC dump's kernel
+    /// (`.visaasm`/`.isa`) with `--bin` (the `.bin` ocloc wrote), on the GPU path or the
+    /// CPU interpreter.
     Run {
         #[command(flatten)]
         device: DeviceFlags,
         /// Write the WGSL the kernel translates to into this file.
         #[arg(long)]
         wgsl: Option<PathBuf>,
+        /// A variant folder, or a kernel file of an IGC dump (with --bin).
         variant: PathBuf,
+        /// The `.bin` ocloc wrote for the kernel file given as VARIANT: its patch tokens
+        /// give the device and the arguments, which `--set` fills (`--global` required).
+        #[arg(long)]
+        bin: Option<PathBuf>,
         /// Global size, e.g. `4096` or `64,48` (default: the case's).
         #[arg(long)]
         global: Option<String>,
@@ -481,7 +487,50 @@ struct RunLimits {
 fn run(
     device: &DeviceFlags,
     wgsl: Option<&std::path::Path>,
+    (variant, bin): (&std::path::Path, Option<&std::path::Path>),
+    shape: RunShape,
+    out_dir: Option<&std::path::Path>,
+    limits: RunLimits,
+) -> Result<(), Failed> {
+    use visa_emu::cli::dump;
+    let Some(bin) = bin else {
+        if variant.is_file() {
+            return Err(Failed(format!(
+                "{} is a kernel file: run it with --bin K.bin (the .bin ocloc wrote for it), \
+                 --global and --set for its arguments, or give a variant folder (CASE/DEVICE-simdN)",
+                variant.display()
+            )));
+        }
+        return run_variant(device, wgsl, variant, None, shape, out_dir, limits);
+    };
+    if shape.global.is_none() {
+        return Err(Failed(
+            "a dump has no NDRange: give --global (and --local; by default one thread of \
+             the kernel's SIMD width a group)"
+                .into(),
+        ));
+    }
+    let work = std::env::temp_dir().join(format!("visa-emu-run-{}", std::process::id()));
+    let adopted = dump::adopt(variant, bin, &work).map_err(Failed)?;
+    let result = run_variant(
+        device,
+        wgsl,
+        &adopted.variant,
+        Some(adopted.case),
+        shape,
+        out_dir,
+        limits,
+    );
+    std::fs::remove_dir_all(&work).ok();
+    result
+}
+
+/// `run` on a variant folder, with its case folder's case or `adopted` (a dump's).
+fn run_variant(
+    device: &DeviceFlags,
+    wgsl: Option<&std::path::Path>,
     variant: &std::path::Path,
+    adopted: Option<visa_emu::corpus::case::Case>,
     shape: RunShape,
     out_dir: Option<&std::path::Path>,
     limits: RunLimits,
@@ -496,19 +545,41 @@ fn run(
     // `run .` inside a variant folder: its parent is the case folder.
     let variant = &std::fs::canonicalize(variant)
         .map_err(|e| Failed(format!("{}: {e}", variant.display())))?;
-    let case_dir = r::case_dir_of(variant).map_err(Failed)?;
-    let case_dir = case_dir.as_path();
-    let mut case =
-        visa_emu::corpus::case::Case::load(case_dir).map_err(|e| Failed(e.to_string()))?;
+    let from_dump = adopted.is_some();
+    let mut case = match adopted {
+        Some(c) => c,
+        None => {
+            let case_dir = r::case_dir_of(variant).map_err(Failed)?;
+            visa_emu::corpus::case::Case::load(&case_dir).map_err(|e| Failed(e.to_string()))?
+        }
+    };
     if let Some(g) = global {
         case.ndrange.global_size = r::sizes(&g).map_err(Failed)?;
         case.ndrange.work_dim = case.ndrange.global_size.len() as u32;
     }
-    if let Some(l) = local {
-        case.ndrange.local_size = r::sizes(&l).map_err(Failed)?;
+    if let Some(l) = &local {
+        case.ndrange.local_size = r::sizes(l).map_err(Failed)?;
+    }
+    if from_dump && local.is_none() {
+        // One thread of the kernel's SIMD width a group, in the NDRange's dimensions.
+        let simd = case.ndrange.local_size[0];
+        let dims = case.ndrange.global_size.len();
+        case.ndrange.local_size = std::iter::once(simd.min(case.ndrange.global_size[0]))
+            .chain(std::iter::repeat_n(1, dims.saturating_sub(1)))
+            .collect();
     }
     for s in set {
         r::apply_set(&mut case, s).map_err(Failed)?;
+    }
+    if from_dump {
+        let missing = visa_emu::cli::dump::missing_values(&case);
+        if !missing.is_empty() {
+            return Err(Failed(format!(
+                "kernel `{}` needs a value for every argument; missing: {}",
+                case.kernel,
+                missing.join("; ")
+            )));
+        }
     }
     visa_emu::backend::gpu::Mapping::choose(device.mapping.parse().map_err(Failed)?);
     let gpu = if wgsl.is_some() && device.backend == "auto" {
@@ -865,6 +936,7 @@ fn main() -> ExitCode {
             device,
             wgsl,
             variant,
+            bin,
             global,
             local,
             set,
@@ -875,7 +947,7 @@ fn main() -> ExitCode {
         } => run(
             &device,
             wgsl.as_deref(),
-            &variant,
+            (&variant, bin.as_deref()),
             RunShape {
                 global,
                 local,

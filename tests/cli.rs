@@ -709,3 +709,68 @@ fn step_limit_agrees_where_meetings_are_plain_barriers() {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+/// An IGC dump without a case folder: saxpy's kernel text and its `.bin` (copied under
+/// other names, as a dump folder holds them), the arguments named by the `.bin`'s patch
+/// tokens and given with `--set` (buffers from files, scalars as literals), run on both
+/// paths to the case's expected output; what is missing is named with how to give it.
+#[test]
+fn an_igc_dump_runs_with_its_bin_and_set_arguments() {
+    let case = visa_emu::corpus::paths::default_corpus_dir().join("saxpy");
+    let v = case.join("tgllp-simd16");
+    let tmp = std::env::temp_dir().join(format!("visa-emu-dump-test-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let kernel = tmp.join("OCL_asm0_simd16_entry_0001.visaasm");
+    let program = tmp.join("saxpy_Gen12LPlp.bin");
+    std::fs::copy(v.join("kernel.visaasm"), &kernel).unwrap();
+    std::fs::copy(v.join("kernel.bin"), &program).unwrap();
+    let base = |backend: &str| {
+        let mut c = bin();
+        c.args(["run", "--backend", backend])
+            .arg(&kernel)
+            .arg("--bin")
+            .arg(&program)
+            .args(["--global", "4096", "--local", "128"]);
+        c
+    };
+    let r = base("cpu").output().unwrap();
+    let e = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    for want in [
+        "y (float*): --set y=@FILE",
+        "a (float): --set a=VALUE",
+        "n (uint)",
+    ] {
+        assert!(e.contains(want), "{e}");
+    }
+    let want = std::fs::read(case.join("expected/y.bin")).unwrap();
+    for backend in ["cpu", "gpu"] {
+        let out = tmp.join(format!("out-{backend}"));
+        let r = base(backend)
+            .arg("--set")
+            .arg(format!("y=@{}", case.join("inputs/y.bin").display()))
+            .arg("--set")
+            .arg(format!("x=@{}", case.join("inputs/x.bin").display()))
+            .args(["--set", "a=2.5", "--set", "n=4000", "--out-dir"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            r.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(
+            std::fs::read(out.join("y.bin")).unwrap() == want,
+            "{backend}"
+        );
+    }
+    // Without --bin, a kernel file is named for what it is.
+    let r = bin()
+        .args(["run", "--backend", "cpu"])
+        .arg(&kernel)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--bin"));
+    std::fs::remove_dir_all(&tmp).ok();
+}

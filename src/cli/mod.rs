@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_gpu;
 pub mod bench_pocl;
 pub mod conformance;
+pub mod dump;
 pub mod info;
 pub mod run;
 #[cfg(feature = "gpu")]

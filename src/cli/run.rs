@@ -107,9 +107,25 @@ pub fn apply_set(case: &mut Case, set: &str) -> Result<(), String> {
             arg.input_file = Some(path.display().to_string());
             arg.bytes = Some(len);
         }
+        // A buffer of that many zero bytes.
+        ("buffer", None) if value.starts_with("zeros:") => {
+            let n = crate::decode::text::lex::parse_int(&value["zeros:".len()..])
+                .and_then(|v| u64::try_from(v).ok())
+                .filter(|&v| v <= 1 << 30)
+                .ok_or_else(|| {
+                    format!("--set {name}: `{value}` is not zeros:BYTES (at most 1 GiB)")
+                })?;
+            arg.input_file = None;
+            arg.bytes = Some(n);
+        }
         ("buffer" | "image", None) => {
             return Err(format!(
-                "--set {name}: the {kind} argument takes its contents from a file: {name}=@FILE"
+                "--set {name}: the {kind} argument takes its contents from a file: {name}=@FILE{}",
+                if kind == "buffer" {
+                    " (or zeros:BYTES)"
+                } else {
+                    ""
+                }
             ))
         }
         // The CLK_* bits of a sampler, the bytes of a __local buffer.
