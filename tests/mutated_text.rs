@@ -164,18 +164,24 @@ fn unicode_spaces_in_declarations_never_panic() {
 }
 
 /// The image instruction forms (`load_lz`, `sample_lz`/`sample_l`, `media_ld`/`media_st`,
-/// `scatter4_typed`) mutated line by line in the own image cases and tests/data: the
-/// parser never panics, and a program that still parses prepares without a panic.
+/// `scatter4_typed`, LSC_TYPED's 2D blocks) mutated line by line in the own image cases
+/// and tests/data: the parser never panics, and a program that still parses prepares
+/// without a panic and prints to text that parses back to the same instructions.
 #[test]
 fn mutated_image_instructions_never_panic() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let mut files: Vec<std::path::PathBuf> = ["image_rw", "image_sample", "image_block"]
-        .iter()
-        .flat_map(|c| std::fs::read_dir(root.join("cases").join(c)).unwrap())
-        .map(|e| e.unwrap().path().join("kernel.visaasm"))
-        .filter(|p| p.exists())
-        .collect();
-    assert_eq!(files.len(), 12);
+    let mut files: Vec<std::path::PathBuf> = [
+        "image_rw",
+        "image_sample",
+        "image_block",
+        "image_block_typed2d",
+    ]
+    .iter()
+    .flat_map(|c| std::fs::read_dir(root.join("cases").join(c)).unwrap())
+    .map(|e| e.unwrap().path().join("kernel.visaasm"))
+    .filter(|p| p.exists())
+    .collect();
+    assert_eq!(files.len(), 14);
     files.push(root.join("data/sampler_read_tgllp.visaasm"));
     let forms = [
         "load_lz",
@@ -183,6 +189,8 @@ fn mutated_image_instructions_never_panic() {
         "media_ld",
         "media_st",
         "scatter4_typed",
+        "lsc_load_block2d.tgm",
+        "lsc_store_block2d.tgm",
     ];
     let mut rng = Rng(0x51ed_270b_2f3c_44a1);
     let (mut runs, mut errors) = (0, 0);
@@ -208,6 +216,16 @@ fn mutated_image_instructions_never_panic() {
                     if let Some(k) = p.kernels.first() {
                         let _ = visa_emu::interp::prepare(&p, &k.name);
                     }
+                    // What parses prints and parses back to the same program.
+                    let back = parse_visaasm(&visa_emu::print::print_program(&p), 32)
+                        .unwrap_or_else(|e| panic!("{}: {e}\n{}", f.display(), l[at]));
+                    assert_eq!(
+                        back.kernels[0].body,
+                        p.kernels[0].body,
+                        "{}: {}",
+                        f.display(),
+                        l[at]
+                    );
                 }
             }
         }
