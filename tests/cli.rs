@@ -774,3 +774,17 @@ fn an_igc_dump_runs_with_its_bin_and_set_arguments() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("--bin"));
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// An IGC-dumped `.isa` (its instruction operands left out) that does not decode, with
+/// its `.visaasm` beside it: the error names the text file to give instead.
+#[test]
+fn an_undecodable_dumped_isa_points_at_its_text() {
+    let isa = visa_emu::corpus::paths::default_corpus_dir().join("saxpy/tgllp-simd16/kernel.isa");
+    let r = bin().arg("disasm").arg(&isa).output().unwrap();
+    let e = String::from_utf8_lossy(&r.stderr);
+    assert!(!r.status.success());
+    assert!(
+        e.contains("byte offset") && e.contains("kernel.visaasm beside it"),
+        "{e}"
+    );
+}

@@ -25,6 +25,16 @@ pub enum FileError {
     },
     #[error("{path}: {source}")]
     Decode { path: String, source: LoadError },
+    /// A binary that does not decode, with the text dump beside it.
+    #[error(
+        "{path}: {source} (IGC's dumped .isa files leave instruction operands out, see \
+         docs/design.md; {text} beside it holds the kernel as text: give that instead)"
+    )]
+    DecodeWithText {
+        path: String,
+        source: LoadError,
+        text: String,
+    },
 }
 
 /// Read a `.isa` or `.visaasm` file (the format is detected from its contents), with
@@ -81,9 +91,20 @@ fn load_one(path: &Path, grf_bytes: u32) -> Result<Program, FileError> {
         path: path.display().to_string(),
         source,
     })?;
-    load_bytes(&bytes, grf_bytes).map_err(|source| FileError::Decode {
-        path: path.display().to_string(),
-        source,
+    load_bytes(&bytes, grf_bytes).map_err(|source| {
+        let text = path.with_extension("visaasm");
+        if bytes.starts_with(b"CISA") && text.is_file() {
+            FileError::DecodeWithText {
+                path: path.display().to_string(),
+                source,
+                text: text.display().to_string(),
+            }
+        } else {
+            FileError::Decode {
+                path: path.display().to_string(),
+                source,
+            }
+        }
     })
 }
 
