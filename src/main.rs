@@ -147,6 +147,11 @@ enum Command {
         /// give the device and the arguments, which `--set` fills (`--global` required).
         #[arg(long)]
         bin: Option<PathBuf>,
+        /// With --bin: write the dump, its arguments and this run's final buffers (as
+        /// the expected outputs) as a case folder here, for `validate`, `bench` and
+        /// `conformance`.
+        #[arg(long, requires = "bin")]
+        save_case: Option<PathBuf>,
         /// Global size, e.g. `4096` or `64,48` (default: the case's).
         #[arg(long)]
         global: Option<String>,
@@ -487,7 +492,11 @@ struct RunLimits {
 fn run(
     device: &DeviceFlags,
     wgsl: Option<&std::path::Path>,
-    (variant, bin): (&std::path::Path, Option<&std::path::Path>),
+    (variant, bin, save_case): (
+        &std::path::Path,
+        Option<&std::path::Path>,
+        Option<&std::path::Path>,
+    ),
     shape: RunShape,
     out_dir: Option<&std::path::Path>,
     limits: RunLimits,
@@ -501,7 +510,7 @@ fn run(
                 variant.display()
             )));
         }
-        return run_variant(device, wgsl, variant, None, shape, out_dir, limits);
+        return run_variant(device, wgsl, variant, None, shape, out_dir, limits).map(|_| ());
     };
     if shape.global.is_none() {
         return Err(Failed(
@@ -520,10 +529,31 @@ fn run(
         shape,
         out_dir,
         limits,
-    );
+    )
+    .and_then(|(case, buffers, executor)| match save_case {
+        Some(dir) => {
+            dump::save_case(
+                dir,
+                &adopted.variant,
+                &case,
+                &buffers,
+                &format!("visa-emu run ({executor}), saved by --save-case"),
+            )
+            .map_err(Failed)?;
+            eprintln!(
+                "visa-emu: wrote the case folder {} (this run's buffers are its expected outputs)",
+                dir.display()
+            );
+            Ok(())
+        }
+        None => Ok(()),
+    });
     std::fs::remove_dir_all(&work).ok();
     result
 }
+
+/// What `run_variant` ran: the case as run, the final buffers, the executor's name.
+type RunResult = (visa_emu::corpus::case::Case, Vec<(String, Vec<u8>)>, String);
 
 /// `run` on a variant folder, with its case folder's case or `adopted` (a dump's).
 fn run_variant(
@@ -534,7 +564,7 @@ fn run_variant(
     shape: RunShape,
     out_dir: Option<&std::path::Path>,
     limits: RunLimits,
-) -> Result<(), Failed> {
+) -> Result<RunResult, Failed> {
     let RunShape { global, local, set } = shape;
     let RunLimits {
         trace,
@@ -625,7 +655,7 @@ fn run_variant(
     } else {
         std::time::Instant::now()
     };
-    let (buffers, printf) = match (gpu, built) {
+    let (buffers, printf, executor) = match (gpu, built) {
         (Some(mut g), Some(built)) => {
             if trace {
                 return Err(Failed(
@@ -683,7 +713,11 @@ fn run_variant(
                 run.oob_reads,
                 run.oob_writes
             );
-            (run.buffers, run.printf)
+            (
+                run.buffers,
+                run.printf,
+                format!("GPU path on {}", g.adapter().name),
+            )
         }
         _ => {
             let opts = visa_emu::interp::RunOptions {
@@ -702,7 +736,7 @@ fn run_variant(
                 run.stats.oob_reads,
                 run.stats.oob_writes
             );
-            (run.buffers, run.printf)
+            (run.buffers, run.printf, "CPU interpreter".to_string())
         }
     };
     // The kernel's printf output, as an OpenCL runtime prints it after the kernel.
@@ -725,7 +759,7 @@ fn run_variant(
             std::fs::write(&p, bytes).map_err(|e| Failed(format!("{}: {e}", p.display())))?;
         }
     }
-    Ok(())
+    Ok((case, buffers, executor))
 }
 
 fn adapters() -> Result<(), Failed> {
@@ -937,6 +971,7 @@ fn main() -> ExitCode {
             wgsl,
             variant,
             bin,
+            save_case,
             global,
             local,
             set,
@@ -947,7 +982,7 @@ fn main() -> ExitCode {
         } => run(
             &device,
             wgsl.as_deref(),
-            (&variant, bin.as_deref()),
+            (&variant, bin.as_deref(), save_case.as_deref()),
             RunShape {
                 global,
                 local,

@@ -713,7 +713,8 @@ fn step_limit_agrees_where_meetings_are_plain_barriers() {
 /// An IGC dump without a case folder: saxpy's kernel text and its `.bin` (copied under
 /// other names, as a dump folder holds them), the arguments named by the `.bin`'s patch
 /// tokens and given with `--set` (buffers from files, scalars as literals), run on both
-/// paths to the case's expected output; what is missing is named with how to give it.
+/// paths to the case's expected output; what is missing is named with how to give it;
+/// `--save-case` writes it as a case folder the other commands take.
 #[test]
 fn an_igc_dump_runs_with_its_bin_and_set_arguments() {
     let case = visa_emu::corpus::paths::default_corpus_dir().join("saxpy");
@@ -765,6 +766,34 @@ fn an_igc_dump_runs_with_its_bin_and_set_arguments() {
             "{backend}"
         );
     }
+    // --save-case: the dump as a case folder whose expected output is this run's; the
+    // conformance runner passes it, and a second save does not overwrite it.
+    let saved = tmp.join("saved");
+    for second in [false, true] {
+        let r = base("cpu")
+            .arg("--set")
+            .arg(format!("y=@{}", case.join("inputs/y.bin").display()))
+            .arg("--set")
+            .arg(format!("x=@{}", case.join("inputs/x.bin").display()))
+            .args(["--set", "a=2.5", "--set", "n=4000", "--save-case"])
+            .arg(&saved)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.success(), !second, "{e}");
+        assert_eq!(e.contains("already holds a case.json"), second, "{e}");
+    }
+    assert!(std::fs::read(saved.join("expected/y.bin")).unwrap() == want);
+    let r = bin()
+        .args(["conformance", "--backend", "cpu"])
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let o = String::from_utf8_lossy(&r.stdout);
+    assert!(
+        r.status.success() && o.contains("1 passed, 0 failed"),
+        "{o}"
+    );
     // Without --bin, a kernel file is named for what it is.
     let r = bin()
         .args(["run", "--backend", "cpu"])

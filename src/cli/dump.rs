@@ -202,6 +202,91 @@ pub fn missing_values(case: &Case) -> Vec<String> {
         .collect()
 }
 
+/// Write the dump's run as a case folder `dir` in the corpus layout: the variant folder
+/// (kernel file and `.bin`), `inputs/` (every buffer's initial bytes), `case.json` with
+/// the arguments, the NDRange and, as the expected outputs, `buffers` (this run's final
+/// bytes, compared exactly), so that `run`, `validate`, `bench` and `conformance` take
+/// it from then on. `reference` says what produced the outputs.
+pub fn save_case(
+    dir: &Path,
+    variant: &Path,
+    case: &Case,
+    buffers: &[(String, Vec<u8>)],
+    reference: &str,
+) -> Result<(), String> {
+    let io = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    if dir.join("case.json").exists() {
+        return Err(format!(
+            "{} already holds a case.json; --save-case writes a new case folder",
+            dir.display()
+        ));
+    }
+    let vname = variant
+        .file_name()
+        .ok_or("the variant folder has no name")?
+        .to_string_lossy()
+        .into_owned();
+    let vdir = dir.join(&vname);
+    for sub in [vdir.clone(), dir.join("inputs"), dir.join("expected")] {
+        std::fs::create_dir_all(&sub).map_err(|e| io(&sub, e))?;
+    }
+    for e in std::fs::read_dir(variant).map_err(|e| io(variant, e))? {
+        let from = e.map_err(|e| io(variant, e))?.path();
+        if let Some(name) = from.file_name() {
+            std::fs::copy(&from, vdir.join(name)).map_err(|e| io(&from, e))?;
+        }
+    }
+    let mut args = Vec::new();
+    for a in &case.args {
+        let mut j = serde_json::json!({
+            "index": a.index, "name": a.name, "kind": a.kind, "cl_type": a.cl_type,
+            "is_output": a.kind == "buffer",
+        });
+        match a.kind.as_str() {
+            "buffer" => {
+                let data = case.input_bytes(a).map_err(|e| e.to_string())?;
+                let file = format!("inputs/{}.bin", a.name);
+                std::fs::write(dir.join(&file), &data).map_err(|e| io(&dir.join(&file), e))?;
+                j["bytes"] = data.len().into();
+                j["input_file"] = file.into();
+            }
+            "scalar" => {
+                j["dtype"] = a.dtype.clone().into();
+                j["bytes_hex"] = a.bytes_hex.clone().into();
+            }
+            _ => j["bytes"] = a.bytes.into(),
+        }
+        args.push(j);
+    }
+    let mut outputs = Vec::new();
+    for (name, bytes) in buffers {
+        let file = format!("expected/{name}.bin");
+        std::fs::write(dir.join(&file), bytes).map_err(|e| io(&dir.join(&file), e))?;
+        outputs.push(serde_json::json!({
+            "arg": name, "file": file, "dtype": "uint8", "count": bytes.len(),
+            "tolerance": {"type": "exact"},
+        }));
+    }
+    let (device, simd) = vname
+        .rsplit_once("-simd")
+        .map(|(d, s)| (d.to_string(), s.parse::<u32>().unwrap_or(0)))
+        .unwrap_or_default();
+    let n = &case.ndrange;
+    let json = serde_json::json!({
+        "name": case.name, "kernel": case.kernel, "args": args,
+        "ndrange": {
+            "work_dim": n.work_dim, "global_size": n.global_size,
+            "local_size": n.local_size, "global_offset": n.global_offset,
+        },
+        "outputs": outputs,
+        "variants": [{"dir": vname, "device": device, "simd": simd}],
+        "reference": reference,
+    });
+    let path = dir.join("case.json");
+    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text + "\n").map_err(|e| io(&path, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
