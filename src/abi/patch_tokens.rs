@@ -143,7 +143,16 @@ pub fn decode_bin(bin: &[u8], kernel: &str, grf_bytes: u32) -> Result<KernelAbi,
 
 /// The names of the kernels in `bin`, in file order.
 pub fn kernel_names(bin: &[u8]) -> Result<Vec<String>, AbiError> {
-    Ok(parse(bin)?.kernels.into_iter().map(|k| k.name).collect())
+    Ok(family_and_kernels(bin)?.1)
+}
+
+/// The program's GFXCORE family (the header's device field) and its kernels' names.
+pub fn family_and_kernels(bin: &[u8]) -> Result<(u32, Vec<String>), AbiError> {
+    let p = parse(bin)?;
+    Ok((
+        p.header.device,
+        p.kernels.into_iter().map(|k| k.name).collect(),
+    ))
 }
 
 fn surface_kind(buffer_type: u32, at: usize) -> Result<SurfaceKind, AbiError> {

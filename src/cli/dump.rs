@@ -54,17 +54,12 @@ pub fn scalar_dtype(cl_type: &str) -> Option<&'static str> {
 /// [`missing_values`] names what is still missing).
 pub fn adopt(kernel_file: &Path, bin: &Path, work: &Path) -> Result<Adopted, String> {
     let bytes = std::fs::read(bin).map_err(|e| format!("{}: {e}", bin.display()))?;
-    let names =
-        patch_tokens::kernel_names(&bytes).map_err(|e| format!("{}: {e}", bin.display()))?;
-    let first = names
-        .first()
-        .ok_or_else(|| format!("{}: the .bin holds no kernel", bin.display()))?;
     // The device family is the program's, whichever kernel is asked.
-    let family = patch_tokens::find_kernel(&bytes, first, 32)
-        .map_err(|e| format!("{}: {e}", bin.display()))?
-        .program
-        .device
-        .unwrap_or(0);
+    let (family, names) =
+        patch_tokens::family_and_kernels(&bytes).map_err(|e| format!("{}: {e}", bin.display()))?;
+    if names.is_empty() {
+        return Err(format!("{}: the .bin holds no kernel", bin.display()));
+    }
     let device = device_of_family(family)?;
     let grf = crate::corpus::paths::grf_bytes_of_device(device);
     let program = super::load_file(kernel_file, grf).map_err(|e| e.to_string())?;

@@ -1199,36 +1199,41 @@ impl Thread {
                     .into(),
             ));
         }
-        let (w, h) = (
-            fint(inst, "Block_width") as u32,
-            fint(inst, "Block_height") as u32,
+        let load = inst.op == Opcode::MediaLd;
+        self.block_bytes(
+            cx,
+            inst,
+            bti,
+            ("Block_width", "Block_height"),
+            ("X_offset", "Y_offset"),
+            (load, if load { "Dst" } else { "Src" }),
         );
+        Ok(())
+    }
+
+    /// Move a block of bytes, `wf` bytes wide and `hf` rows high (`inst`'s fields), at
+    /// (`xf` bytes, `yf` rows; scalar fields) of the image at `bti` to (`load`) or from
+    /// the raw operand in field `data`, row i at i * media_pitch(w) bytes: MEDIA_LD /
+    /// MEDIA_ST and LSC_TYPED's 2D blocks, with MEDIA_LD's edges (reads clamp to the
+    /// nearest texel, writes outside are dropped). `message::block_bytes` is its twin.
+    fn block_bytes(
+        &mut self,
+        cx: &mut Ctx,
+        inst: &PInst,
+        bti: u32,
+        (wf, hf): (&str, &str),
+        (xf, yf): (&str, &str),
+        (load, data): (bool, &str),
+    ) {
+        let (w, h) = (fint(inst, wf) as u32, fint(inst, hf) as u32);
         let scalar = |t: &Thread, name: &str| -> i32 {
             match ffld(inst, name) {
                 Some(PField::Src(s)) => t.src_elem(s, 0).0.bits as u32 as i32,
                 _ => 0,
             }
         };
-        let (x, y) = (scalar(self, "X_offset"), scalar(self, "Y_offset"));
-        let load = inst.op == Opcode::MediaLd;
-        let data = fraw(inst, if load { "Dst" } else { "Src" });
-        self.block_bytes(cx, bti, (w, h), (x, y), load, data);
-        Ok(())
-    }
-
-    /// Move a `w` x `h` block of bytes at (`x` bytes, `y` rows) of the image at `bti`
-    /// to (`load`) or from raw operand `data`, row i at i * media_pitch(w) bytes:
-    /// MEDIA_LD/MEDIA_ST and LSC_TYPED's 2D blocks, with MEDIA_LD's edges (reads clamp
-    /// to the nearest texel, writes outside are dropped).
-    fn block_bytes(
-        &mut self,
-        cx: &mut Ctx,
-        bti: u32,
-        (w, h): (u32, u32),
-        (x, y): (i32, i32),
-        load: bool,
-        data: Option<u32>,
-    ) {
+        let (x, y) = (scalar(self, xf), scalar(self, yf));
+        let data = fraw(inst, data);
         let pitch = media_pitch(w);
         for i in 0..h {
             for j in 0..w {
@@ -1773,17 +1778,15 @@ impl Thread {
         if matches!(subop, 0x03 | 0x07) {
             // 2D blocks: one message for the thread, no channel enables (the page's
             // LOAD_BLOCK2D/STORE_BLOCK2D loops, MEDIA_LD's edges).
-            let (w, h) = (int("BlockWidth") as u32, int("BlockHeight") as u32);
-            let scalar = |t: &Thread, name: &str| -> i32 {
-                match ffld(inst, name) {
-                    Some(PField::Src(s)) => t.src_elem(s, 0).0.bits as u32 as i32,
-                    _ => 0,
-                }
-            };
-            let (x, y) = (scalar(self, "Src0AddrX"), scalar(self, "Src0AddrY"));
             let load = subop == 0x03;
-            let data = fraw(inst, if load { "DstData" } else { "Src1Data" });
-            self.block_bytes(cx, bti, (w, h), (x, y), load, data);
+            self.block_bytes(
+                cx,
+                inst,
+                bti,
+                ("BlockWidth", "BlockHeight"),
+                ("Src0AddrX", "Src0AddrY"),
+                (load, if load { "DstData" } else { "Src1Data" }),
+            );
             return Ok(());
         }
         let bits = match int("DataSize") {

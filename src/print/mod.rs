@@ -615,10 +615,6 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
     let subop = int(inst, "LscSubOp");
     let mut s = syntax::LSC_SUBOP.name(subop).unwrap_or("lsc_?").to_string();
     s += ".tgm";
-    if matches!(subop, 0x03 | 0x07) {
-        return lsc_typed_block2d(k, inst, s);
-    }
-    lsc_caching_and_exec(&mut s, inst);
     let raw_of = |name: &str| match field(inst, name) {
         Some(Field::Raw(r)) if r.var.0 == 0 => None,
         Some(Field::Raw(r)) if r.offset == 0 => Some(var_name(k, r.var)),
@@ -626,6 +622,33 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
         _ => None,
     };
     let name_of = |name: &str| raw_of(name).unwrap_or_else(|| "%null".into());
+    // The surface and the 2D blocks' positions: an immediate in hex, else the operand.
+    let scalar = |name: &str| match field(inst, name) {
+        Some(Field::Vec(VecOperand::Immediate { bits, .. })) => format!("0x{bits:X}"),
+        Some(Field::Vec(v)) => vec_operand(k, v, false, false),
+        _ => "?".into(),
+    };
+    let model = syntax::LSC_ADDR_TYPE
+        .name(int(inst, "AddrType"))
+        .unwrap_or("?");
+    let surf = scalar("Surface");
+    if matches!(subop, 0x03 | 0x07) {
+        // `lsc_load_block2d.tgm  V:64x2  bti(0x0)[X,Y]`: no execution size.
+        lsc_caching(&mut s, inst);
+        let addr = format!(
+            "{model}({surf})[{},{}]",
+            scalar("Src0AddrX"),
+            scalar("Src0AddrY")
+        );
+        let shape = format!("{}x{}", int(inst, "BlockWidth"), int(inst, "BlockHeight"));
+        if subop == 0x07 {
+            let _ = write!(s, "  {addr}  {}:{shape}", name_of("Src1Data"));
+        } else {
+            let _ = write!(s, "  {}:{shape}  {addr}", name_of("DstData"));
+        }
+        return s;
+    }
+    lsc_caching_and_exec(&mut s, inst);
     let size = syntax::LSC_DATA_SIZE
         .name(int(inst, "DataSize"))
         .unwrap_or("?");
@@ -636,14 +659,6 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
         } else {
             format!("{}:{size}", name_of(name))
         }
-    };
-    let model = syntax::LSC_ADDR_TYPE
-        .name(int(inst, "AddrType"))
-        .unwrap_or("?");
-    let surf = match field(inst, "Surface") {
-        Some(Field::Vec(VecOperand::Immediate { bits, .. })) => format!("0x{bits:X}"),
-        Some(Field::Vec(v)) => vec_operand(k, v, false, false),
-        _ => "?".into(),
     };
     // Up to the last coordinate that is not null (IGC stops at the first null one; a
     // null inside is written so that the text reads back the same), U at least.
@@ -680,53 +695,6 @@ fn lsc_typed(k: &Kernel, inst: &Instruction) -> String {
     s
 }
 
-/// LSC_TYPED's 2D block forms: `lsc_load_block2d.tgm  V:64x2  bti(0x0)[X,Y]` (no
-/// execution size), `s` the mnemonic so far.
-fn lsc_typed_block2d(k: &Kernel, inst: &Instruction, mut s: String) -> String {
-    let (l1, l3) = (int(inst, "CachingL1"), int(inst, "CachingL3"));
-    if (l1, l3) != (0, 0) {
-        let _ = write!(
-            s,
-            ".{}.{}",
-            syntax::LSC_CACHE.name(l1).unwrap_or("?"),
-            syntax::LSC_CACHE.name(l3).unwrap_or("?")
-        );
-    }
-    let scalar = |name: &str| match field(inst, name) {
-        Some(Field::Vec(VecOperand::Immediate { bits, .. })) => format!("0x{bits:X}"),
-        Some(Field::Vec(v)) => vec_operand(k, v, false, false),
-        _ => "?".into(),
-    };
-    let model = syntax::LSC_ADDR_TYPE
-        .name(int(inst, "AddrType"))
-        .unwrap_or("?");
-    let addr = format!(
-        "{model}({})[{},{}]",
-        scalar("Surface"),
-        scalar("Src0AddrX"),
-        scalar("Src0AddrY")
-    );
-    let data = |name: &str| {
-        let r = match field(inst, name) {
-            Some(Field::Raw(r)) if r.var.0 == 0 => "%null".to_string(),
-            Some(Field::Raw(r)) if r.offset == 0 => var_name(k, r.var),
-            Some(Field::Raw(r)) => raw(k, r),
-            _ => "?".into(),
-        };
-        format!(
-            "{r}:{}x{}",
-            int(inst, "BlockWidth"),
-            int(inst, "BlockHeight")
-        )
-    };
-    if int(inst, "LscSubOp") == 0x07 {
-        let _ = write!(s, "  {addr}  {}", data("Src1Data"));
-    } else {
-        let _ = write!(s, "  {}  {addr}", data("DstData"));
-    }
-    s
-}
-
 /// A quad LSC message's enabled channels as `xyzw` letters (ChMask bits 0-3).
 fn quad_letters(mask: u64) -> String {
     "xyzw"
@@ -740,6 +708,14 @@ fn quad_letters(mask: u64) -> String {
 /// An LSC message's `.<l1>.<l3>` cache suffixes (left out when both are default) and
 /// its `(exec)` part, shared by LSC_UNTYPED and LSC_TYPED.
 fn lsc_caching_and_exec(s: &mut String, inst: &Instruction) {
+    lsc_caching(s, inst);
+    if let Some(e) = inst.exec_size() {
+        let _ = write!(s, " {}", exec(&e));
+    }
+}
+
+/// An LSC message's `.<l1>.<l3>` cache suffixes, left out when both are default.
+fn lsc_caching(s: &mut String, inst: &Instruction) {
     let (l1, l3) = (int(inst, "CachingL1"), int(inst, "CachingL3"));
     if (l1, l3) != (0, 0) {
         let _ = write!(
@@ -748,9 +724,6 @@ fn lsc_caching_and_exec(s: &mut String, inst: &Instruction) {
             syntax::LSC_CACHE.name(l1).unwrap_or("?"),
             syntax::LSC_CACHE.name(l3).unwrap_or("?")
         );
-    }
-    if let Some(e) = inst.exec_size() {
-        let _ = write!(s, " {}", exec(&e));
     }
 }
 

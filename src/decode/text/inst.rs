@@ -1013,14 +1013,11 @@ impl Cx<'_> {
         b.set("BlockWidth", Field::Int(w), a)?;
         b.set("BlockHeight", Field::Int(h), a)?;
         b.set("VNNI", Field::Int(vnni), a)?;
-        let reg = operand::raw(v, self.sym, a)?;
+        self.block2d_data(&mut b, v, store, a)?;
         let null = RawOperand {
             var: VarId(0),
             offset: 0,
         };
-        let (d, s1) = if store { (null, reg) } else { (reg, null) };
-        b.set("DstData", Field::Raw(d), a)?;
-        b.set("Src1Data", Field::Raw(s1), a)?;
         b.set("Src2Data", Field::Raw(null), a)?;
         b.set("Src0Addrs", Field::Raw(null), a)?;
 
@@ -1074,13 +1071,7 @@ impl Cx<'_> {
         exec_field: &str,
         at: At,
     ) -> Result<std::slice::Iter<'r, &'r Token<'t>>, ParseError> {
-        let cache = |i: usize| {
-            suffixes.get(i).map_or(Ok(0), |s| {
-                name_code(&syntax::LSC_CACHE, s, "a cache option", at)
-            })
-        };
-        b.set("CachingL1", Field::Int(cache(1)?), at)?;
-        b.set("CachingL3", Field::Int(cache(2)?), at)?;
+        lsc_caching(b, suffixes, at)?;
         if !quad {
             b.set("ChMask", Field::Int(0), at)?;
         }
@@ -1181,13 +1172,7 @@ impl Cx<'_> {
         }
         b.set("LscSubOp", Field::Int(subop), at)?;
         b.set("Predicate", Field::Pred(None), at)?;
-        let cache = |i: usize| {
-            suffixes.get(i).map_or(Ok(0), |s| {
-                name_code(&syntax::LSC_CACHE, s, "a cache option", at)
-            })
-        };
-        b.set("CachingL1", Field::Int(cache(1)?), at)?;
-        b.set("CachingL3", Field::Int(cache(2)?), at)?;
+        lsc_caching(&mut b, suffixes, at)?;
         b.set(
             "ExecSize",
             Field::ExecSize(ExecSize {
@@ -1235,14 +1220,7 @@ impl Cx<'_> {
         };
         b.set("BlockWidth", Field::Int(num(w)?), a)?;
         b.set("BlockHeight", Field::Int(num(h)?), a)?;
-        let reg = operand::raw(v, self.sym, a)?;
-        let null = RawOperand {
-            var: VarId(0),
-            offset: 0,
-        };
-        let (d, s1) = if store { (null, reg) } else { (reg, null) };
-        b.set("DstData", Field::Raw(d), a)?;
-        b.set("Src1Data", Field::Raw(s1), a)?;
+        self.block2d_data(&mut b, v, store, a)?;
 
         let a = self.at(addr);
         let (model, inner) = addr
@@ -1265,6 +1243,19 @@ impl Cx<'_> {
         b.fill_null_raw();
         b.default_extras();
         b.finish(at)
+    }
+
+    /// A 2D block message's data register `v`: DstData of a load, Src1Data of a store
+    /// (the other one null).
+    fn block2d_data(&self, b: &mut Builder, v: &str, store: bool, a: At) -> Result<(), ParseError> {
+        let reg = operand::raw(v, self.sym, a)?;
+        let null = RawOperand {
+            var: VarId(0),
+            offset: 0,
+        };
+        let (d, s1) = if store { (null, reg) } else { (reg, null) };
+        b.set("DstData", Field::Raw(d), a)?;
+        b.set("Src1Data", Field::Raw(s1), a)
     }
 
     /// A typed LSC surface `bti(N)`, `bss(V)` or `ss(V)`: AddrType and the operand.
@@ -1493,6 +1484,17 @@ impl Cx<'_> {
         b.set("Src0Addrs", Field::Raw(operand::raw(var, self.sym, a)?), a)?;
         Ok(pitch)
     }
+}
+
+/// An LSC message's `.<l1>.<l3>` cache suffixes after the SFID (default 0).
+fn lsc_caching(b: &mut Builder, suffixes: &[&str], at: At) -> Result<(), ParseError> {
+    let cache = |i: usize| {
+        suffixes.get(i).map_or(Ok(0), |s| {
+            name_code(&syntax::LSC_CACHE, s, "a cache option", at)
+        })
+    };
+    b.set("CachingL1", Field::Int(cache(1)?), at)?;
+    b.set("CachingL3", Field::Int(cache(2)?), at)
 }
 
 /// `text` split at the commas outside `(...)` and `<...>` (operands with regions
