@@ -73,12 +73,14 @@ fn bundled_example_passes() {
 /// of threads), OpenCL 2.0 generic pointers with program-scope globals, C11-style
 /// atomics with explicit orders and scopes, async work-group copies, sub-group
 /// functions over partial sub-groups, and the trigonometric and hyperbolic builtins
-/// (IGC's software routines, large-argument reduction, specials) within OpenCL's bounds.
+/// (IGC's software routines, large-argument reduction, specials) within OpenCL's bounds,
+/// and their double-precision counterparts on skl and pvc (exp, log, pow, sin, cos,
+/// atan2, cbrt, tanh against mpmath's correctly rounded values).
 #[test]
 fn own_cases_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let variants = discover(&[dir]).unwrap();
-    assert_eq!(variants.len(), 119);
+    assert_eq!(variants.len(), 121);
     let opts = RunOptions::default();
     for v in &variants {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));

@@ -122,7 +122,7 @@ fn gpu_wait_limit() -> std::time::Duration {
 
 /// `VISA_GPU_LOG=1`: each job's stages go to stderr as they happen (pipeline start and
 /// end, submit, wait), so a slow driver compile and a dispatch that hangs tell apart.
-fn stage_log(what: std::fmt::Arguments) {
+pub fn stage_log(what: std::fmt::Arguments) {
     if std::env::var_os("VISA_GPU_LOG").is_some_and(|v| v != "0") {
         eprintln!("[gpu] {what}");
     }

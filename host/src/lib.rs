@@ -11,7 +11,7 @@ mod job;
 mod probe;
 
 pub use context::{AdapterSummary, BackendChoice, Capabilities, GpuContext, GpuOptions};
-pub use job::{BufferUse, ComputeJob, JobBuffer, JobResult, JobTimings, Repeat};
+pub use job::{stage_log, BufferUse, ComputeJob, JobBuffer, JobResult, JobTimings, Repeat};
 pub use probe::FloatBehaviour;
 
 /// Errors of the driver. Every one says what was being done.

@@ -106,9 +106,9 @@ pub struct GpuLaunch {
 
 /// Loop back-edges one pass may spend on `gpu`, when its driver caps them per shader
 /// invocation (see `translate::budget`): llvmpipe allows 65535; a quarter of it is
-/// spent on the estimate, because the driver's own lowering adds loops the WGSL does
-/// not show (64-bit division, double-precision helpers: `math_round_minmax` ran out
-/// at a full budget). `VISA_GPU_PASS_BUDGET=N` overrides it (0: no slicing).
+/// spent on the estimate, because the invocations of one vector that run different
+/// blocks pay for each other's loops (`host/tests/loop_limiter.rs`; `math_round_minmax`
+/// ran out at a full budget). `VISA_GPU_PASS_BUDGET=N` overrides it (0: no slicing).
 pub fn pass_budget(gpu: &GpuContext) -> Option<u32> {
     if let Some(v) = std::env::var_os("VISA_GPU_PASS_BUDGET") {
         return v.to_str().and_then(|s| s.parse().ok()).filter(|&n| n > 0);
@@ -1166,6 +1166,9 @@ fn in_passes(
     loop {
         let mut passes = first.take().unwrap_or_else(|| fresh_job(launch));
         enable_passes(&mut passes, pass_budget, bytes);
+        visa_emu_host::stage_log(format_args!(
+            "passes of {pass_budget} loop iterations (the costliest block: {need})"
+        ));
         let smaller = pass_budget / 2;
         let retry = u64::from(smaller) >= need;
         match finish(gpu, launch, passes, step_limit, None, retry) {
@@ -1320,19 +1323,27 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         runtime_error::NOT_IMAGE => format!(
             "instruction {at}: a typed message on a surface that holds no image argument"
         ),
-        runtime_error::DRIVER_LOOPS => match unsliced_state {
+        runtime_error::DRIVER_LOOPS => {
+            // `main`'s closing probe names no block (u32::MAX): the cut was found there.
+            let place = if at == u32::MAX {
+                String::new()
+            } else {
+                format!(" before the block at instruction {at}")
+            };
+            match unsliced_state {
             Some(bytes) => format!(
-                "the driver stopped the shader's loops before the block at instruction {at} \
+                "the driver stopped the shader's loops{place} \
                  (its per-invocation loop limit ran out), and resuming threads in passes \
                  would need {bytes} bytes of saved state, over the adapter's buffer limit: \
                  use a smaller launch or --backend cpu"
             ),
             None => format!(
-                "the driver stopped the shader's loops before the block at instruction {at} \
+                "the driver stopped the shader's loops{place} \
                  (its per-invocation loop limit ran out earlier than estimated); the results \
                  would be wrong, so none are returned"
             ),
-        },
+            }
+        }
         runtime_error::NO_PROGRESS => format!(
             "the block at instruction {at} needs more loop iterations than one pass allows"
         ),

@@ -64,6 +64,12 @@ pub fn ends_block(op: Opcode) -> bool {
 pub const MAX_BLOCK_INSTS: usize = 64;
 
 pub fn split(insts: &[PInst]) -> Blocks {
+    split_at_most(insts, MAX_BLOCK_INSTS)
+}
+
+/// [`split`] with blocks of at most `max` instructions (at least 1).
+pub fn split_at_most(insts: &[PInst], max: usize) -> Blocks {
+    let max = max.max(1);
     let n = insts.len();
     let mut leader = vec![false; n + 1];
     if n > 0 {
@@ -101,7 +107,7 @@ pub fn split(insts: &[PInst]) -> Blocks {
         // Long straight-line code is cut too, so that one block's loops fit in a pass
         // of a driver that caps them (see `budget`): the channels that run a block run
         // its continuation next, together, so the cut changes nothing else.
-        if i == n || lead || i - start >= MAX_BLOCK_INSTS {
+        if i == n || lead || i - start >= max {
             if start < i {
                 block_of[start] = ranges.len() as u32;
                 ranges.push(start..i);

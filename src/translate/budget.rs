@@ -38,6 +38,8 @@ pub struct Costs {
     index: HashMap<String, usize>,
     /// Values of the named constants loops may be bounded by (`K_GRF_WORDS`...).
     consts: HashMap<String, u64>,
+    /// Masked costs ([`Costs::masked`]) of the functions found so far.
+    masked_funcs: RefCell<HashMap<String, u64>>,
 }
 
 impl Costs {
@@ -57,6 +59,7 @@ impl Costs {
             fns,
             index,
             consts: consts.clone(),
+            masked_funcs: RefCell::new(HashMap::new()),
         }
     }
 
@@ -105,6 +108,44 @@ impl Costs {
     /// The cost of one call of the function `name` (0 for an unknown name).
     pub fn function(&self, name: &str) -> Result<u64, UnboundedLoop> {
         self.call(name)
+    }
+
+    /// Back-edges `code` takes where no invocation of the vector runs it. llvmpipe
+    /// runs a branch as a mask over the vector's lanes, never skipping it, and a loop
+    /// in a masked-off branch still takes one back-edge (measured on Mesa 22.3 with
+    /// `host/examples/limiter_probe.rs`: each looping case of a switch that no lane
+    /// took cost 1). So every loop statement of `code`, and of the functions it calls,
+    /// counts once; nested ones too, as their masked outer loop runs once.
+    pub fn masked(&self, code: &str) -> u64 {
+        let mut total = 0;
+        for raw in code.lines() {
+            let line = code_of(raw);
+            if has_for(line) || line.trim_start().starts_with("loop ") {
+                total += 1;
+            }
+            if line.trim_start().starts_with("fn ") {
+                continue;
+            }
+            for callee in calls(line) {
+                total += self.masked_call(callee);
+            }
+        }
+        total
+    }
+
+    /// [`Costs::masked`] of a call of `name` (0 for a builtin or a constructor).
+    fn masked_call(&self, name: &str) -> u64 {
+        if let Some(&c) = self.masked_funcs.borrow().get(name) {
+            return c;
+        }
+        let Some(&k) = self.index.get(name) else {
+            return 0;
+        };
+        // On the way (a cycle, which WGSL forbids): 0.
+        self.masked_funcs.borrow_mut().insert(name.to_string(), 0);
+        let c = self.masked(&self.fns[k].body);
+        self.masked_funcs.borrow_mut().insert(name.to_string(), c);
+        c
     }
 
     /// Upper bound of the back-edges `code` takes (loops and the calls they make).
@@ -288,6 +329,16 @@ mod tests {
         assert_eq!(c.function("mid"), Ok(16));
         let code = "for (var i = 0u; i < 4u; i++) { mid(); }\nleaf(0u);\n";
         assert_eq!(c.block(code).unwrap(), 4 + 4 * 16 + 8);
+    }
+
+    #[test]
+    fn a_masked_off_piece_costs_one_per_loop_statement() {
+        let rt = "fn leaf() {\n    for (var i = 0u; i < 8u; i++) { }\n    loop { break; }\n}\n";
+        let c = Costs::of_functions(rt, &HashMap::new());
+        let code = "for (var i = 0u; i < 32u; i++) {\n  for (var k = 0u; k < 4u; k++) { leaf(); }\n}\nleaf();\n";
+        // Two loops of its own, two in each call of `leaf`: the bounds do not count.
+        assert_eq!(c.masked(code), 2 + 2 + 2);
+        assert_eq!(c.masked("let x = y + 1u;\n"), 0);
     }
 
     #[test]

@@ -871,20 +871,38 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     // saving after the last, and a little for `main`'s round loop.
     let start_cost = cost("restore_state")? + cost("restore_slm")? + cost("init")?;
     let save_cost = cost("save_state")? + cost("save_slm")? + 64;
-    let cr0_at = simt::cr0_values(
-        p,
-        &lanes::plan_kernel(p),
-        &cfg_blocks,
-        cfg_blocks.ranges[simt::prefix_blocks(p, &cfg_blocks) - 1].end,
-    );
-    let tables = if large {
+    let cr0_of = |b: &blocks::Blocks| {
+        simt::cr0_values(
+            p,
+            &lanes::plan_kernel(p),
+            b,
+            b.ranges[simt::prefix_blocks(p, b) - 1].end,
+        )
+    };
+    let build_tables = |b: &blocks::Blocks, cr0_at: &[Option<u32>]| {
         let mut inst_text = |k: usize, next: &str| {
             let mut e = Emit::new(p.pre.cr0);
             e.cr0_value = cr0_at[k];
-            let ended = emit_inst(&mut e, p, &p.insts[k], &cfg_blocks, next)?;
+            let ended = emit_inst(&mut e, p, &p.insts[k], b, next)?;
             Ok((e.out, ended))
         };
-        table_form::Tables::build(p, &cfg_blocks, &costs, &mut inst_text)?
+        table_form::Tables::build(p, b, &costs, &mut inst_text)
+    };
+    let mut cfg_blocks = cfg_blocks;
+    let mut cr0_at = cr0_of(&cfg_blocks);
+    let tables = if large {
+        let mut tables = build_tables(&cfg_blocks, &cr0_at)?;
+        // Blocks short enough that each fits a driver's capped pass with room to
+        // spare, every shape paying for the others' masked loops (`Tables::build`).
+        if let Some(max) = tables
+            .as_ref()
+            .and_then(|t| t.insts_per_block_within(table_form::BLOCK_COST_CAP))
+        {
+            cfg_blocks = blocks::split_at_most(&p.insts, max);
+            cr0_at = cr0_of(&cfg_blocks);
+            tables = build_tables(&cfg_blocks, &cr0_at)?;
+        }
+        tables
     } else {
         None
     };
@@ -1528,7 +1546,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // The limiter's cut is sticky: once spent, every loop (this one too) stops after
     // one iteration. A cut anywhere above (the block loop of `run_thread`, this
     // function's rounds) ends here, so a one-pass run cannot return cut-short results.
-    if (cfh(CFG_PROBE) != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, 0u); }}
+    if (cfh(CFG_PROBE) != 0u && loops_exhausted()) {{ fail(ERR_DRIVER_LOOPS, 0xffffffffu); }}
     flush_oob();
 }}
 "#

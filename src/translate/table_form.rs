@@ -258,7 +258,19 @@ pub struct Tables {
     /// then the parameters.
     pub words: Vec<u32>,
     blocks: Vec<Block>,
+    /// Upper bound of what one instruction of the table costs (its own loops and the
+    /// masked loops of every shape), and one block end.
+    step_cost: u64,
+    end_cost: u64,
+    /// What every block pays besides its instructions and its end.
+    head_cost: u64,
 }
+
+/// Loop back-edges one block of the table form may cost at most, where
+/// [`Tables::insts_per_block_within`] can get it there: a quarter of the pass budget
+/// on llvmpipe (`backend::gpu::pass_budget`, 16383), so that a pass still holds a block
+/// when the host halves the budget twice after a driver-stopped pass.
+pub const BLOCK_COST_CAP: u64 = 4096;
 
 /// An instruction's WGSL, written by the caller (`emit_inst`) into a fresh `Emit`:
 /// its text and whether it ended the block itself.
@@ -279,13 +291,15 @@ impl Tables {
         let (mut shapes, mut ends) = (ShapeSet::default(), ShapeSet::default());
         let mut blocks_out = Vec::new();
         let head_cost = super::block_head_cost(p);
+        let (mut max_inst_cost, mut max_end_cost) = (0u64, 0u64);
         for range in &cfg_blocks.ranges {
             let next = cfg_blocks.block_expr(range.end as u32);
             let mut cost = head_cost;
             let mut end = None;
             for k in range.clone() {
                 let (text, ended) = inst_text(k, &next)?;
-                cost += costs.block(&text).map_err(TranslateError::Budget)?;
+                let own = costs.block(&text).map_err(TranslateError::Budget)?;
+                cost += own;
                 if ended {
                     // Only a block's last instruction moves the channel PCs.
                     if k + 1 != range.end {
@@ -297,6 +311,7 @@ impl Tables {
                 let Some(s) = shape(&text, false) else {
                     return Ok(None);
                 };
+                max_inst_cost = max_inst_cost.max(own);
                 words[2 * k] = shapes.id(s.text);
                 words[2 * k + 1] = words.len() as u32;
                 words.extend(s.params);
@@ -311,7 +326,9 @@ impl Tables {
                     "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next}; }} }}\n"
                 )
             });
-            cost += costs.block(&end).map_err(TranslateError::Budget)?;
+            let end_own = costs.block(&end).map_err(TranslateError::Budget)?;
+            max_end_cost = max_end_cost.max(end_own);
+            cost += end_own;
             let Some(s) = shape(&end, true) else {
                 return Ok(None);
             };
@@ -326,6 +343,14 @@ impl Tables {
                 end_params: words.len() as u32,
             });
             words.extend(s.params);
+        }
+        // llvmpipe runs every case of a switch, masked, whichever an invocation takes
+        // (`budget::Costs::masked`): each instruction of a block pays for the loops of
+        // every shape, and each block end for those of every end shape.
+        let masked = shapes.texts.iter().map(|t| costs.masked(t)).sum::<u64>();
+        let masked_end = ends.texts.iter().map(|t| costs.masked(t)).sum::<u64>();
+        for block in &mut blocks_out {
+            block.cost += block.table.len() as u64 * masked + masked_end;
         }
         for (b, block) in blocks_out.iter().enumerate() {
             let r = 2 * n + BLOCK_WORDS * b;
@@ -345,7 +370,24 @@ impl Tables {
             ends,
             words,
             blocks: blocks_out,
+            step_cost: masked + max_inst_cost,
+            end_cost: masked_end + max_end_cost,
+            head_cost,
         }))
+    }
+
+    /// The most instructions a block may hold for every block to cost at most `cap`,
+    /// where the blocks now hold more (`None`: they fit, or cannot be made to).
+    pub fn insts_per_block_within(&self, cap: u64) -> Option<usize> {
+        let worst = self.blocks.iter().map(|b| b.cost).max().unwrap_or(0);
+        if worst <= cap {
+            return None;
+        }
+        let fixed = self.head_cost + self.end_cost;
+        // Each instruction: its step, and one back-edge of the instruction loop.
+        let n = (cap.saturating_sub(fixed) / (self.step_cost + 1)).max(1) as usize;
+        let longest = self.blocks.iter().map(|b| b.table.len()).max().unwrap_or(0);
+        (n < longest).then_some(n)
     }
 
     /// Instruction shapes and block-end shapes compiled.
