@@ -39,7 +39,7 @@ fn left(gpu: &mut GpuContext, cases: usize, sels: &[u32], reps: u32) -> u32 {
     d[33] = 32;
     let bytes = d.iter().flat_map(|w| w.to_le_bytes()).collect();
     let wg = sels.len() as u32;
-    let key = 0x6c696d_0000 + (cases as u64) * 16 + u64::from(wg);
+    let key = 0x006c_696d_0000 + (cases as u64) * 16 + u64::from(wg);
     let job = ComputeJob::one_buffer(key, &shader(cases, wg), bytes, [1, 1, 1]);
     let out = gpu.run(&job).expect("the probe runs");
     u32::from_le_bytes(out.outputs[0][256..260].try_into().unwrap())
