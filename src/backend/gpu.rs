@@ -1296,6 +1296,28 @@ fn sampler_table(table: &mut Vec<u32>, samplers: &[crate::abi::image::SamplerSta
     }));
 }
 
+/// The limiter's cut, found before the block at instruction `at` or (`u32::MAX`) by
+/// `main`'s closing probe, which names no block.
+fn driver_loops(at: u32, unsliced_state: Option<u64>) -> String {
+    let place = if at == u32::MAX {
+        String::new()
+    } else {
+        format!(" before the block at instruction {at}")
+    };
+    match unsliced_state {
+        Some(bytes) => format!(
+            "the driver stopped the shader's loops{place} (its per-invocation loop limit \
+             ran out), and resuming threads in passes would need {bytes} bytes of saved \
+             state, over the adapter's buffer limit: use a smaller launch or --backend cpu"
+        ),
+        None => format!(
+            "the driver stopped the shader's loops{place} (its per-invocation loop limit \
+             ran out earlier than estimated); the results would be wrong, so none are \
+             returned"
+        ),
+    }
+}
+
 /// The error a run reported in its `stat` words, as a sentence; `unsliced_state` is
 /// the state a sliced run would have needed when it was too large.
 fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -> Option<String> {
@@ -1323,27 +1345,7 @@ fn runtime_failure(stat: &[u32], step_limit: u32, unsliced_state: Option<u64>) -
         runtime_error::NOT_IMAGE => format!(
             "instruction {at}: a typed message on a surface that holds no image argument"
         ),
-        runtime_error::DRIVER_LOOPS => {
-            // `main`'s closing probe names no block (u32::MAX): the cut was found there.
-            let place = if at == u32::MAX {
-                String::new()
-            } else {
-                format!(" before the block at instruction {at}")
-            };
-            match unsliced_state {
-            Some(bytes) => format!(
-                "the driver stopped the shader's loops{place} \
-                 (its per-invocation loop limit ran out), and resuming threads in passes \
-                 would need {bytes} bytes of saved state, over the adapter's buffer limit: \
-                 use a smaller launch or --backend cpu"
-            ),
-            None => format!(
-                "the driver stopped the shader's loops{place} \
-                 (its per-invocation loop limit ran out earlier than estimated); the results \
-                 would be wrong, so none are returned"
-            ),
-            }
-        }
+        runtime_error::DRIVER_LOOPS => driver_loops(at, unsliced_state),
         runtime_error::NO_PROGRESS => format!(
             "the block at instruction {at} needs more loop iterations than one pass allows"
         ),

@@ -112,9 +112,9 @@ impl Costs {
 
     /// Back-edges `code` takes where no invocation of the vector runs it. llvmpipe
     /// runs a branch as a mask over the vector's lanes, never skipping it, and a loop
-    /// in a masked-off branch still takes one back-edge (measured on Mesa 22.3 with
-    /// `host/examples/limiter_probe.rs`: each looping case of a switch that no lane
-    /// took cost 1). So every loop statement of `code`, and of the functions it calls,
+    /// in a masked-off branch still takes one back-edge (Mesa 22.3, pinned by
+    /// `host/tests/loop_limiter.rs`: each looping case of a switch that no lane took
+    /// cost 1). So every loop statement of `code`, and of the functions it calls,
     /// counts once; nested ones too, as their masked outer loop runs once.
     pub fn masked(&self, code: &str) -> u64 {
         let mut total = 0;

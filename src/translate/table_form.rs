@@ -259,11 +259,10 @@ pub struct Tables {
     pub words: Vec<u32>,
     blocks: Vec<Block>,
     /// Upper bound of what one instruction of the table costs (its own loops and the
-    /// masked loops of every shape), and one block end.
+    /// masked loops of every shape), and of what a block pays besides its
+    /// instructions (its head and its end).
     step_cost: u64,
-    end_cost: u64,
-    /// What every block pays besides its instructions and its end.
-    head_cost: u64,
+    fixed_cost: u64,
 }
 
 /// Loop back-edges one block of the table form may cost at most, where
@@ -371,23 +370,25 @@ impl Tables {
             words,
             blocks: blocks_out,
             step_cost: masked + max_inst_cost,
-            end_cost: masked_end + max_end_cost,
-            head_cost,
+            fixed_cost: head_cost + masked_end + max_end_cost,
         }))
     }
 
     /// The most instructions a block may hold for every block to cost at most `cap`,
     /// where the blocks now hold more (`None`: they fit, or cannot be made to).
     pub fn insts_per_block_within(&self, cap: u64) -> Option<usize> {
-        let worst = self.blocks.iter().map(|b| b.cost).max().unwrap_or(0);
-        if worst <= cap {
+        if self.costliest_block() <= cap {
             return None;
         }
-        let fixed = self.head_cost + self.end_cost;
         // Each instruction: its step, and one back-edge of the instruction loop.
-        let n = (cap.saturating_sub(fixed) / (self.step_cost + 1)).max(1) as usize;
+        let n = (cap.saturating_sub(self.fixed_cost) / (self.step_cost + 1)).max(1) as usize;
         let longest = self.blocks.iter().map(|b| b.table.len()).max().unwrap_or(0);
         (n < longest).then_some(n)
+    }
+
+    /// Loop back-edges of the costliest block.
+    fn costliest_block(&self) -> u64 {
+        self.blocks.iter().map(|b| b.cost).max().unwrap_or(0)
     }
 
     /// Instruction shapes and block-end shapes compiled.
@@ -406,7 +407,7 @@ impl Tables {
         save_cost: u64,
     ) -> Result<(u64, u64), TranslateError> {
         let longest = self.blocks.iter().map(|b| b.table.len()).max().unwrap_or(0);
-        let max_cost = self.blocks.iter().map(|b| b.cost).max().unwrap_or(0);
+        let max_cost = self.costliest_block();
         let all_cost = self.blocks.iter().map(|b| b.cost).sum();
         em.open("fn run_thread() -> u32");
         em.line("let t0 = cfg[CFG_TABLE];");
