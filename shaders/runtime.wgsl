@@ -514,11 +514,58 @@ fn next_down(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(next_up(bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u))) ^ 0x80000000u);
 }
 
-// Integer -> F in the rounding mode (RNE native).
+// Integer -> F in the rounding mode (RNE native). `f64(i)` rounds an |i| over 2^53; one
+// f64 step towards i keeps the directed rounding's answer (no f32 lies in that step).
 fn i2f32(i: i64, mode: u32) -> f32 {
     if (mode == 0u) { return f32(i); }
-    return f64_to_f32_rm(f64(i), mode);
+    let s = f64(i);
+    return f64_to_f32_rm(step64(s, i64_tail(i, s)), mode);
 }
+
+// The sign of i - s, where s = f64(i) (2^63 when i rounds up past i64's range).
+fn i64_tail(i: i64, s: f64) -> i32 {
+    if (s >= 9223372036854775808.0lf) { return -1; }
+    let t = i64(s);
+    return select(select(0, -1, i < t), 1, i > t);
+}
+
+// The f64 next to a nonzero finite s in the direction of `dir` (s itself for 0).
+fn step64(s: f64, dir: i32) -> f64 {
+    if (dir == 0) { return s; }
+    let b = bitcast<u64>(s);
+    let up = (dir > 0) == (s > 0.0lf);
+    return bitcast<f64>(select(b - 1lu, b + 1lu, up));
+}
+
+// Integer -> DF in the rounding mode: the f64 conversion rounds to nearest, one step
+// where the mode rounds the other way.
+fn i2f64_rm(i: i64, mode: u32) -> f64 {
+    let s = f64(i);
+    if (mode == 0u) { return s; }
+    let t = i64_tail(i, s);
+    let toward_zero = (t > 0) == (s < 0.0lf);
+    if ((mode == 1u && t > 0) || (mode == 2u && t < 0) || (mode == 3u && t != 0 && toward_zero)) {
+        return step64(s, t);
+    }
+    return s;
+}
+
+// UQ -> DF and F in the rounding mode: a value of 2^63 and up halved with its last bit
+// kept as a sticky bit (the 53- and 24-bit roundings see the same value), then doubled.
+fn u2f64_rm(u: u64, mode: u32) -> f64 {
+    if ((u >> 63u) == 0lu) { return i2f64_rm(i64(u), mode); }
+    return 2.0lf * i2f64_rm(i64((u >> 1u) | (u & 1lu)), mode);
+}
+
+fn u2f32_rm(u: u64, mode: u32) -> f32 {
+    if ((u >> 63u) == 0lu) { return i2f32(i64(u), mode); }
+    return 2.0 * i2f32(i64((u >> 1u) | (u & 1lu)), mode);
+}
+
+// DF add and mul in round-to-nearest: the twins of `dadd_rm` and `dmul_rm`
+// (soft_f64.wgsl) where the mode is known.
+fn dadd_rne(x: f64, y: f64) -> f64 { return x + y; }
+fn dmul_rne(x: f64, y: f64) -> f64 { return keep64(x * y); }
 
 // Flush a denormal to a signed zero when the mode does not keep denormals.
 fn flush32(x: f32, keep: bool) -> f32 {
@@ -594,25 +641,59 @@ fn f2hf(x: f32) -> u32 {
     return s | r;
 }
 
-// f64 -> HF bits with one rounding: round to odd into f32 first (24 >= 11 + 2 bits).
-fn f64_to_hf(f: f64) -> u32 {
-    if (nan64(f)) { return f2hf(f32(f)); }
+// f64 -> f32 rounded to odd: one more rounding to HF or BF (24 >= 11 + 2, 8 + 2 bits)
+// is then the one rounding of f, in any mode.
+fn f32_odd(f: f64) -> f32 {
     var r = n32(f);
     if (w32(r) != f && abs(f) < 3.0e38lf) {
         if (abs(w32(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
         r = bitcast<f32>(bitcast<u32>(r) | 1u);
     }
-    return f2hf(r);
+    return r;
+}
+
+// f64 -> HF bits with one rounding.
+fn f64_to_hf(f: f64) -> u32 {
+    if (nan64(f)) { return f2hf(f32(f)); }
+    return f2hf(f32_odd(f));
+}
+
+// f64 -> HF bits in the cr0 mode (2_datatypes: DF -> HF and F -> HF use it).
+fn f64_to_hf_rm(f: f64, mode: u32) -> u32 {
+    if (mode == 0u || nan64(f)) { return f64_to_hf(f); }
+    return f2hf_dir(f32_odd(f), mode);
+}
+
+// f32 -> HF bits rounded up (1), down (2) or toward zero (3): an overflow that does not
+// round away from zero stops at 65504; infinities and NaNs as `f2hf`.
+fn f2hf_dir(x: f32, mode: u32) -> u32 {
+    let b = bitcast<u32>(x);
+    let s = (b >> 16u) & 0x8000u;
+    let away = (mode == 1u && s == 0u) || (mode == 2u && s != 0u);
+    let e = i32((b >> 23u) & 0xffu);
+    let m = b & 0x7fffffu;
+    if (e == 255) { return f2hf(x); }
+    let he = e - 112;
+    if (he >= 31) { return s | select(0x7bffu, 0x7c00u, away); }
+    var q = 0u;
+    var inexact = (b & 0x7fffffffu) != 0u;
+    if (he > 0) {
+        q = (u32(he) << 10u) | (m >> 13u);
+        inexact = (m & 0x1fffu) != 0u;
+    } else if (he >= -10) {
+        let shift = u32(14 - he);
+        let mm = m | 0x800000u;
+        q = mm >> shift;
+        inexact = (mm & ((1u << shift) - 1u)) != 0u;
+    }
+    // A carry out of the significand steps the exponent, up to infinity: exact.
+    return s | (q + select(0u, 1u, inexact && away));
 }
 
 // f64 -> BF bits, round to nearest even (through round-to-odd f32).
 fn f64_to_bf(f: f64) -> u32 {
-    var r = n32(f);
     if (nan64(f)) { return (bitcast<u32>(f32(f)) >> 16u) | 0x40u; }
-    if (w32(r) != f && abs(f) < 3.0e38lf) {
-        if (abs(w32(r)) > abs(f)) { r = bitcast<f32>(bitcast<u32>(r) - 1u); }
-        r = bitcast<f32>(bitcast<u32>(r) | 1u);
-    }
+    let r = f32_odd(f);
     let b = bitcast<u32>(r);
     let rem = b & 0xffffu;
     var q = b >> 16u;
@@ -624,6 +705,7 @@ fn bf2f(h: u32) -> f32 { return bitcast<f32>(h << 16u); }
 
 // HF/BF exec type: round an f64 result to the type's precision (the value stays f64).
 fn round_hf(f: f64) -> f64 { return f64(hf2f(f64_to_hf(f))); }
+fn round_hf_rm(f: f64, mode: u32) -> f64 { return f64(hf2f(f64_to_hf_rm(f, mode))); }
 fn round_bf(f: f64) -> f64 { return w32(bf2f(f64_to_bf(f))); }
 
 // MIN/MAX: a NaN operand yields the other; -0 < +0.

@@ -50,21 +50,29 @@ fn sf_parts(a: u64) -> SfParts {
 
 // SoftFloat's roundPackToF64: `sig` has its leading one at bit 62 (or is smaller for
 // subnormal results), `e` is the biased exponent minus one.
-fn sf_round_pack(sign: u64, e0: i32, sig0: u64) -> u64 {
+fn sf_round_pack(sign: u64, e0: i32, sig0: u64) -> u64 { return sf_round_pack_rm(sign, e0, sig0, 0u); }
+// In the cr0 rounding mode `md` (0 RNE, 1 RU, 2 RD, 3 RZ): SoftFloat's increments, and
+// an overflow that does not round away from zero stops at the largest finite value.
+fn sf_round_pack_rm(sign: u64, e0: i32, sig0: u64, md: u32) -> u64 {
     var e = e0;
     var sig = sig0;
+    var inc = 0x200lu;
+    if (md != 0u) {
+        let away = (md == 1u && sign == 0lu) || (md == 2u && sign != 0lu);
+        inc = select(0lu, 0x3fflu, away);
+    }
     var round_bits = u32(sig & 0x3fflu);
     if (e < 0 || e >= 0x7fd) {
         if (e < 0) {
             sig = sf_jam64(sig, u32(-e));
             e = 0;
             round_bits = u32(sig & 0x3fflu);
-        } else if (e > 0x7fd || sig + 0x200lu >= SF_SIGN) {
-            return sign | SF_INF;
+        } else if (e > 0x7fd || sig + inc >= SF_SIGN) {
+            return (sign | SF_INF) - select(0lu, 1lu, inc == 0lu);
         }
     }
-    sig = (sig + 0x200lu) >> 10u;
-    if (round_bits == 0x200u) { sig = sig & ~1lu; }
+    sig = (sig + inc) >> 10u;
+    if (round_bits == 0x200u && md == 0u) { sig = sig & ~1lu; }
     if (sig == 0lu) { e = 0; }
     return sf_pack(sign, e, sig);
 }
@@ -125,7 +133,8 @@ fn sf_lt128(a: SfU128, b: SfU128) -> bool {
 }
 
 // Round the exact value (-1)^sign * r * 2^e (r != 0) to binary64.
-fn sf_round128(sign: u64, r: SfU128, e: i32) -> u64 {
+fn sf_round128(sign: u64, r: SfU128, e: i32) -> u64 { return sf_round128_rm(sign, r, e, 0u); }
+fn sf_round128_rm(sign: u64, r: SfU128, e: i32, md: u32) -> u64 {
     let top = 127 - i32(sf_clz128(r));
     var sig: u64;
     if (top > 62) {
@@ -133,12 +142,12 @@ fn sf_round128(sign: u64, r: SfU128, e: i32) -> u64 {
     } else {
         sig = sf_shl128(r, u32(62 - top)).lo;
     }
-    return sf_round_pack(sign, e + top + 1022, sig);
+    return sf_round_pack_rm(sign, e + top + 1022, sig, md);
 }
 
-// (-1)^sx * x * 2^ex + (-1)^sy * y * 2^ey, exact then rounded once; x, y nonzero and
-// below 2^106.
-fn sf_sum(sx: u64, x0: SfU128, ex0: i32, sy: u64, y0: SfU128, ey0: i32) -> u64 {
+// (-1)^sx * x * 2^ex + (-1)^sy * y * 2^ey, exact then rounded once in mode `md`; x, y
+// nonzero and below 2^106. An exact zero is -0 when rounding down (IEEE 754 6.3).
+fn sf_sum(sx: u64, x0: SfU128, ex0: i32, sy: u64, y0: SfU128, ey0: i32, md: u32) -> u64 {
     // Leading ones at bit 125: room for the carry, 20+ bits below the 106-bit operands.
     let nx = sf_clz128(x0) - 2u;
     let ny = sf_clz128(y0) - 2u;
@@ -153,14 +162,15 @@ fn sf_sum(sx: u64, x0: SfU128, ex0: i32, sy: u64, y0: SfU128, ey0: i32) -> u64 {
         x = sf_jam128(x, u32(min(ey - ex, 200)));
         e = ey;
     }
-    if (sx == sy) { return sf_round128(sx, sf_add128(x, y), e); }
-    if (sf_lt128(x, y)) { return sf_round128(sy, sf_sub128(y, x), e); }
+    if (sx == sy) { return sf_round128_rm(sx, sf_add128(x, y), e, md); }
+    if (sf_lt128(x, y)) { return sf_round128_rm(sy, sf_sub128(y, x), e, md); }
     let d = sf_sub128(x, y);
-    if ((d.hi | d.lo) == 0lu) { return 0lu; }
-    return sf_round128(sx, d, e);
+    if ((d.hi | d.lo) == 0lu) { return select(0lu, SF_SIGN, md == 2u); }
+    return sf_round128_rm(sx, d, e, md);
 }
 
-fn f64_add(a: u64, b: u64) -> u64 {
+fn f64_add(a: u64, b: u64) -> u64 { return f64_add_rm(a, b, 0u); }
+fn f64_add_rm(a: u64, b: u64, md: u32) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
     let sa = a & SF_SIGN;
     let sb = b & SF_SIGN;
@@ -172,18 +182,19 @@ fn f64_add(a: u64, b: u64) -> u64 {
     }
     let za = sf_zero(a);
     let zb = sf_zero(b);
-    if (za && zb) { return sa & sb; }
+    if (za && zb) { return select(sa & sb, sa | sb, md == 2u); }
     if (za) { return b; }
     if (zb) { return a; }
     let pa = sf_parts(a);
     let pb = sf_parts(b);
-    return sf_sum(sa, SfU128(0lu, pa.m), pa.e, sb, SfU128(0lu, pb.m), pb.e);
+    return sf_sum(sa, SfU128(0lu, pa.m), pa.e, sb, SfU128(0lu, pb.m), pb.e, md);
 }
 fn f64_sub(a: u64, b: u64) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
     return f64_add(a, b ^ SF_SIGN);
 }
-fn f64_mul(a: u64, b: u64) -> u64 {
+fn f64_mul(a: u64, b: u64) -> u64 { return f64_mul_rm(a, b, 0u); }
+fn f64_mul_rm(a: u64, b: u64, md: u32) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
     let s = (a ^ b) & SF_SIGN;
     let ia = sf_inf_nan(a);
@@ -197,9 +208,10 @@ fn f64_mul(a: u64, b: u64) -> u64 {
     if (za || zb) { return s; }
     let pa = sf_parts(a);
     let pb = sf_parts(b);
-    return sf_round128(s, sf_mul128(pa.m, pb.m), pa.e + pb.e);
+    return sf_round128_rm(s, sf_mul128(pa.m, pb.m), pa.e + pb.e, md);
 }
-fn f64_fma(a: u64, b: u64, c: u64) -> u64 {
+fn f64_fma(a: u64, b: u64, c: u64) -> u64 { return f64_fma_rm(a, b, c, 0u); }
+fn f64_fma_rm(a: u64, b: u64, c: u64, md: u32) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b) || sf_is_nan(c)) {
         if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
         return c | 0x0008000000000000lu;
@@ -219,15 +231,15 @@ fn f64_fma(a: u64, b: u64, c: u64) -> u64 {
     }
     if (ic) { return c; }
     if (za || zb) {
-        if (zc) { return sp & sc; }
+        if (zc) { return select(sp & sc, sp | sc, md == 2u); }
         return c;
     }
     let pa = sf_parts(a);
     let pb = sf_parts(b);
     let p = sf_mul128(pa.m, pb.m);
-    if (zc) { return sf_round128(sp, p, pa.e + pb.e); }
+    if (zc) { return sf_round128_rm(sp, p, pa.e + pb.e, md); }
     let pc = sf_parts(c);
-    return sf_sum(sp, p, pa.e + pb.e, sc, SfU128(0lu, pc.m), pc.e);
+    return sf_sum(sp, p, pa.e + pb.e, sc, SfU128(0lu, pc.m), pc.e, md);
 }
 fn f64_div(a: u64, b: u64) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
@@ -459,6 +471,20 @@ fn f64_to_i32(a: u64) -> i32 { return i32(clamp(f64_to_i64(a), -2147483648li, 21
 // modules whose code calls it (DF `mad`).
 fn dfma(x: f64, y: f64, z: f64) -> f64 {
     return bitcast<f64>(f64_fma(bitcast<u64>(x), bitcast<u64>(y), bitcast<u64>(z)));
+}
+
+// DF add, mul and mad in the cr0 rounding mode `md`, one rounding on the bits (IGC runs
+// `mad` in RZ, RU and RD for long -> double conversions). In round-to-nearest the
+// translator calls their twins (`dadd_rne`, `dmul_rne` in runtime.wgsl, `dfma`), so
+// only modules with a directed mode take this library for them.
+fn dadd_rm(x: f64, y: f64, md: u32) -> f64 {
+    return bitcast<f64>(f64_add_rm(bitcast<u64>(x), bitcast<u64>(y), md));
+}
+fn dmul_rm(x: f64, y: f64, md: u32) -> f64 {
+    return bitcast<f64>(f64_mul_rm(bitcast<u64>(x), bitcast<u64>(y), md));
+}
+fn dfma_rm(x: f64, y: f64, z: f64, md: u32) -> f64 {
+    return bitcast<f64>(f64_fma_rm(bitcast<u64>(x), bitcast<u64>(y), bitcast<u64>(z), md));
 }
 
 // DF division and square root rounded once on any adapter: Vulkan lets a driver's

@@ -1960,3 +1960,136 @@ fn f_division_specials_follow_ieee_on_the_bits() {
         assert!(same(root[i], p[0].sqrt()), "sqrt({}): {}", p[0], root[i]);
     }
 }
+
+/// What the interpreter gives for one triple of operands (as bits).
+type Want3<'a> = Box<dyn Fn(&[f64; 3]) -> u64 + 'a>;
+
+/// The cr0 rounding modes beyond F (convert_modes and convert_modes_double pin them on
+/// whole kernels): DF add, mul and mad on the bits (`dadd_rm`, `dmul_rm`, `dfma_rm`: IGC
+/// converts long to double with a `mad` in RZ, RU or RD), DF -> HF (`f64_to_hf_rm`), Q
+/// and UQ -> DF and UQ -> F (`i2f64_rm`, `u2f64_rm`, `u2f32_rm`: one rounding from the
+/// 64-bit value, past 2^53 and 2^63 too) give the interpreter's bits in every mode.
+#[test]
+fn df_arithmetic_and_conversions_round_once_in_every_mode() {
+    use visa_emu::interp::alu::{exec, to_bits, AluOp, FpEnv, Num, Val};
+    use visa_emu::ir::DataType;
+    let mut t = triples();
+    t.extend([
+        [1.0, -1.0, 0.0],
+        [-0.0, 0.0, -0.0],
+        [f64::MAX, 2.0, f64::MAX],
+        [-1e308, 10.0, 1e300],
+        [5e-324, 0.5, -5e-324],
+        [1.0, 1e-300, -1.0],
+        [65519.99, 65520.0, -65504.0],
+        [
+            2.0f64.powi(-25),
+            3.0 * 2.0f64.powi(-26),
+            1.0 + 2.0f64.powi(-11),
+        ],
+        [
+            f64::from_bits(0x7fff_ffff_ffff_fc00),
+            f64::from_bits(0x4340_0000_0000_0001),
+            0.0,
+        ],
+    ]);
+    let funcs = [
+        "i2f64_rm",
+        "u2f64_rm",
+        "u2f32_rm",
+        "i2f32",
+        "i64_tail",
+        "step64",
+        "f64_to_hf_rm",
+        "f2hf_dir",
+        "f2hf",
+        "f32_odd",
+        "f64_to_hf",
+        "f64_to_f32_rm",
+        "opaque_f64",
+        "next_up",
+        "next_down",
+        "n32",
+        "w32",
+        "nan32",
+        "nan64",
+    ];
+    let df = |x: f64| Val::new(DataType::DF, x.to_bits());
+    let mut bad = Vec::new();
+    for md in 1u32..4 {
+        let env = FpEnv {
+            rounding: md as u8,
+            ..FpEnv::IEEE_DENORMS
+        };
+        let ops: [(String, Want3); 7] = [
+            (
+                format!("dadd_rm(a, b, {md}u)"),
+                Box::new(|x| {
+                    exec(AluOp::Add, DataType::DF, &[df(x[0]), df(x[1])], false, &env)
+                        .unwrap()
+                        .dst
+                }),
+            ),
+            (
+                format!("dmul_rm(a, b, {md}u)"),
+                Box::new(|x| {
+                    exec(AluOp::Mul, DataType::DF, &[df(x[0]), df(x[1])], false, &env)
+                        .unwrap()
+                        .dst
+                }),
+            ),
+            (
+                format!("dfma_rm(a, b, c, {md}u)"),
+                Box::new(|x| {
+                    let s = [df(x[0]), df(x[1]), df(x[2])];
+                    exec(AluOp::Mad, DataType::DF, &s, false, &env).unwrap().dst
+                }),
+            ),
+            (
+                format!("f64(f64_to_hf_rm(b, {md}u))"),
+                Box::new(|x| {
+                    (to_bits(Num::Float(x[1]), DataType::HF, false, &env) as f64).to_bits()
+                }),
+            ),
+            (
+                format!("i2f64_rm(bitcast<i64>(a), {md}u)"),
+                Box::new(|x| {
+                    to_bits(
+                        Num::Int(x[0].to_bits() as i64 as i128),
+                        DataType::DF,
+                        false,
+                        &env,
+                    )
+                }),
+            ),
+            (
+                format!("u2f64_rm(bitcast<u64>(a), {md}u)"),
+                Box::new(|x| to_bits(Num::Int(x[0].to_bits() as i128), DataType::DF, false, &env)),
+            ),
+            (
+                format!("f64(u2f32_rm(bitcast<u64>(c), {md}u))"),
+                Box::new(|x| {
+                    let b = to_bits(Num::Int(x[2].to_bits() as i128), DataType::F, false, &env);
+                    f64::from(f32::from_bits(b as u32)).to_bits()
+                }),
+            ),
+        ];
+        for (expr, want) in &ops {
+            let got = run_f64_extra(&funcs, visa_emu::translate::SOFT_F64, expr, &t);
+            for (x, g) in t.iter().zip(&got) {
+                let w = want(x);
+                let nan = f64::from_bits(w).is_nan() && g.is_nan();
+                if g.to_bits() != w && !nan && bad.len() < 12 {
+                    bad.push(format!(
+                        "{expr} on {:e}, {:e}, {:e}: runtime {:#x}, interpreter {w:#x}",
+                        x[0],
+                        x[1],
+                        x[2],
+                        g.to_bits()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

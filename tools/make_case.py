@@ -24,7 +24,7 @@ ulp/check_ulp, abs_rel); outputs it does not name are exact.
 import glob, json, os, re, shutil, struct, subprocess, sys, tempfile
 
 FMT = {"int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I",
-       "int64": "q", "uint64": "Q", "float32": "f", "float64": "d"}
+       "int64": "q", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d"}
 
 
 def pack(dtype, values):

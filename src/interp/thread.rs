@@ -813,6 +813,27 @@ fn int_bits(t: DataType) -> u32 {
     8 * t.size()
 }
 
+/// ADD, MUL or MAD of float operands through `alu::exec` (exact, one rounding in the
+/// cr0 mode); `None` where an operand's value is not of its type's kind.
+fn directed_arith(
+    op: Opcode,
+    dty: DataType,
+    v: &[(Num, DataType)],
+    sat: bool,
+    env: &FpEnv,
+) -> Option<u64> {
+    let mut vals = [Val {
+        ty: DataType::F,
+        bits: 0,
+    }; 3];
+    for (slot, &(n, ty)) in vals.iter_mut().zip(v) {
+        *slot = alu::val_of(n, ty)?;
+    }
+    let op = alu::AluOp::from_opcode(op, &[])?;
+    let k = v.len().min(3);
+    alu::exec(op, dty, &vals[..k], sat, env).ok().map(|o| o.dst)
+}
+
 /// One element of an ALU instruction: (dst bits, extra result).
 fn element(
     inst: &PInst,
@@ -850,6 +871,15 @@ fn element(
             None => Num::Float(f(a.as_f64(), b.as_f64(), c.as_f64())),
         }
     };
+    // Directed rounding modes (IGC sets RZ, RU, RD around conversions and its integer
+    // division), and HF's mad in any mode: ADD, MUL and MAD round once from the exact
+    // result, as `alu::exec` computes it; the f64 formulas below would round twice.
+    let once = env.rounding != 0 || (inst.op == Mad && fexec == Some(DataType::HF));
+    if once && fexec.is_some() && matches!(inst.op, Add | Mul | Mad) {
+        if let Some(bits) = directed_arith(inst.op, dty, v, sat, env) {
+            return Ok((alu::canonical_nan(bits, dty), None));
+        }
+    }
     let r = match inst.op {
         Mov | Fcvt => match raw.first() {
             Some(&r) => alu::moved_nan(r, a, dty, sat).unwrap_or_else(|| out(a)),

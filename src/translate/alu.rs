@@ -74,8 +74,10 @@ fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
             &b.as_f64(),
             &c.as_f64(),
         )),
+        // The f64 result is exact for HF's add and mul, and rounded to odd for mad:
+        // one rounding in the cr0 mode (2_datatypes).
         Some(DataType::HF) => Num::F64(format!(
-            "round_hf({})",
+            "round_hf_rm({}, md)",
             subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())
         )),
         Some(_) => Num::F64(format!(
@@ -101,6 +103,15 @@ fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
         }
         _ => Num::F64(format!("w32({e})")),
     })
+}
+
+/// An operation with one f64 formula and no f32 form.
+fn df_op(f: &str) -> FOp<'_> {
+    FOp {
+        f64: f,
+        f32: None,
+        df: None,
+    }
 }
 
 /// Division in any float type; DF's is exact on any adapter.
@@ -154,22 +165,24 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
     };
     let out = match op {
         Mov | Fcvt => Out::N(a),
-        Add => Out::N(arith("$x + $y", "fadd32", "$x + $y")?),
+        // DF in a directed cr0 mode rounds on the bits (`dadd_rm` and the others,
+        // soft_f64.wgsl); tidy.rs calls their round-to-nearest twins where the mode is
+        // known: the native sum, the native product rounded on its own where the
+        // compiler would fuse it into a following add (`keep64`), `dfma`.
+        Add => Out::N(match fexec {
+            Some(DataType::DF) => fop(fexec, &v, df_op("dadd_rm($x, $y, md)"))?,
+            _ => arith("$x + $y", "fadd32", "$x + $y")?,
+        }),
         Mul => Out::N(match fexec {
-            // DF's native product, rounded on its own where the compiler would fuse it
-            // into a following add (`keep64`, runtime.wgsl).
-            Some(DataType::DF) => fop(
-                fexec,
-                &v,
-                FOp {
-                    f64: "keep64($x * $y)",
-                    f32: None,
-                    df: None,
-                },
-            )?,
+            Some(DataType::DF) => fop(fexec, &v, df_op("dmul_rm($x, $y, md)"))?,
             _ => arith("$x * $y", "fmul32", "$x * $y")?,
         }),
-        Mad => Out::N(arith("dfma($x, $y, $z)", "fmad32", "$x * $y + $z")?),
+        Mad => Out::N(match fexec {
+            Some(DataType::DF) => fop(fexec, &v, df_op("dfma_rm($x, $y, $z, md)"))?,
+            // The product of halves is exact in f64; the sum rounded to odd.
+            Some(DataType::HF) => fop(fexec, &v, df_op("add_odd($x * $y, $z)"))?,
+            _ => arith("dfma($x, $y, $z)", "fmad32", "$x * $y + $z")?,
+        }),
         Add3 => Out::N(Num::I(format!(
             "({} + {} + {})",
             a.as_int(),
@@ -552,6 +565,13 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         )
     } else if inst.op == Movs {
         (bound[0].raw.clone(), None)
+    } else if inst.op == Mov
+        && bound[0].ty == DataType::UQ
+        && bound[0].m == Modifier::None
+        && is_float(dty)
+        && !sat
+    {
+        (operand::uq_to_float_bits(&bound[0].raw, dty), None)
     } else {
         let moves = matches!(inst.op, Mov | Fcvt);
         match element(inst.op, dty, &bound, &ints).map_err(unsupported)? {

@@ -211,9 +211,11 @@ fn index_into_state(text: &str, name: &str, base: &str) -> String {
 
 /// The runtime pieces `kernel` calls.
 fn runtime_pieces(kernel: &str) -> String {
-    let mut s = if ["dfma(", "ddiv(", "dsqrt("]
-        .iter()
-        .any(|f| kernel.contains(f))
+    let mut s = if [
+        "dfma(", "ddiv(", "dsqrt(", "dadd_rm(", "dmul_rm(", "dfma_rm(",
+    ]
+    .iter()
+    .any(|f| kernel.contains(f))
     {
         format!("{SOFT_F64}\n{RUNTIME}")
     } else {

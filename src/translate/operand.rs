@@ -336,6 +336,21 @@ fn f64_lit(v: f64) -> String {
     format!("{v:?}lf")
 }
 
+/// MOV of a UQ element (`raw`, u64 bits) into a float type, as a `u64` expression: the
+/// value is unsigned, which [`Num::I`] (an i64) cannot hold from 2^63 up.
+pub fn uq_to_float_bits(raw: &str, to: DataType) -> String {
+    let md = "(cr >> 4u) & 3u";
+    match to {
+        DataType::F => {
+            format!("u64(bitcast<u32>(flush32(u2f32_rm({raw}, {md}), ((cr & 0x80u) != 0u))))")
+        }
+        DataType::DF => format!("bitcast<u64>(u2f64_rm({raw}, {md}))"),
+        // Every UQ at the HF boundary is exact in f64.
+        DataType::HF => format!("u64(f64_to_hf_rm(u2f64_rm({raw}, 0u), {md}))"),
+        _ => format!("u64(f64_to_bf(u2f64_rm({raw}, 0u)))"),
+    }
+}
+
 /// The interpreter's `to_bits(n, to, sat, env)` as a `u64` expression. `cr` names the
 /// WGSL variable holding cr0.
 pub fn to_bits(n: &Num, to: DataType, sat: bool) -> String {
@@ -366,7 +381,7 @@ pub fn to_bits(n: &Num, to: DataType, sat: bool) -> String {
         DF => {
             let keep = "((cr & 0x40u) != 0u)";
             let f = match (n, sat) {
-                (Num::I(i), false) => format!("f64({i})"),
+                (Num::I(i), false) => format!("i2f64_rm({i}, (cr >> 4u) & 3u)"),
                 _ => {
                     let f = n.as_f64();
                     let f = if sat { format!("sat64({f})") } else { f };
@@ -381,7 +396,8 @@ pub fn to_bits(n: &Num, to: DataType, sat: bool) -> String {
                 f = format!("sat64({f})");
             }
             if to == HF {
-                format!("u64(f64_to_hf(flush_h({f}, ((cr & 0x400u) != 0u))))")
+                // Narrowing to HF uses the cr0 mode (2_datatypes); BF's is not listed.
+                format!("u64(f64_to_hf_rm(flush_h({f}, ((cr & 0x400u) != 0u)), (cr >> 4u) & 3u))")
             } else {
                 format!("u64(f64_to_bf({f}))")
             }

@@ -24,13 +24,19 @@ const KEEPING_FLUSHES: [&str; 3] = ["flush32", "flush64", "flush_h"];
 
 /// Helpers with the rounding mode as their last argument, and what each call in
 /// round-to-nearest (mode `0u`) becomes: the twin taking the other arguments.
-const ROUND_TO_NEAREST_TWINS: [(&str, &str); 6] = [
+const ROUND_TO_NEAREST_TWINS: [(&str, &str); 12] = [
     ("fadd32", "fadd32_rne"),
     ("fmul32", "fmul32_rne"),
     ("fmad32", "fma_rne32"),
     ("flrp32", "flrp32_rne"),
     ("f64_to_f32_rm", "n32"),
     ("i2f32", "f32"),
+    ("i2f64_rm", "f64"),
+    ("f64_to_hf_rm", "f64_to_hf"),
+    ("round_hf_rm", "round_hf"),
+    ("dadd_rm", "dadd_rne"),
+    ("dmul_rm", "dmul_rne"),
+    ("dfma_rm", "dfma"),
 ];
 
 /// Bindings of the template that may go unread.

@@ -4,6 +4,7 @@
 //! destination type.
 
 use super::convert::{float_to_float, int_value, mask, sat_float};
+use super::df_exact;
 use super::float::{self, exact_sum, two_prod, two_sum, Fmt};
 use super::types::{AluError, AluOp, AluOut, FpEnv, RelOp, Rounding, TypeList, Val};
 use crate::ir::DataType;
@@ -85,6 +86,19 @@ pub fn arith(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &Fp
 fn arith_exact(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> u64 {
     let a = fin(s[0], env);
     let b = fin(s[1], env);
+    if exec == Fmt::Df && env.rounding != 0 {
+        // Directed DF: on integers, where an underflowing product or an overflow has
+        // no `(s, tail)` form (df_exact.rs).
+        let c = (op == AluOp::Mad).then(|| fin(s[2], env));
+        if a.is_finite() && b.is_finite() && c.is_none_or(f64::is_finite) {
+            let mode = env.mode();
+            let r = match op {
+                AluOp::Add => df_exact::add(a, b, mode),
+                _ => df_exact::mad(a, b, c, mode),
+            };
+            return finish((r, 0), exec, dst, s, sat, mode, env);
+        }
+    }
     let exact = match op {
         AluOp::Add => {
             let (r, e) = two_sum(a, b);

@@ -7,6 +7,8 @@
 //! computed in the execution type: F in f32, DF in f64, HF and BF in f64 then rounded
 //! once to the destination (exact for add/mul of 11-bit mantissas).
 
+use super::convert::int_to_float;
+use super::float::{self, Fmt};
 use super::types::{FpEnv, Val};
 use crate::ir::{DataType, Modifier};
 
@@ -164,6 +166,19 @@ fn next_down(x: f32) -> f32 {
     -next_up(-x)
 }
 
+/// A source's numeric value (after its modifier) back as an element of its type, for
+/// [`super::exec`]: float values encode exactly, integers truncate to their width.
+/// `None` for a value of the other kind.
+pub fn val_of(n: Num, ty: DataType) -> Option<Val> {
+    let ty = if ty == DataType::VF { DataType::F } else { ty };
+    let bits = match (n, Fmt::of(ty)) {
+        (Num::Float(f), Some(fmt)) => float::encode(fmt, f),
+        (Num::Int(i), None) => i as u64 & super::convert::mask(8 * ty.size()),
+        _ => return None,
+    };
+    Some(Val { ty, bits })
+}
+
 /// Convert a numeric value to the bits of `to`. Float->int: NaN -> 0, clamped to the
 /// range; int narrowing truncates unless `sat`; float results saturate to [0, 1] with
 /// `sat` (NaN -> 0).
@@ -176,19 +191,33 @@ pub fn to_bits(n: Num, to: DataType, sat: bool, env: &FpEnv) -> u64 {
                 f = if f.is_nan() { 0.0 } else { f.clamp(0.0, 1.0) };
             }
             let f = flush(f, to, env);
+            // An integer converts from its exact value in the cr0 mode (`as f64` would
+            // round it first); so does a float narrowed to HF (2_datatypes: DF -> F,
+            // DF -> HF and F -> HF use the control register's mode).
+            let int = match n {
+                Num::Int(i) if !sat => Some(i),
+                _ => None,
+            };
+            let directed = env.rounding != 0;
             match to {
                 F => {
-                    let r = match n {
-                        Num::Int(i) if !sat && env.rounding == 0 => i as f32,
-                        _ => f64_to_f32(f, env.rounding),
+                    let r = match int {
+                        Some(i) if !directed => i as f32,
+                        Some(i) => int_to_float(i, Fmt::F, env.mode()) as f32,
+                        None => f64_to_f32(f, env.rounding),
                     };
                     (flush(r as f64, F, env) as f32).to_bits() as u64
                 }
-                DF => match n {
-                    Num::Int(i) if !sat => (i as f64).to_bits(),
-                    _ => f.to_bits(),
+                DF => match int {
+                    Some(i) if !directed => (i as f64).to_bits(),
+                    Some(i) => int_to_float(i, Fmt::Df, env.mode()).to_bits(),
+                    None => f.to_bits(),
                 },
-                HF => half::f16::from_f64(f).to_bits() as u64,
+                HF => match int {
+                    None if !directed => half::f16::from_f64(f).to_bits() as u64,
+                    Some(i) => float::encode(Fmt::Hf, int_to_float(i, Fmt::Hf, env.mode())),
+                    None => float::encode(Fmt::Hf, float::round(Fmt::Hf, f, 0, env.mode(), true)),
+                },
                 _ => half::bf16::from_f64(f).to_bits() as u64,
             }
         }

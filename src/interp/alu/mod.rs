@@ -31,6 +31,7 @@
 //! [`legacy`] keeps the first numeric-value API that `thread.rs` still uses.
 
 mod convert;
+mod df_exact;
 pub mod dpas;
 mod exec;
 mod float;
@@ -46,7 +47,7 @@ pub use dpas::{check as dpas_check, dpas, DpasShape, Precision};
 pub use exec::exec;
 pub use legacy::{
     canonical_nan, compare, default_nan, f64_to_f32, float_exec_type, float_layout, fmin_max,
-    is_float, is_nan_bits, modify, moved_nan, num, round_exec, to_bits, unpack, Num,
+    is_float, is_nan_bits, modify, moved_nan, num, round_exec, to_bits, unpack, val_of, Num,
 };
 pub use modifier::{apply_src_modifier, unpack_immediate};
 pub use types::{AluError, AluOp, AluOut, FpEnv, RelOp, Rounding, TypeList, Val};

@@ -1,0 +1,71 @@
+"""Exact rounding of rationals to IEEE binary formats in the four rounding modes, for the
+case models (tools/make_case.py) whose reference must not depend on the host's FPU."""
+import math
+import struct
+from fractions import Fraction
+
+# (significand bits incl. the hidden one, minimum normal exponent, maximum exponent)
+HALF, FLOAT, DOUBLE = (11, -14, 15), (24, -126, 127), (53, -1022, 1023)
+MODES = ("rte", "rtz", "rtp", "rtn")
+
+
+def round_to(q, fmt, mode):
+    """The value of Fraction (or int/float) q rounded to fmt in mode, as a Python float
+    (exact: every half/float/double is a double). Overflow follows IEEE: to infinity
+    when rounding towards it, else the largest finite value; a zero keeps q's sign only
+    when q is the signed zero itself, so pass -0.0 for a negative zero."""
+    if isinstance(q, float):
+        if math.isnan(q) or math.isinf(q) or q == 0:
+            return q
+    q = Fraction(q)
+    if q == 0:
+        return 0.0
+    p, emin, emax = fmt
+    neg, a = q < 0, abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length()
+    if Fraction(2) ** e > a:
+        e -= 1
+    qe = max(e, emin) - (p - 1)
+    m = a / Fraction(2) ** qe
+    n = m.numerator // m.denominator
+    rem = m - n
+    if rem:
+        if mode == "rte":
+            n += rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2 == 1)
+        elif mode == "rtp":
+            n += not neg
+        elif mode == "rtn":
+            n += neg
+        elif mode != "rtz":
+            raise ValueError(mode)
+    if n * Fraction(2) ** qe >= Fraction(2) ** (emax + 1):
+        to_inf = mode == "rte" or (mode == "rtp" and not neg) or (mode == "rtn" and neg)
+        big = math.inf if to_inf else math.ldexp(2 ** p - 1, emax - p + 1)
+        return -big if neg else big
+    if n == 0:
+        return -0.0 if neg else 0.0
+    v = math.ldexp(n, qe)
+    return -v if neg else v
+
+
+def f32(x):
+    """x (a Python float) rounded to float32 to nearest even."""
+    return round_to(x, FLOAT, "rte")
+
+
+def to_int_sat(x, mode, lo, hi):
+    """OpenCL's convert_<int>_sat_<mode>: NaN -> 0, rounded in mode, clamped to [lo, hi]."""
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return hi if x > 0 else lo
+    q = Fraction(x)
+    fl = q.numerator // q.denominator
+    r = {"rtz": math.trunc(q), "rtn": fl, "rtp": -((-q.numerator) // q.denominator),
+         "rte": round(q)}[mode]
+    return min(max(r, lo), hi)
+
+
+def half_bits_value(bits):
+    """The value of an IEEE half given as its 16 bits (NaNs as float NaN)."""
+    return struct.unpack("<e", struct.pack("<H", bits))[0]
