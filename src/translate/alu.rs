@@ -74,10 +74,8 @@ fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
             &b.as_f64(),
             &c.as_f64(),
         )),
-        // The f64 result is exact for HF's add and mul, and rounded to odd for mad:
-        // one rounding in the cr0 mode (2_datatypes).
         Some(DataType::HF) => Num::F64(format!(
-            "round_hf_rm({}, md)",
+            "round_hf({})",
             subst(op.f64, &a.as_f64(), &b.as_f64(), &c.as_f64())
         )),
         Some(_) => Num::F64(format!(
@@ -103,6 +101,18 @@ fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
         }
         _ => Num::F64(format!("w32({e})")),
     })
+}
+
+/// An HF operation whose f64 formula (over `$x`, `$y`, `$z`) is exact or rounded to
+/// odd, rounded once to HF in the cr0 mode `md`.
+fn hf_in_mode(v: &[Num], f: &str) -> Num {
+    let get = |k: usize| v.get(k).map_or("0.0lf".to_string(), Num::as_f64);
+    Num::F64(format!(
+        "round_hf_rm({}, md)",
+        f.replace("$x", &format!("({})", get(0)))
+            .replace("$y", &format!("({})", get(1)))
+            .replace("$z", &format!("({})", get(2)))
+    ))
 }
 
 /// An operation with one f64 formula and no f32 form.
@@ -169,18 +179,21 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         // soft_f64.wgsl); tidy.rs calls their round-to-nearest twins where the mode is
         // known: the native sum, the native product rounded on its own where the
         // compiler would fuse it into a following add (`keep64`), `dfma`.
+        // HF: the f64 sum and product of halves are exact, mad's sum is rounded to
+        // odd, so one rounding in the cr0 mode follows (the interpreter's `alu::exec`).
         Add => Out::N(match fexec {
             Some(DataType::DF) => fop(fexec, &v, df_op("dadd_rm($x, $y, md)"))?,
+            Some(DataType::HF) => hf_in_mode(&v, "$x + $y"),
             _ => arith("$x + $y", "fadd32", "$x + $y")?,
         }),
         Mul => Out::N(match fexec {
             Some(DataType::DF) => fop(fexec, &v, df_op("dmul_rm($x, $y, md)"))?,
+            Some(DataType::HF) => hf_in_mode(&v, "$x * $y"),
             _ => arith("$x * $y", "fmul32", "$x * $y")?,
         }),
         Mad => Out::N(match fexec {
             Some(DataType::DF) => fop(fexec, &v, df_op("dfma_rm($x, $y, $z, md)"))?,
-            // The product of halves is exact in f64; the sum rounded to odd.
-            Some(DataType::HF) => fop(fexec, &v, df_op("add_odd($x * $y, $z)"))?,
+            Some(DataType::HF) => hf_in_mode(&v, "add_odd($x * $y, $z)"),
             _ => arith("dfma($x, $y, $z)", "fmad32", "$x * $y + $z")?,
         }),
         Add3 => Out::N(Num::I(format!(
