@@ -1,0 +1,162 @@
+"""Float builtins that OpenCL specifies exactly, against exact models: remainder and
+remquo (IEEE remainder, the quotient's sign and low three bits), frexp, ldexp (results
+rounded into the denormals, overflow), nextafter, copysign, logb, modf. Arguments run
+over float denormals (IGC keeps them), the IEEE specials (frexp(-0) is +0 in IGC's
+library, which the model follows), pairs whose quotient is an
+exact half (remainder's ties to even) and exponents far apart."""
+import math
+import os
+import random
+import struct
+import sys
+from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
+from exact_round import FLOAT, f32, round_to  # noqa: E402
+
+KERNEL = "math_exact_bits"
+DEVICES = ["tgllp", "acm-g10"]
+FORCED_SIMD = []
+N = 512
+NDRANGE = {"work_dim": 1, "global_size": [N], "local_size": [64], "global_offset": [0]}
+
+rng = random.Random(20261130)
+DEN = 2.0 ** -149
+F32_MAX = 3.4028234663852886e38
+
+
+def bits_f(b):
+    return struct.unpack("<f", struct.pack("<I", b))[0]
+
+
+def f_bits(x):
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+SPECIAL = [(0.0, 1.0), (-0.0, 1.0), (1.0, 0.0), (-1.0, -0.0), (math.inf, 2.0), (-math.inf, 2.0),
+           (2.0, math.inf), (-3.0, -math.inf), (math.nan, 1.0), (1.0, math.nan), (0.0, 0.0),
+           (DEN, 1.0), (-DEN, -1.0), (DEN, DEN), (3 * DEN, 2 * DEN), (5 * DEN, 2 * DEN),
+           (2.0 ** -126, DEN), (1.0, DEN), (F32_MAX, 1.0), (F32_MAX, DEN), (F32_MAX, -F32_MAX),
+           (5.0, 2.0), (7.0, 2.0), (-5.0, 2.0), (9.0, -2.0), (2.5, 1.0), (3.5, 1.0), (-2.5, 1.0),
+           (1e30, 3.0), (3.0, 1e30), (1.0, 1.0), (1.0, 2.0), (2.0, 1.0), (DEN, 0.0), (0.0, DEN),
+           (-0.0, -DEN), (F32_MAX, math.inf), (1.5, -0.0), (0.1, 0.01), (100.0, 0.1)]
+A = [f32(x) if math.isfinite(x) else x for x, _ in SPECIAL]
+B = [f32(y) if math.isfinite(y) else y for _, y in SPECIAL]
+while len(A) < 140:  # exact half quotients: remainder's ties
+    y = f32(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-20, 20))
+    k = rng.randrange(0, 64)
+    x = f32((k + 0.5) * y * rng.choice([-1, 1]))
+    if Fraction(x) / Fraction(y) == Fraction(2 * k + 1, 2) * (1 if x / y > 0 else -1):
+        A.append(x)
+        B.append(y)
+while len(A) < 260:  # denormals on either side
+    A.append(bits_f(rng.randrange(1, 0x800000) | rng.choice([0, 0x80000000])))
+    B.append(f32(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-149, 10)))
+while len(A) < 400:  # exponents far apart
+    A.append(f32(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-140, 127)))
+    B.append(f32(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-140, 127)))
+while len(A) < N:
+    A.append(f32(rng.uniform(-1000, 1000)))
+    B.append(f32(rng.uniform(-10, 10)))
+NS = [0, 1, -1, 127, -126, -149, -150, 200, -200, 254, -300, 2147483647, -2147483647 - 1]
+NN = [NS[i] if i < len(NS) else rng.choice([rng.randrange(-300, 300), rng.randrange(-30, 30)])
+      for i in range(N)]
+
+OUTS_F = ["o_rem", "o_remquo", "o_frexp", "o_ldexp", "o_next", "o_copysign", "o_logb", "o_modf",
+          "o_modf_int"]
+ARGS = [{"name": "a", "kind": "buffer", "dtype": "float32", "is_output": False},
+        {"name": "b", "kind": "buffer", "dtype": "float32", "is_output": False},
+        {"name": "n", "kind": "buffer", "dtype": "int32", "is_output": False}]
+for name in ["o_rem", "o_remquo", "o_quo", "o_frexp", "o_fexp", "o_ldexp", "o_next", "o_copysign",
+             "o_logb", "o_modf", "o_modf_int"]:
+    ARGS.append({"name": name, "kind": "buffer",
+                 "dtype": "float32" if name in OUTS_F else "int32", "is_output": True})
+INPUTS = {"a": A, "b": B, "n": NN}
+for a in ARGS:
+    if a["is_output"]:
+        INPUTS[a["name"]] = [0] * N
+
+
+def remquo(x, y):
+    """IEEE remainder and the quotient's sign and low three bits (0 with a NaN)."""
+    if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+        return math.nan, 0
+    if math.isinf(y):
+        return x, 0
+    q = Fraction(x) / Fraction(y)
+    k = round(q)  # ties to even
+    r = float(Fraction(x) - k * Fraction(y))  # exact in float
+    if r == 0:
+        r = math.copysign(0.0, x)
+    low = abs(k) & 7
+    return r, (-low if q < 0 else low)
+
+
+def frexp(x):
+    # IGC's frexp returns +0 for either zero (BiFModule/Implementation/Math/frexp.cl:
+    # `temp = (x == 0.0f) ? 0.0f : x`), where C99 keeps the sign: the case checks
+    # that IGC's code runs exactly, so its answer is the expected one.
+    if x == 0:
+        return 0.0, 0
+    if not math.isfinite(x):
+        return x, 0
+    m, e = math.frexp(x)
+    return m, e
+
+
+def ldexp(x, n):
+    if not math.isfinite(x) or x == 0:
+        return x
+    return round_to(Fraction(x) * Fraction(2) ** n, FLOAT, "rte")
+
+
+def nextafter(x, y):
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if x == y:
+        return y
+    if x == 0:
+        return math.copysign(DEN, y)
+    b = f_bits(x)
+    step = 1 if (y > x) == (x > 0) else -1
+    return bits_f(b + step)
+
+
+def logb(x):
+    if math.isnan(x):
+        return x
+    if math.isinf(x):
+        return math.inf
+    if x == 0:
+        return -math.inf
+    return float(math.frexp(x)[1] - 1)
+
+
+def modf(x):
+    if math.isnan(x):
+        return x, x
+    if math.isinf(x):
+        return math.copysign(0.0, x), x
+    ip = float(math.trunc(x)) if abs(x) >= 1 else math.copysign(0.0, x)
+    ip = math.copysign(ip, x)
+    return math.copysign(x - ip, x), ip
+
+
+def expected(inputs):
+    a, b, n = inputs["a"], inputs["b"], inputs["n"]
+    rq = [remquo(x, y) for x, y in zip(a, b)]
+    fr = [frexp(x) for x in a]
+    md = [modf(x) for x in a]
+    return {
+        "o_rem": [r for r, _ in rq],
+        "o_remquo": [r for r, _ in rq],
+        "o_quo": [q for _, q in rq],
+        "o_frexp": [m for m, _ in fr],
+        "o_fexp": [e for _, e in fr],
+        "o_ldexp": [ldexp(x, k) for x, k in zip(a, n)],
+        "o_next": [nextafter(x, y) for x, y in zip(a, b)],
+        "o_copysign": [math.copysign(x, y) if not math.isnan(x) else x for x, y in zip(a, b)],
+        "o_logb": [logb(x) for x in a],
+        "o_modf": [f for f, _ in md],
+        "o_modf_int": [i for _, i in md],
+    }
