@@ -429,7 +429,7 @@ fn float_atomics_match_the_interpreter_on_special_values() {
         for (code, op) in ops {
             let got = run_f64_extra(
                 &[
-                    "atomic_apply", "afl", "atf", "fminmax64", "hf2f", "f2hf", "f64_to_hf", "nan64",
+                    "atomic_apply", "afl", "atf", "fminmax64", "hf2f", "f2hf", "f64_to_hf", "f32_odd", "nan64",
                     "sext", "mask_bits",
                 ],
                 "struct AtomicNew { v: u64, keep: bool }\n",
@@ -1387,6 +1387,7 @@ fn atomic64_module(head: &str, consts: &[&str], funcs: &[&str]) -> String {
         "hf2f",
         "f2hf",
         "f64_to_hf",
+        "f32_odd",
         "nan64",
         "afl",
         "atf",

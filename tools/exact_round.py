@@ -69,3 +69,74 @@ def to_int_sat(x, mode, lo, hi):
 def half_bits_value(bits):
     """The value of an IEEE half given as its 16 bits (NaNs as float NaN)."""
     return struct.unpack("<e", struct.pack("<H", bits))[0]
+
+
+# Exactly specified builtins (OpenCL 1.2, 0 ulp) in a format `fmt` (FLOAT or DOUBLE).
+
+def _bits(x, fmt):
+    return struct.unpack("<I", struct.pack("<f", x))[0] if fmt == FLOAT else \
+        struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _from_bits(b, fmt):
+    return struct.unpack("<f", struct.pack("<I", b))[0] if fmt == FLOAT else \
+        struct.unpack("<d", struct.pack("<Q", b))[0]
+
+
+def smallest(fmt):
+    """The smallest positive denormal of fmt."""
+    p, emin, _ = fmt
+    return math.ldexp(1.0, emin - p + 1)
+
+
+def remquo(x, y):
+    """IEEE remainder (exact in x's format) and the quotient's sign and low three bits,
+    the part of remquo's quotient OpenCL fixes (0 where the remainder is NaN)."""
+    if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+        return math.nan, 0
+    if math.isinf(y):
+        return x, 0
+    q = Fraction(x) / Fraction(y)
+    k = round(q)  # ties to even
+    r = float(Fraction(x) - k * Fraction(y))
+    if r == 0:
+        r = math.copysign(0.0, x)
+    low = abs(k) & 7
+    return r, (-low if q < 0 else low)
+
+
+def ldexp(x, n, fmt):
+    if not math.isfinite(x) or x == 0:
+        return x
+    return round_to(Fraction(x) * Fraction(2) ** n, fmt, "rte")
+
+
+def nextafter(x, y, fmt):
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if x == y:
+        return y
+    if x == 0:
+        return math.copysign(smallest(fmt), y)
+    step = 1 if (y > x) == (x > 0) else -1
+    return _from_bits(_bits(x, fmt) + step, fmt)
+
+
+def logb(x):
+    if math.isnan(x):
+        return x
+    if math.isinf(x):
+        return math.inf
+    if x == 0:
+        return -math.inf
+    return float(math.frexp(x)[1] - 1)
+
+
+def modf(x):
+    """(fractional part, integral part), both with x's sign."""
+    if math.isnan(x):
+        return x, x
+    if math.isinf(x):
+        return math.copysign(0.0, x), x
+    ip = math.copysign(float(math.trunc(x)), x)
+    return math.copysign(x - ip, x), ip

@@ -1,0 +1,101 @@
+"""Double builtins that OpenCL specifies exactly, against exact models (the float
+case's, math_exact_bits, in binary64): remainder and remquo, frexp, ldexp (into the
+denormals, overflow), nextafter, copysign, logb, modf, over double denormals, the IEEE
+specials (frexp(-0) is +0 in IGC's library, as for float), exact-half quotients and
+exponents up to 2^1000 apart, on skl and pvc (IGC's double routines on 64-bit integers)."""
+import math
+import os
+import random
+import struct
+import sys
+from fractions import Fraction
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
+from exact_round import DOUBLE, ldexp, logb, modf, nextafter, remquo  # noqa: E402
+
+KERNEL = "math_exact_double"
+DEVICES = ["skl", "pvc"]
+FORCED_SIMD = []
+N = 512
+NDRANGE = {"work_dim": 1, "global_size": [N], "local_size": [64], "global_offset": [0]}
+
+rng = random.Random(20261201)
+DEN = 5e-324
+MAX = 1.7976931348623157e308
+
+
+def bits_d(b):
+    return struct.unpack("<d", struct.pack("<Q", b))[0]
+
+
+SPECIAL = [(0.0, 1.0), (-0.0, 1.0), (1.0, 0.0), (-1.0, -0.0), (math.inf, 2.0), (-math.inf, 2.0),
+           (2.0, math.inf), (-3.0, -math.inf), (math.nan, 1.0), (1.0, math.nan), (0.0, 0.0),
+           (DEN, 1.0), (-DEN, -1.0), (DEN, DEN), (3 * DEN, 2 * DEN), (5 * DEN, 2 * DEN),
+           (2.0 ** -1022, DEN), (1.0, DEN), (MAX, 1.0), (MAX, DEN), (MAX, -MAX), (5.0, 2.0),
+           (7.0, 2.0), (-5.0, 2.0), (9.0, -2.0), (2.5, 1.0), (3.5, 1.0), (-2.5, 1.0), (1e300, 3.0),
+           (3.0, 1e300), (1.0, 1.0), (DEN, 0.0), (0.0, DEN), (-0.0, -DEN), (MAX, math.inf),
+           (1.5, -0.0), (0.1, 0.01), (100.0, 0.1), (1e-300, 1e-310), (2.0 ** 1000, 2.0 ** -1000)]
+A = [x for x, _ in SPECIAL]
+B = [y for _, y in SPECIAL]
+while len(A) < 140:  # exact half quotients: remainder's ties
+    y = rng.choice([-1, 1]) * 2.0 ** rng.uniform(-200, 200)
+    k = rng.randrange(0, 1 << 20)
+    x = (k + 0.5) * y * rng.choice([-1, 1])
+    if abs(Fraction(x) / Fraction(y)) == Fraction(2 * k + 1, 2):
+        A.append(x)
+        B.append(y)
+while len(A) < 260:  # denormals on either side
+    A.append(bits_d(rng.randrange(1, 1 << 52) | rng.choice([0, 1 << 63])))
+    B.append(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-1074, 10))
+while len(A) < 400:  # exponents far apart
+    A.append(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-1060, 1023))
+    B.append(rng.choice([-1, 1]) * 2.0 ** rng.uniform(-1060, 1023))
+while len(A) < N:
+    A.append(rng.uniform(-1e6, 1e6))
+    B.append(rng.uniform(-10, 10))
+NS = [0, 1, -1, 1023, -1022, -1074, -1075, 2000, -2000, 2046, -3000, 2147483647, -2147483647 - 1]
+NN = [NS[i] if i < len(NS) else rng.choice([rng.randrange(-2100, 2100), rng.randrange(-30, 30)])
+      for i in range(N)]
+
+OUTS_D = ["o_rem", "o_remquo", "o_frexp", "o_ldexp", "o_next", "o_copysign", "o_logb", "o_modf",
+          "o_modf_int"]
+ARGS = [{"name": "a", "kind": "buffer", "dtype": "float64", "is_output": False},
+        {"name": "b", "kind": "buffer", "dtype": "float64", "is_output": False},
+        {"name": "n", "kind": "buffer", "dtype": "int32", "is_output": False}]
+for name in ["o_rem", "o_remquo", "o_quo", "o_frexp", "o_fexp", "o_ldexp", "o_next", "o_copysign",
+             "o_logb", "o_modf", "o_modf_int"]:
+    ARGS.append({"name": name, "kind": "buffer",
+                 "dtype": "float64" if name in OUTS_D else "int32", "is_output": True})
+INPUTS = {"a": A, "b": B, "n": NN}
+for a in ARGS:
+    if a["is_output"]:
+        INPUTS[a["name"]] = [0] * N
+
+
+def frexp(x):
+    # IGC's frexp returns +0 for either zero, as for float (math_exact_bits/model.py).
+    if x == 0:
+        return 0.0, 0
+    if not math.isfinite(x):
+        return x, 0
+    return math.frexp(x)
+
+
+def expected(inputs):
+    a, b, n = inputs["a"], inputs["b"], inputs["n"]
+    rq = [remquo(x, y) for x, y in zip(a, b)]
+    fr = [frexp(x) for x in a]
+    md = [modf(x) for x in a]
+    return {
+        "o_rem": [r for r, _ in rq],
+        "o_remquo": [r for r, _ in rq],
+        "o_quo": [q for _, q in rq],
+        "o_frexp": [m for m, _ in fr],
+        "o_fexp": [e for _, e in fr],
+        "o_ldexp": [ldexp(x, k, DOUBLE) for x, k in zip(a, n)],
+        "o_next": [nextafter(x, y, DOUBLE) for x, y in zip(a, b)],
+        "o_copysign": [math.copysign(x, y) if not math.isnan(x) else x for x, y in zip(a, b)],
+        "o_logb": [logb(x) for x in a],
+        "o_modf": [f for f, _ in md],
+        "o_modf_int": [i for _, i in md],
+    }
