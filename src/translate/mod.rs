@@ -1000,7 +1000,8 @@ fn emit_block_loop(
     em.open("loop");
     emit_pick_block(em);
     let head_cost = block_head_cost(p);
-    let (mut max_block_cost, mut all_blocks_cost) = (0u64, 0u64);
+    // (where its pass check goes, its own cost, the loops it costs when masked, at)
+    let mut arms: Vec<(usize, u64, u64, usize)> = Vec::new();
     em.open("switch pc");
     for (b, range) in cfg_blocks.ranges.iter().enumerate() {
         let len = range.end - range.start;
@@ -1018,20 +1019,30 @@ fn emit_block_loop(
                 "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
             ));
         }
-        // Sliced runs: end the pass before a block that might not fit in its budget
-        // (every lane of the lane mapping computes the same: they stop together).
-        let cost = head_cost
+        let own = head_cost
             + costs
                 .block(&em.out[body_at..])
                 .map_err(TranslateError::Budget)?;
+        arms.push((body_at, own, costs.masked(&em.out[body_at..]), at));
+        em.close();
+    }
+    // Sliced runs: end the pass before a block that might not fit in its budget (every
+    // lane of the lane mapping computes the same: they stop together). llvmpipe runs
+    // every arm of the switch masked, and a loop in an arm nobody took still costs a
+    // back-edge (`budget::Costs::masked`), so a block also pays for the other arms'
+    // loops, as in the table form. Checks go in from the last arm so that the earlier
+    // positions stay valid.
+    let masked_all: u64 = arms.iter().map(|a| a.2).sum();
+    let (mut max_block_cost, mut all_blocks_cost) = (0u64, 0u64);
+    let pad = "    ".repeat(em.depth + 1);
+    for &(body_at, own, masked, at) in arms.iter().rev() {
+        let cost = own + masked_all - masked;
         max_block_cost = max_block_cost.max(cost);
         all_blocks_cost += cost;
-        let pad = "    ".repeat(em.depth);
         em.out.insert_str(
             body_at,
             &pass_check(&pad, &format!("{cost}u"), save_cost, &format!("{at}u")),
         );
-        em.close();
     }
     em.line("default: { return 0u; }");
     em.close();
