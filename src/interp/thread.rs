@@ -813,9 +813,10 @@ fn int_bits(t: DataType) -> u32 {
     8 * t.size()
 }
 
-/// ADD, MUL or MAD of float operands through `alu::exec` (exact, one rounding in the
-/// cr0 mode); `None` where an operand's value is not of its type's kind.
-fn directed_arith(
+/// ADD, MUL or MAD of float operands through `alu::exec`: the exact result rounded
+/// once in the cr0 mode; `None` where an operand's value is not of its type's kind or
+/// `exec` refuses the types (the caller's f64 formulas run then).
+fn rounded_once(
     op: Opcode,
     dty: DataType,
     v: &[(Num, DataType)],
@@ -876,7 +877,7 @@ fn element(
     // result, as `alu::exec` computes it; the f64 formulas below would round twice.
     let once = env.rounding != 0 || (inst.op == Mad && fexec == Some(DataType::HF));
     if once && fexec.is_some() && matches!(inst.op, Add | Mul | Mad) {
-        if let Some(bits) = directed_arith(inst.op, dty, v, sat, env) {
+        if let Some(bits) = rounded_once(inst.op, dty, v, sat, env) {
             return Ok((alu::canonical_nan(bits, dty), None));
         }
     }
