@@ -2,7 +2,8 @@
 half with vstore_half_rte/rtz/rtp/rtn (ties, the half overflow edge 65520, half
 denormals, float denormals: IGC keeps float denormals, %cr0 |= 0x4c0), half bits ->
 float (vload_half: every class incl. NaNs and denormals), long and ulong -> float in the
-four modes (24-bit ties, 2^63 edges) and float -> long/ulong saturating (NaN -> 0)."""
+four modes (24-bit ties, 2^63 edges) and float -> long/ulong saturating (NaN -> 0), on
+tgllp and acm-g10 (64-bit integers emulated by IGC) and pvc (native Q)."""
 import math
 import os
 import random
@@ -14,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from exact_round import FLOAT, HALF, MODES, f32, half_bits_value, round_to, to_int_sat  # noqa: E402
 
 KERNEL = "convert_modes"
-DEVICES = ["tgllp", "acm-g10"]
+DEVICES = ["tgllp", "acm-g10", "pvc"]
 FORCED_SIMD = []
 N = 512
 NDRANGE = {"work_dim": 1, "global_size": [N], "local_size": [64], "global_offset": [0]}
