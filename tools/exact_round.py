@@ -140,3 +140,54 @@ def modf(x):
         return math.copysign(0.0, x), x
     ip = math.copysign(float(math.trunc(x)), x)
     return math.copysign(x - ip, x), ip
+
+
+def igc_frexp(x):
+    """frexp as IGC computes it: +0 for either zero (BiFModule/Implementation/Math/
+    frexp.cl: `temp = (x == 0.0f) ? 0.0f : x`, the double routine likewise), where C99
+    keeps the sign. The cases check that IGC's code runs exactly, so its answer is the
+    expected one."""
+    if x == 0:
+        return 0.0, 0
+    if not math.isfinite(x):
+        return x, 0
+    return math.frexp(x)
+
+
+# The math_exact_* kernels' outputs after their inputs a, b (the format's values) and n
+# (int exponents); the float ones in the case's format, the rest int32.
+EXACT_BUILTIN_OUTS = ["o_rem", "o_remquo", "o_quo", "o_frexp", "o_fexp", "o_ldexp", "o_next",
+                      "o_copysign", "o_logb", "o_modf", "o_modf_int"]
+
+
+def exact_builtin_args(dtype):
+    """ARGS of a math_exact_* case whose float type is `dtype` (float32 or float64)."""
+    args = [{"name": "a", "kind": "buffer", "dtype": dtype, "is_output": False},
+            {"name": "b", "kind": "buffer", "dtype": dtype, "is_output": False},
+            {"name": "n", "kind": "buffer", "dtype": "int32", "is_output": False}]
+    for name in EXACT_BUILTIN_OUTS:
+        ints = name in ("o_quo", "o_fexp")
+        args.append({"name": name, "kind": "buffer", "dtype": "int32" if ints else dtype,
+                     "is_output": True})
+    return args
+
+
+def exact_builtins_expected(inputs, fmt):
+    """The outputs of a math_exact_* kernel in format fmt (FLOAT or DOUBLE)."""
+    a, b, n = inputs["a"], inputs["b"], inputs["n"]
+    rq = [remquo(x, y) for x, y in zip(a, b)]
+    fr = [igc_frexp(x) for x in a]
+    md = [modf(x) for x in a]
+    return {
+        "o_rem": [r for r, _ in rq],
+        "o_remquo": [r for r, _ in rq],
+        "o_quo": [q for _, q in rq],
+        "o_frexp": [m for m, _ in fr],
+        "o_fexp": [e for _, e in fr],
+        "o_ldexp": [ldexp(x, k, fmt) for x, k in zip(a, n)],
+        "o_next": [nextafter(x, y, fmt) for x, y in zip(a, b)],
+        "o_copysign": [math.copysign(x, y) if not math.isnan(x) else x for x, y in zip(a, b)],
+        "o_logb": [logb(x) for x in a],
+        "o_modf": [f for f, _ in md],
+        "o_modf_int": [i for _, i in md],
+    }

@@ -44,14 +44,20 @@ struct FOp<'a> {
     df: Option<&'a str>,
 }
 
+/// `f` with its operands `$x`, `$y`, `$z` replaced by `a`, `b`, `c`.
+fn subst(f: &str, a: &str, b: &str, c: &str) -> String {
+    f.replace("$x", &format!("({a})"))
+        .replace("$y", &format!("({b})"))
+        .replace("$z", &format!("({c})"))
+}
+
+/// Operand `k` of a float operation (0.0 where the instruction has fewer).
+fn operand(v: &[Num], k: usize) -> Num {
+    v.get(k).cloned().unwrap_or(Num::F32("0.0".into()))
+}
+
 fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
-    let get = |k: usize| v.get(k).cloned().unwrap_or(Num::F32("0.0".into()));
-    let subst = |f: &str, a: &str, b: &str, c: &str| -> String {
-        f.replace("$x", &format!("({a})"))
-            .replace("$y", &format!("({b})"))
-            .replace("$z", &format!("({c})"))
-    };
-    let (a, b, c) = (get(0), get(1), get(2));
+    let (a, b, c) = (operand(v, 0), operand(v, 1), operand(v, 2));
     Ok(match exec {
         Some(DataType::F) => {
             let (x, y, z) = (a.as_f32(), b.as_f32(), c.as_f32());
@@ -87,8 +93,7 @@ fn fop(exec: Option<DataType>, v: &[Num], op: FOp) -> Result<Num, String> {
 
 /// Transcendental math: f32 builtins (within the pages' ULP bounds), no f64 forms.
 fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
-    let get = |k: usize| v.get(k).cloned().unwrap_or(Num::F32("0.0".into()));
-    let (x, y) = (get(0).as_f32(), get(1).as_f32());
+    let (x, y) = (operand(v, 0).as_f32(), operand(v, 1).as_f32());
     let e = f
         .replace("$x", &format!("({x})"))
         .replace("$y", &format!("({y})"));
@@ -106,12 +111,10 @@ fn fmath(exec: Option<DataType>, v: &[Num], f: &str) -> Result<Num, String> {
 /// An HF operation whose f64 formula (over `$x`, `$y`, `$z`) is exact or rounded to
 /// odd, rounded once to HF in the cr0 mode `md`.
 fn hf_in_mode(v: &[Num], f: &str) -> Num {
-    let get = |k: usize| v.get(k).map_or("0.0lf".to_string(), Num::as_f64);
+    let x = |k: usize| operand(v, k).as_f64();
     Num::F64(format!(
         "round_hf_rm({}, md)",
-        f.replace("$x", &format!("({})", get(0)))
-            .replace("$y", &format!("({})", get(1)))
-            .replace("$z", &format!("({})", get(2)))
+        subst(f, &x(0), &x(1), &x(2))
     ))
 }
 

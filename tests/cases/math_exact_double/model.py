@@ -11,7 +11,7 @@ import sys
 from fractions import Fraction
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tools"))
-from exact_round import DOUBLE, ldexp, logb, modf, nextafter, remquo  # noqa: E402
+from exact_round import DOUBLE, exact_builtin_args, exact_builtins_expected  # noqa: E402
 
 KERNEL = "math_exact_double"
 DEVICES = ["skl", "pvc"]
@@ -57,45 +57,12 @@ NS = [0, 1, -1, 1023, -1022, -1074, -1075, 2000, -2000, 2046, -3000, 2147483647,
 NN = [NS[i] if i < len(NS) else rng.choice([rng.randrange(-2100, 2100), rng.randrange(-30, 30)])
       for i in range(N)]
 
-OUTS_D = ["o_rem", "o_remquo", "o_frexp", "o_ldexp", "o_next", "o_copysign", "o_logb", "o_modf",
-          "o_modf_int"]
-ARGS = [{"name": "a", "kind": "buffer", "dtype": "float64", "is_output": False},
-        {"name": "b", "kind": "buffer", "dtype": "float64", "is_output": False},
-        {"name": "n", "kind": "buffer", "dtype": "int32", "is_output": False}]
-for name in ["o_rem", "o_remquo", "o_quo", "o_frexp", "o_fexp", "o_ldexp", "o_next", "o_copysign",
-             "o_logb", "o_modf", "o_modf_int"]:
-    ARGS.append({"name": name, "kind": "buffer",
-                 "dtype": "float64" if name in OUTS_D else "int32", "is_output": True})
+ARGS = exact_builtin_args("float64")
 INPUTS = {"a": A, "b": B, "n": NN}
 for a in ARGS:
     if a["is_output"]:
         INPUTS[a["name"]] = [0] * N
 
 
-def frexp(x):
-    # IGC's frexp returns +0 for either zero, as for float (math_exact_bits/model.py).
-    if x == 0:
-        return 0.0, 0
-    if not math.isfinite(x):
-        return x, 0
-    return math.frexp(x)
-
-
 def expected(inputs):
-    a, b, n = inputs["a"], inputs["b"], inputs["n"]
-    rq = [remquo(x, y) for x, y in zip(a, b)]
-    fr = [frexp(x) for x in a]
-    md = [modf(x) for x in a]
-    return {
-        "o_rem": [r for r, _ in rq],
-        "o_remquo": [r for r, _ in rq],
-        "o_quo": [q for _, q in rq],
-        "o_frexp": [m for m, _ in fr],
-        "o_fexp": [e for _, e in fr],
-        "o_ldexp": [ldexp(x, k, DOUBLE) for x, k in zip(a, n)],
-        "o_next": [nextafter(x, y, DOUBLE) for x, y in zip(a, b)],
-        "o_copysign": [math.copysign(x, y) if not math.isnan(x) else x for x, y in zip(a, b)],
-        "o_logb": [logb(x) for x in a],
-        "o_modf": [f for f, _ in md],
-        "o_modf_int": [i for _, i in md],
-    }
+    return exact_builtins_expected(inputs, DOUBLE)
