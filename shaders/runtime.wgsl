@@ -447,8 +447,20 @@ fn n32(f: f64) -> f32 {
     // Zeros, normal results (2^-126 and up), infinities and NaNs: native.
     if (mag == 0lu || mag >= 0x3810000000000000lu) { return f32(f); }
     if (F32_SPECULATE) { ftz_missed(); return f32(f); }
-    let m = u32(round(bitcast<f64>(mag) * 7.1362384635298e44lf));
+    let m = u32(round_even64(bitcast<f64>(mag) * 7.1362384635298e44lf));
     return bitcast<f32>(m | (u32(b >> 32u) & 0x80000000u));
+}
+
+// f64 rounded to the nearest integer, ties to even, without WGSL's `round`: llvmpipe
+// (Mesa 22.3.6, LLVM 15, on an AVX2 AMD EPYC) rounds f64 ties toward zero there (1.5 ->
+// 1) and gives -0.3 a +0 (its f32 `round` is right, and so are f64 floor, ceil, trunc).
+fn round_even64(x: f64) -> f64 {
+    let f = floor(x);
+    let d = x - f;
+    let odd = f - 2.0lf * floor(f * 0.5lf) != 0.0lf;
+    let r = select(f, f + 1.0lf, d > 0.5lf || (d == 0.5lf && odd));
+    // A zero keeps x's sign (-0.3 -> -0.0); infinities and NaNs come back as they are.
+    return select(r, bitcast<f64>(bitcast<u64>(x) & 0x8000000000000000lu), r == 0.0lf);
 }
 
 // A NaN result of float arithmetic as the canonical NaN `nan` of its type (sign bit
@@ -522,10 +534,19 @@ fn i2f32(i: i64, mode: u32) -> f32 {
     return f64_to_f32_rm(step64(s, i64_tail(i, s)), mode);
 }
 
-// The sign of i - s, where s = f64(i) (2^63 when i rounds up past i64's range).
+// The sign of i - s, where s = f64(i) (2^63 when i rounds up past i64's range). s is
+// read from its bits, with no f64 -> i64 conversion: NVIDIA's compiler (driver 580)
+// failed on modules where `i64(s)` met an i that came from 32 bits.
 fn i64_tail(i: i64, s: f64) -> i32 {
-    if (s >= 9223372036854775808.0lf) { return -1; }
-    let t = i64(s);
+    let b = bitcast<u64>(s);
+    let e = i32((b >> 52u) & 0x7fflu) - 1075;
+    // |s| < 2^53: so is |i|, and the conversion was exact.
+    if (e <= 0) { return 0; }
+    let neg = (b >> 63u) != 0lu;
+    // |s| = 2^63: above any i, or i64's least value (below or equal to any i).
+    if (e >= 11) { return select(-1, select(0, 1, bitcast<u64>(i) != 0x8000000000000000lu), neg); }
+    let m = i64(((b & 0xffffffffffffflu) | 0x10000000000000lu) << u32(e));
+    let t = select(m, -m, neg);
     return select(select(0, -1, i < t), 1, i > t);
 }
 
@@ -1471,6 +1492,14 @@ fn surf_value(id: u32) -> u32 {
 
 // A 64-bit immediate (naga cannot constant-fold conversions of 64-bit literals).
 fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
+
+// An immediate that is an infinity or a NaN (`translate::operand::special_float`),
+// read through `CFG_ZERO` so that no compiler knows it. Vulkan lets a driver assume
+// that float operations meet no infinities or NaNs where a shader does not ask to
+// preserve them, which naga cannot ask; NVIDIA's compiler (driver 580) acted on a
+// literal one: in math_trig, `mul x, 0x7f800000:f` took the H200's invocations off
+// the rest of the kernel (the block records of lanes with h = inf end there).
+fn imm_opaque(lo: u32, hi: u32) -> u64 { return imm(lo ^ cfh(CFG_ZERO), hi); }
 
 // F, HF and BF division, reciprocal and square root run on native f64: a few ulps of
 // f64 cannot move their once-rounded results, but a native sequence that is not

@@ -190,6 +190,18 @@ enum Command {
     /// List the adapters of every wgpu backend (the `--adapter N` indices) and what each
     /// offers the GPU path.
     Adapters,
+    /// Compile WGSL files (entry point `main`) into pipelines on an adapter's driver
+    /// without running them: a line per file with the driver's time or its error, a lost
+    /// device replaced before the next file (for bisecting a module a driver refuses:
+    /// write the modules with `VISA_GPU_PIPELINE_DIR`, edit, compile here). Exits
+    /// non-zero when any failed.
+    Compile {
+        /// WGSL files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        device: DeviceFlags,
+    },
     /// Run variants on the CPU interpreter and on every adapter of every wgpu backend;
     /// report per buffer whether each agrees with the interpreter (exits non-zero on a
     /// disagreement or an error).
@@ -762,6 +774,41 @@ fn run_variant(
     Ok((case, buffers, executor))
 }
 
+/// `visa-emu compile`: each file's pipeline on a fresh device where the last was lost.
+fn compile(files: &[PathBuf], device: &DeviceFlags) -> Result<(), Failed> {
+    let open = || {
+        device
+            .open()?
+            .ok_or_else(|| Failed("compile needs a GPU adapter (--backend)".into()))
+    };
+    let mut gpu = open()?;
+    let mut failed = 0;
+    for (i, f) in files.iter().enumerate() {
+        let wgsl =
+            std::fs::read_to_string(f).map_err(|e| Failed(format!("{}: {e}", f.display())))?;
+        if gpu.lost().is_some() {
+            gpu = open()?;
+        }
+        // A key per file: the pipeline cache must not answer for a different module.
+        let key = visa_emu::backend::gpu::hash(&wgsl) ^ i as u64;
+        match gpu.compile(key, &wgsl) {
+            Ok(ms) => println!("OK {}  {} bytes, {ms:.0} ms", f.display(), wgsl.len()),
+            Err(e) => {
+                failed += 1;
+                println!("FAIL {}  {e}", f.display());
+            }
+        }
+    }
+    println!("{} compiled, {failed} failed", files.len() - failed);
+    if failed > 0 {
+        return Err(Failed(format!(
+            "{failed} of {} did not compile",
+            files.len()
+        )));
+    }
+    Ok(())
+}
+
 fn adapters() -> Result<(), Failed> {
     let all = visa_emu::backend::select::open_each();
     for (b, a, ctx) in &all {
@@ -1006,6 +1053,7 @@ fn main() -> ExitCode {
             opts,
         } => bench(&paths, &device, &opts),
         Command::Adapters => adapters(),
+        Command::Compile { files, device } => compile(&files, &device),
         Command::Validate {
             paths,
             json,

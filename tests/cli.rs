@@ -817,3 +817,59 @@ fn an_undecodable_dumped_isa_points_at_its_text() {
         "{e}"
     );
 }
+
+/// `compile` creates a pipeline per WGSL file and names each that the driver or wgpu
+/// refused, going on with the next file; it exits non-zero when any failed. With
+/// `VISA_GPU_PIPELINE_DIR`, `run` writes the module the driver received, which
+/// `compile` then takes as it is.
+#[test]
+fn compile_reports_each_module_and_takes_what_run_handed_the_driver() {
+    let dir = std::env::temp_dir().join(format!("visa-emu-compile-{}", std::process::id()));
+    let pipelines = dir.join("pipelines");
+    std::fs::create_dir_all(&pipelines).unwrap();
+    let variant =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/saxpy/tgllp-simd16");
+    let run = bin()
+        .args(["run", "--backend", "vulkan"])
+        .arg(&variant)
+        .env("VISA_GPU_PIPELINE_DIR", &pipelines)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut modules: Vec<_> = std::fs::read_dir(&pipelines)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    modules.sort_by_key(|p| std::fs::metadata(p).unwrap().len());
+    let kernel = modules.pop().expect("run wrote the modules it compiled");
+    let broken = dir.join("broken.wgsl");
+    std::fs::write(
+        &broken,
+        "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["compile", "--backend", "vulkan"])
+        .arg(&kernel)
+        .arg(&broken)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("OK ") && l.contains(&*kernel.to_string_lossy())),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("FAIL ") && l.contains("broken.wgsl")),
+        "{text}"
+    );
+    assert!(text.contains("1 compiled, 1 failed"), "{text}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -80,6 +80,7 @@ fn float_switches(wgsl: &mut String, funcs: &[&str]) {
     for f in [
         "w32",
         "n32",
+        "round_even64",
         "keep32",
         "keep64",
         "sim32",
@@ -1649,6 +1650,7 @@ fn ftz_forms_keep_f32_denormals() {
         "nan64",
         "w32",
         "n32",
+        "round_even64",
         "f64_to_f32_rm",
         "next_up",
         "next_down",
@@ -1873,6 +1875,7 @@ fn ftz_transcendentals_keep_denormals() {
     let funcs = [
         "w32",
         "n32",
+        "round_even64",
         "tiny32",
         "fexp2",
         "flog2",
@@ -2011,6 +2014,7 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
         "next_up",
         "next_down",
         "n32",
+        "round_even64",
         "w32",
         "nan32",
         "nan64",
@@ -2093,4 +2097,43 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// `round_even64` (vISA `rnde` and the exact f32 narrowing `n32`) rounds ties to even
+/// and keeps a zero's sign on every adapter: it does not use WGSL's `round`, which
+/// llvmpipe on an AVX2 AMD EPYC computes for f64 with ties toward zero (1.5 -> 1) and
+/// +0 for -0.3.
+#[test]
+fn f64_round_to_even_is_exact_without_the_drivers_round() {
+    let mut xs = vec![
+        0.5,
+        1.5,
+        2.5,
+        3.5,
+        4194303.5,
+        0.49999999999999994,
+        -0.3,
+        -0.5,
+        1.25,
+        -2.7,
+        4503599627370495.5,
+        4503599627370497.0,
+        9007199254740993.0,
+        1e300,
+        f64::MIN_POSITIVE,
+        f64::INFINITY,
+        f64::NAN,
+        0.0,
+    ];
+    let negated: Vec<f64> = xs.iter().map(|x| -x).collect();
+    xs.extend(negated);
+    let t: Vec<[f64; 3]> = xs.iter().map(|&x| [x, x, x]).collect();
+    let got = run_f64_extra(&["round_even64"], "", "round_even64(a)", &t);
+    for (x, g) in xs.iter().zip(&got) {
+        let want = x.round_ties_even();
+        assert!(
+            g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+            "round_even64({x:e}) = {g:e}, want {want:e}"
+        );
+    }
 }

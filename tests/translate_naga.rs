@@ -754,3 +754,34 @@ fn own_lane_predicates_are_whole_words_in_straight_modules() {
     assert_eq!(calls(&m.wgsl, "pset"), 2, "P2 and P3");
     assert!(m.wgsl.contains("(pr[1u] == 0u)"), "the inverted goto");
 }
+
+/// Float immediates that are infinities or NaNs reach the kernel through `imm_opaque`
+/// (a driver may assume no float operation meets one it can see: NVIDIA's took the
+/// invocations that multiplied by a literal +inf off the rest of math_trig), and every
+/// other immediate stays a plain `imm` the compiler may fold.
+#[test]
+fn special_float_immediates_are_hidden_from_the_compiler() {
+    use visa_emu::ir::DataType;
+    use visa_emu::translate::special_float;
+    assert!(special_float(DataType::F, 0x7f80_0000));
+    assert!(special_float(DataType::F, 0xffff_ffff));
+    assert!(special_float(DataType::DF, 0xfff0_0000_0000_0000));
+    assert!(special_float(DataType::HF, 0x7e00));
+    assert!(special_float(DataType::UD, 0xff80_0000));
+    assert!(special_float(DataType::Q, 0x7ff8_0000_0000_0000));
+    assert!(!special_float(DataType::F, 0x7f7f_ffff));
+    assert!(!special_float(DataType::D, 0x7fff_ffff));
+    assert!(!special_float(DataType::UD, 0xffff_ffff));
+    assert!(!special_float(DataType::HF, 0x7bff));
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/math_trig/tgllp-simd16");
+    let m = straight_module_at(&dir);
+    // `mul (M1, 16) V0838 V0841 0x7f800000:f` (sinh of +-inf) and its kin.
+    assert!(calls(&m.wgsl, "imm_opaque") > 0);
+    assert!(m.wgsl.contains("imm_opaque(2139095040u, 0u)"));
+    assert!(!m.wgsl.contains("imm(2139095040u, 0u)"));
+    assert!(
+        m.wgsl.contains("imm(1065353216u, 0u)"),
+        "1.0f stays foldable"
+    );
+}

@@ -128,6 +128,18 @@ pub fn stage_log(what: std::fmt::Arguments) {
     }
 }
 
+/// `VISA_GPU_PIPELINE_DIR=DIR`: every module handed to the driver is written to
+/// `DIR/<key>.wgsl` first, as compiled (after the host's adaptation), so a module the
+/// driver refuses can be bisected offline.
+fn dump_pipeline_wgsl(job: &ComputeJob) {
+    if let Some(dir) = std::env::var_os("VISA_GPU_PIPELINE_DIR") {
+        let path = std::path::Path::new(&dir).join(format!("{:016x}.wgsl", job.key));
+        if let Err(e) = std::fs::write(&path, &job.wgsl) {
+            eprintln!("visa-emu: VISA_GPU_PIPELINE_DIR: {}: {e}", path.display());
+        }
+    }
+}
+
 /// (first workgroup, workgroup count) of one dispatch chunk.
 type Chunk = ([u32; 3], [u32; 3]);
 
@@ -211,8 +223,12 @@ impl GpuContext {
         Ok(out)
     }
 
-    /// Run `job` to completion and read back the requested buffers.
-    pub fn run(&mut self, job: &ComputeJob) -> Result<JobResult, HostError> {
+    /// Create `job`'s pipeline (or take it from the cache): the pipeline, the
+    /// milliseconds that took, and whether it was cached.
+    fn ready_pipeline(
+        &mut self,
+        job: &ComputeJob,
+    ) -> Result<(Arc<wgpu::ComputePipeline>, f64, bool), HostError> {
         self.check_lost()?;
         let t0 = Instant::now();
         stage_log(format_args!(
@@ -220,6 +236,7 @@ impl GpuContext {
             job.key,
             job.wgsl.len()
         ));
+        dump_pipeline_wgsl(job);
         let (pipeline, cached) = self.pipeline(job)?;
         let pipeline_ms = t0.elapsed().as_secs_f64() * 1e3;
         stage_log(format_args!(
@@ -236,6 +253,20 @@ impl GpuContext {
                 why,
             });
         }
+        Ok((pipeline, pipeline_ms, cached))
+    }
+
+    /// Compile `wgsl` (entry point `main`, bindings derived from the module) into a
+    /// pipeline without running it: the milliseconds the driver took. For bisecting a
+    /// module the driver refuses (`visa-emu compile`).
+    pub fn compile(&mut self, key: u64, wgsl: &str) -> Result<f64, HostError> {
+        let job = ComputeJob::one_buffer(key, wgsl, Vec::new(), [1, 1, 1]);
+        Ok(self.ready_pipeline(&job)?.1)
+    }
+
+    /// Run `job` to completion and read back the requested buffers.
+    pub fn run(&mut self, job: &ComputeJob) -> Result<JobResult, HostError> {
+        let (pipeline, pipeline_ms, cached) = self.ready_pipeline(job)?;
         let t1 = Instant::now();
 
         if let Some(&(binding, buffer)) = job.aliases.iter().find(|a| a.1 >= job.buffers.len()) {

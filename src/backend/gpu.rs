@@ -1604,6 +1604,12 @@ fn finish(
         .map(|(off, len, strings)| crate::abi::printf::decode(&heap[*off..*off + *len], strings))
         .unwrap_or_default();
     let counted = launch.module.straight.as_ref().filter(|_| counting(&job));
+    if let (Some(_), Some(path)) = (counted, std::env::var_os("VISA_GPU_VISITS")) {
+        // Debugging hook: a straight run's block records (words per invocation, one bit
+        // per block), to compare the paths two adapters' invocations took.
+        std::fs::write(&path, &r.outputs[translate::binding::STATE as usize])
+            .map_err(|e| format!("VISA_GPU_VISITS={}: {e}", Path::new(&path).display()))?;
+    }
     let (instructions, channel_ops) = match counted {
         Some(s) => s.count(
             &words_of(&r.outputs[translate::binding::STATE as usize]),

@@ -383,7 +383,8 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         Rndd => Out::N(Num::F64(format!("floor({})", a.as_f64()))),
         Rndu => Out::N(Num::F64(format!("ceil({})", a.as_f64()))),
         Rndz => Out::N(Num::F64(format!("trunc({})", a.as_f64()))),
-        Rnde => Out::N(Num::F64(format!("round({})", a.as_f64()))),
+        // Not WGSL's `round`: llvmpipe's f64 one rounds ties toward zero (runtime.wgsl).
+        Rnde => Out::N(Num::F64(format!("round_even64({})", a.as_f64()))),
         Inv | Invm => Out::N(fop(
             fexec,
             &v,

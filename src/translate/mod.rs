@@ -29,6 +29,7 @@ pub mod lower64;
 mod message;
 mod nan_blind;
 mod operand;
+pub use operand::special_float;
 mod plain_meetings;
 pub mod prune;
 mod scalar_slots;

@@ -180,7 +180,11 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
                 }
             } else {
                 Elem {
-                    raw: imm(*bits),
+                    raw: if special_float(*ty, *bits) {
+                        format!("imm_opaque({}u, {}u)", *bits as u32, (*bits >> 32) as u32)
+                    } else {
+                        imm(*bits)
+                    },
                     ty: *ty,
                     m: Modifier::None,
                 }
@@ -217,6 +221,28 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
             ty: DataType::UD,
             m: Modifier::None,
         },
+    }
+}
+
+/// Whether an immediate is an infinity or a NaN of its float type, or of the float type
+/// of its width where an integer immediate holds the usual such patterns (IGC moves
+/// float constants as `:d`/`:q` too): these reach the kernel through `imm_opaque`
+/// (runtime.wgsl), since a driver may assume that no float operation meets one.
+pub fn special_float(ty: DataType, bits: u64) -> bool {
+    let all_ones = |mask: u64| bits & mask == mask;
+    match ty {
+        DataType::F => all_ones(0x7f80_0000),
+        DataType::DF => all_ones(0x7ff0_0000_0000_0000),
+        DataType::HF => all_ones(0x7c00),
+        DataType::BF => all_ones(0x7f80),
+        DataType::D | DataType::UD => {
+            matches!(bits as u32 & 0x7fff_ffff, 0x7f80_0000 | 0x7fc0_0000)
+        }
+        DataType::Q | DataType::UQ => matches!(
+            bits & 0x7fff_ffff_ffff_ffff,
+            0x7ff0_0000_0000_0000 | 0x7ff8_0000_0000_0000
+        ),
+        _ => false,
     }
 }
 
