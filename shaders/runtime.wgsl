@@ -451,15 +451,37 @@ fn n32(f: f64) -> f32 {
     return bitcast<f32>(m | (u32(b >> 32u) & 0x80000000u));
 }
 
-// f64 rounded to the nearest integer, ties to even, without WGSL's `round`: llvmpipe
-// (Mesa 22.3.6, LLVM 15, on an AVX2 AMD EPYC) rounds f64 ties toward zero there (1.5 ->
-// 1) and gives -0.3 a +0 (its f32 `round` is right, and so are f64 floor, ceil, trunc).
+// f64 roundings to an integer on the bits, not through the driver's builtins: llvmpipe
+// (Mesa 22.3.6, LLVM 15, on an AVX2 AMD EPYC) computes WGSL's f64 `round` with ties
+// toward zero (1.5 -> 1), `trunc(-0.3)` as +0 and `trunc(2^52 - 0.5)` as itself.
+fn trunc64(x: f64) -> f64 {
+    let b = bitcast<u64>(x);
+    let e = i32((b >> 52u) & 0x7fflu) - 1023;
+    // Integral already, or an infinity or a NaN.
+    if (e >= 52) { return x; }
+    if (e < 0) { return bitcast<f64>(b & 0x8000000000000000lu); }
+    return bitcast<f64>(b & ~(0xffffffffffffflu >> u32(e)));
+}
+
+// floor and ceil from `trunc64` (t - 1 and t + 1 are exact below 2^52, and a zero
+// result is trunc64's, with x's sign).
+fn floor64(x: f64) -> f64 {
+    let t = trunc64(x);
+    return select(t, t - 1.0lf, x < t);
+}
+
+fn ceil64(x: f64) -> f64 {
+    let t = trunc64(x);
+    return select(t, t + 1.0lf, x > t);
+}
+
+// f64 rounded to the nearest integer, ties to even; a zero keeps x's sign (-0.3 -> -0).
 fn round_even64(x: f64) -> f64 {
-    let f = floor(x);
+    let f = floor64(x);
     let d = x - f;
-    let odd = f - 2.0lf * floor(f * 0.5lf) != 0.0lf;
+    let odd = f - 2.0lf * floor64(f * 0.5lf) != 0.0lf;
+    // Infinities and NaNs come back as they are (d is NaN).
     let r = select(f, f + 1.0lf, d > 0.5lf || (d == 0.5lf && odd));
-    // A zero keeps x's sign (-0.3 -> -0.0); infinities and NaNs come back as they are.
     return select(r, bitcast<f64>(bitcast<u64>(x) & 0x8000000000000000lu), r == 0.0lf);
 }
 
@@ -1627,7 +1649,7 @@ fn log2_wide(x: f32) -> f64 {
 fn exp2_wide(t: f64) -> f32 {
     if (!(t < 128.0lf)) { return exp2(n32(t)); }
     if (t < -152.0lf) { return 0.0; }
-    let k = floor(t);
+    let k = floor64(t);
     let p = bitcast<f64>(u64(i64(k) + 1023li) << 52u);
     return n32(w32(exp2(n32(t - k))) * p);
 }

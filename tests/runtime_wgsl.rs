@@ -81,6 +81,8 @@ fn float_switches(wgsl: &mut String, funcs: &[&str]) {
         "w32",
         "n32",
         "round_even64",
+        "floor64",
+        "trunc64",
         "keep32",
         "keep64",
         "sim32",
@@ -1651,6 +1653,8 @@ fn ftz_forms_keep_f32_denormals() {
         "w32",
         "n32",
         "round_even64",
+        "floor64",
+        "trunc64",
         "f64_to_f32_rm",
         "next_up",
         "next_down",
@@ -1876,6 +1880,8 @@ fn ftz_transcendentals_keep_denormals() {
         "w32",
         "n32",
         "round_even64",
+        "floor64",
+        "trunc64",
         "tiny32",
         "fexp2",
         "flog2",
@@ -2015,6 +2021,8 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
         "next_down",
         "n32",
         "round_even64",
+        "floor64",
+        "trunc64",
         "w32",
         "nan32",
         "nan64",
@@ -2099,10 +2107,10 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// `round_even64` (vISA `rnde` and the exact f32 narrowing `n32`) rounds ties to even
-/// and keeps a zero's sign on every adapter: it does not use WGSL's `round`, which
-/// llvmpipe on an AVX2 AMD EPYC computes for f64 with ties toward zero (1.5 -> 1) and
-/// +0 for -0.3.
+/// The runtime's f64 roundings to an integer (`trunc64`, `floor64`, `ceil64`,
+/// `round_even64`: vISA `rndz`, `rndd`, `rndu`, `rnde`, `frc` and the exact f32 narrowing
+/// `n32`) are IEEE's on every adapter: llvmpipe on an AVX2 AMD EPYC computes WGSL's f64
+/// `round` with ties toward zero (1.5 -> 1) and `trunc(-0.3)` as +0.
 #[test]
 fn f64_round_to_even_is_exact_without_the_drivers_round() {
     let mut xs = vec![
@@ -2117,6 +2125,8 @@ fn f64_round_to_even_is_exact_without_the_drivers_round() {
         1.25,
         -2.7,
         4503599627370495.5,
+        2251799813685247.75,
+        0.9999999999999999,
         4503599627370497.0,
         9007199254740993.0,
         1e300,
@@ -2128,12 +2138,25 @@ fn f64_round_to_even_is_exact_without_the_drivers_round() {
     let negated: Vec<f64> = xs.iter().map(|x| -x).collect();
     xs.extend(negated);
     let t: Vec<[f64; 3]> = xs.iter().map(|&x| [x, x, x]).collect();
-    let got = run_f64_extra(&["round_even64"], "", "round_even64(a)", &t);
-    for (x, g) in xs.iter().zip(&got) {
-        let want = x.round_ties_even();
-        assert!(
-            g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
-            "round_even64({x:e}) = {g:e}, want {want:e}"
+    let cases: [(&str, fn(f64) -> f64); 4] = [
+        ("round_even64(a)", f64::round_ties_even),
+        ("trunc64(a)", f64::trunc),
+        ("floor64(a)", f64::floor),
+        ("ceil64(a)", f64::ceil),
+    ];
+    for (expr, model) in cases {
+        let got = run_f64_extra(
+            &["trunc64", "floor64", "ceil64", "round_even64"],
+            "",
+            expr,
+            &t,
         );
+        for (x, g) in xs.iter().zip(&got) {
+            let want = model(*x);
+            assert!(
+                g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                "{expr} on {x:e} = {g:e}, want {want:e}"
+            );
+        }
     }
 }

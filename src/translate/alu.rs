@@ -377,13 +377,13 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             }
         }
         Frc => Out::N(Num::F64(format!(
-            "({x} - floor({x}))",
+            "({x} - floor64({x}))",
             x = a.as_f64()
         ))),
-        Rndd => Out::N(Num::F64(format!("floor({})", a.as_f64()))),
-        Rndu => Out::N(Num::F64(format!("ceil({})", a.as_f64()))),
-        Rndz => Out::N(Num::F64(format!("trunc({})", a.as_f64()))),
-        // Not WGSL's `round`: llvmpipe's f64 one rounds ties toward zero (runtime.wgsl).
+        // On the bits, not WGSL's f64 builtins, which llvmpipe gets wrong (runtime.wgsl).
+        Rndd => Out::N(Num::F64(format!("floor64({})", a.as_f64()))),
+        Rndu => Out::N(Num::F64(format!("ceil64({})", a.as_f64()))),
+        Rndz => Out::N(Num::F64(format!("trunc64({})", a.as_f64()))),
         Rnde => Out::N(Num::F64(format!("round_even64({})", a.as_f64()))),
         Inv | Invm => Out::N(fop(
             fexec,

@@ -17,10 +17,30 @@ fn same_run(name: &str, cpu: &VariantRun, g: &GpuRun, compared: &dyn Fn(&str) ->
             continue;
         }
         let first = a.iter().zip(b).position(|(x, y)| x != y);
+        let word = |v: &[u8], k: usize| {
+            v.get(k / 4 * 4..k / 4 * 4 + 4)
+                .map(|w| format!("{:#010x}", u32::from_le_bytes(w.try_into().unwrap())))
+                .unwrap_or_default()
+        };
+        let diffs: Vec<String> = a
+            .chunks(4)
+            .zip(b.chunks(4))
+            .enumerate()
+            .filter(|(_, (x, y))| x != y)
+            .take(6)
+            .map(|(k, _)| {
+                format!(
+                    "word {k}: interpreter {} GPU {}",
+                    word(a, 4 * k),
+                    word(b, 4 * k)
+                )
+            })
+            .collect();
         assert!(
             first.is_none() && a.len() == b.len(),
-            "{name}: buffer {n} differs at byte {first:?} ({} words differ)",
-            a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count()
+            "{name}: buffer {n} differs at byte {first:?} ({} words differ; {})",
+            a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count(),
+            diffs.join(", ")
         );
     }
     // A straight run with loops counts its channels only.
