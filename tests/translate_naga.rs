@@ -29,8 +29,9 @@ fn variants() -> Vec<std::path::PathBuf> {
 fn corpus_kernels_translate_to_valid_wgsl() {
     let vs = variants();
     assert!(vs.len() > 40, "corpus not found ({} variants)", vs.len());
-    let mut failures = Vec::new();
-    for dir in &vs {
+    // One variant's findings; the variants are split over the cores (CI has two).
+    let check = |dir: &std::path::PathBuf| -> Vec<String> {
+        let mut failures = Vec::new();
         let p = common::prepared(dir);
         // The thread mapping (plain and in the table form), the lane mapping where the
         // kernel allows it, and the probe modules of `validate`'s localization.
@@ -99,7 +100,21 @@ fn corpus_kernels_translate_to_valid_wgsl() {
                 )),
             }
         }
-    }
+        failures
+    };
+    let check = &check;
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = vs.len().div_ceil(workers.max(1));
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = vs
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().flat_map(check).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
