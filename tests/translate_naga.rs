@@ -104,7 +104,7 @@ fn corpus_kernels_translate_to_valid_wgsl() {
     };
     let check = &check;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = vs.len().div_ceil(workers.max(1));
+    let chunk = vs.len().div_ceil(workers);
     let failures: Vec<String> = std::thread::scope(|s| {
         let handles: Vec<_> = vs
             .chunks(chunk)

@@ -181,7 +181,7 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
             } else {
                 Elem {
                     raw: if special_float(*ty, *bits) {
-                        format!("imm_opaque({}u, {}u)", *bits as u32, (*bits >> 32) as u32)
+                        imm_call("imm_opaque", *bits)
                     } else {
                         imm(*bits)
                     },
@@ -249,7 +249,12 @@ pub fn special_float(ty: DataType, bits: u64) -> bool {
 /// A 64-bit constant as a runtime value: naga's constant evaluator cannot convert
 /// 64-bit literals (`u32(1lu)` is rejected), so immediates go through `imm`.
 pub fn imm(bits: u64) -> String {
-    format!("imm({}u, {}u)", bits as u32, (bits >> 32) as u32)
+    imm_call("imm", bits)
+}
+
+/// `bits` as the call of runtime function `f` on its low and high words.
+fn imm_call(f: &str, bits: u64) -> String {
+    format!("{f}({}u, {}u)", bits as u32, (bits >> 32) as u32)
 }
 
 pub fn is_float(t: DataType) -> bool {

@@ -13,34 +13,32 @@ pub fn assert_same_run(name: &str, cpu: &VariantRun, g: &GpuRun) {
 fn same_run(name: &str, cpu: &VariantRun, g: &GpuRun, compared: &dyn Fn(&str) -> bool) {
     assert_eq!(cpu.buffers.len(), g.buffers.len(), "{name}: buffer count");
     for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
-        if !compared(n) {
+        if !compared(n) || a == b {
             continue;
         }
-        let first = a.iter().zip(b).position(|(x, y)| x != y);
-        let word = |v: &[u8], k: usize| {
-            v.get(k / 4 * 4..k / 4 * 4 + 4)
-                .map(|w| format!("{:#010x}", u32::from_le_bytes(w.try_into().unwrap())))
-                .unwrap_or_default()
+        // The differing words, and the first few of them with both sides' values.
+        let hex = |w: &[u8]| {
+            w.iter()
+                .rev()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
         };
-        let diffs: Vec<String> = a
+        let differing: Vec<_> = a
             .chunks(4)
             .zip(b.chunks(4))
             .enumerate()
             .filter(|(_, (x, y))| x != y)
-            .take(6)
-            .map(|(k, _)| {
-                format!(
-                    "word {k}: interpreter {} GPU {}",
-                    word(a, 4 * k),
-                    word(b, 4 * k)
-                )
-            })
             .collect();
-        assert!(
-            first.is_none() && a.len() == b.len(),
-            "{name}: buffer {n} differs at byte {first:?} ({} words differ; {})",
-            a.chunks(4).zip(b.chunks(4)).filter(|(x, y)| x != y).count(),
-            diffs.join(", ")
+        let shown: Vec<String> = differing
+            .iter()
+            .take(6)
+            .map(|(k, (x, y))| format!("word {k}: interpreter 0x{} GPU 0x{}", hex(x), hex(y)))
+            .collect();
+        panic!(
+            "{name}: buffer {n} differs at byte {:?} ({} words differ; {})",
+            a.iter().zip(b).position(|(x, y)| x != y),
+            differing.len(),
+            shown.join(", ")
         );
     }
     // A straight run with loops counts its channels only.
