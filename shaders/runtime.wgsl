@@ -1292,6 +1292,26 @@ fn atf(f: f64, bits: u32) -> u64 {
 // The new memory value, or `keep` = true to leave memory unchanged (interp AtomicOp::apply).
 struct AtomicNew { v: u64, keep: bool }
 
+// FMAX, FMIN, FCMPWR, FADD, FSUB of `atomic_apply`. One line so that a module whose
+// kernel has no float atomic swaps it for a stub (translate::runtime_pieces): through
+// `afl`/`atf` it pulls the f64 min/max and add, which as soft doubles (lower64) took
+// llvmpipe minutes to compile in a lock loop's body (atomic_64bit_carry emulated: more
+// than 400 s of pipeline creation, 0.3 s without them).
+fn atomic_apply_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return atomic_float(op, old, s0, s1, bits); }
+
+fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew {
+    var r = AtomicNew(0lu, false);
+    switch op {
+        case 14u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), true), bits); }
+        case 15u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), false), bits); }
+        case 16u: { if (afl(old, bits) == afl(s0, bits)) { r.v = s1; } else { r.keep = true; } }
+        case 17u: { r.v = atf(afl(old, bits) + afl(s0, bits), bits); }
+        case 18u: { r.v = atf(afl(old, bits) - afl(s0, bits), bits); }
+        default: { r.keep = true; }
+    }
+    return r;
+}
+
 fn atomic_apply(op: u32, old0: u64, s00: u64, s10: u64, bits: u32) -> AtomicNew {
     let m = mask_bits(bits);
     let old = old0 & m;
@@ -1312,11 +1332,7 @@ fn atomic_apply(op: u32, old0: u64, s00: u64, s10: u64, bits: u32) -> AtomicNew 
         case 10u: { r.v = old ^ s0; }
         case 11u: { r.v = u64(min(sext(old, bits), sext(s0, bits))); }
         case 12u: { r.v = u64(max(sext(old, bits), sext(s0, bits))); }
-        case 14u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), true), bits); }
-        case 15u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), false), bits); }
-        case 16u: { if (afl(old, bits) == afl(s0, bits)) { r.v = s1; } else { r.keep = true; } }
-        case 17u: { r.v = atf(afl(old, bits) + afl(s0, bits), bits); }
-        case 18u: { r.v = atf(afl(old, bits) - afl(s0, bits), bits); }
+        case 14u, 15u, 16u, 17u, 18u: { r = atomic_apply_float(op, old, s0, s1, bits); }
         default: { r.keep = true; }
     }
     r.v = r.v & m;
@@ -1523,6 +1539,10 @@ fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 // the rest of the kernel (the block records of lanes with h = inf end there).
 fn imm_opaque(lo: u32, hi: u32) -> u64 { return imm(lo ^ cfh(CFG_ZERO), hi); }
 
+// The runtime's own infinities and NaNs, hidden the same way.
+fn hidden_f32(bits: u32) -> f32 { return bitcast<f32>(bits ^ cfh(CFG_ZERO)); }
+fn hidden_f64(bits: u64) -> f64 { return bitcast<f64>(bits ^ u64(cfh(CFG_ZERO))); }
+
 // F, HF and BF division, reciprocal and square root run on native f64: a few ulps of
 // f64 cannot move their once-rounded results, but a native sequence that is not
 // IEEE's may get the specials wrong (Vulkan asks IEEE's zeros, infinities and NaNs only
@@ -1556,9 +1576,9 @@ fn fdiv64(x: f64, y: f64) -> f64 {
             if (ma > F64_INF) { return bitcast<f64>(a | F64_QUIET); }
             if (mb > F64_INF) { return bitcast<f64>(b | F64_QUIET); }
             if ((ma == F64_INF && mb == F64_INF) || (ma == 0lu && mb == 0lu)) {
-                return bitcast<f64>(F64_INVALID);
+                return hidden_f64(F64_INVALID);
             }
-            if (ma == F64_INF || mb == 0lu) { return bitcast<f64>(s | F64_INF); }
+            if (ma == F64_INF || mb == 0lu) { return hidden_f64(s | F64_INF); }
             return bitcast<f64>(s);
         }
     }
@@ -1572,7 +1592,7 @@ fn fsqrt64(x: f64) -> f64 {
             let m = a & ~F64_SIGN;
             if (m == 0lu || a == F64_INF) { return x; }
             if (m > F64_INF) { return bitcast<f64>(a | F64_QUIET); }
-            return bitcast<f64>(F64_INVALID);
+            return hidden_f64(F64_INVALID);
         }
     }
     return sqrt(x);
@@ -1619,7 +1639,7 @@ fn fexp2(x: f32) -> f32 {
 
 fn flog2(x: f32) -> f32 {
     if (!F32_FTZ || !tiny32(x)) { return log2(x); }
-    if ((bitcast<u32>(x) >> 31u) != 0u) { return bitcast<f32>(0x7fc00000u); }
+    if ((bitcast<u32>(x) >> 31u) != 0u) { return hidden_f32(0x7fc00000u); }
     // log2(x) = log2(x * 2^64) - 64, the scaling exact.
     return log2(n32(w32(x) * 1.8446744073709552e19lf)) - 64.0;
 }

@@ -432,7 +432,7 @@ fn float_atomics_match_the_interpreter_on_special_values() {
         for (code, op) in ops {
             let got = run_f64_extra(
                 &[
-                    "atomic_apply", "afl", "atf", "fminmax64", "hf2f", "f2hf", "f64_to_hf", "f32_odd", "nan64",
+                    "atomic_apply", "atomic_apply_float", "atomic_float", "afl", "atf", "fminmax64", "hf2f", "f2hf", "f64_to_hf", "f32_odd", "nan64",
                     "sext", "mask_bits",
                 ],
                 "struct AtomicNew { v: u64, keep: bool }\n",
@@ -1396,6 +1396,8 @@ fn atomic64_module(head: &str, consts: &[&str], funcs: &[&str]) -> String {
         "atf",
         "fminmax64",
         "atomic_apply",
+        "atomic_apply_float",
+        "atomic_float",
     ];
     for f in apply.iter().chain(funcs) {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
@@ -1879,6 +1881,7 @@ fn ftz_transcendentals_keep_denormals() {
         "tiny32",
         "fexp2",
         "flog2",
+        "hidden_f32",
         "fsin",
         "log2_wide",
         "exp2_wide",
@@ -1955,7 +1958,7 @@ fn f_division_specials_follow_ieee_on_the_bits() {
     for c in ["F64_SIGN", "F64_INF", "F64_QUIET", "F64_INVALID"] {
         extra += &runtime_const(c);
     }
-    let funcs = ["special64", "fdiv64", "fsqrt64"];
+    let funcs = ["special64", "hidden_f64", "fdiv64", "fsqrt64"];
     let div = run_f64_extra(&funcs, &extra, "fdiv64(a, b)", &pairs);
     let root = run_f64_extra(&funcs, &extra, "fsqrt64(a)", &pairs);
     let same = |g: f64, w: f64| (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits();
