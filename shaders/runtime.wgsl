@@ -1292,11 +1292,8 @@ fn atf(f: f64, bits: u32) -> u64 {
 // The new memory value, or `keep` = true to leave memory unchanged (interp AtomicOp::apply).
 struct AtomicNew { v: u64, keep: bool }
 
-// FMAX, FMIN, FCMPWR, FADD, FSUB of `atomic_apply`. One line so that a module whose
-// kernel has no float atomic swaps it for a stub (translate::runtime_pieces): through
-// `afl`/`atf` it pulls the f64 min/max and add, which as soft doubles (lower64) took
-// llvmpipe minutes to compile in a lock loop's body (atomic_64bit_carry emulated: more
-// than 400 s of pipeline creation, 0.3 s without them).
+// FMAX, FMIN, FCMPWR, FADD, FSUB of `atomic_apply`. A module keeps only the arms of
+// this switch and atomic_apply's whose codes its kernel uses (translate::atomic_ops).
 fn atomic_apply_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return atomic_float(op, old, s0, s1, bits); }
 
 fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew {

@@ -801,51 +801,45 @@ fn special_float_immediates_are_hidden_from_the_compiler() {
     );
 }
 
-/// The runtime's float atomics (through `afl`/`atf`, f64 min/max and add: soft doubles
-/// where 64-bit types are emulated, minutes of llvmpipe compiling) stay only in modules
-/// whose kernel has a float atomic; the others reach no `atomic_float` once pruned.
-/// atomic_64bit's first `lsc_atomic_iadd` rewritten as `lsc_atomic_fadd` keeps it.
+/// A module keeps only the atomic operations its kernel uses (`translate::atomic_ops`):
+/// the float ones (through `afl`/`atf`, f64 min/max and add: soft doubles where 64-bit
+/// types are emulated, minutes of llvmpipe compiling) only where the kernel has one
+/// (own case float_atomics: LSC fadd/fsub/fmin/fmax on acm-g10, legacy fsub/fmin/fmax
+/// and a compare-exchange loop on tgllp).
 #[test]
-fn float_atomics_stay_only_where_the_kernel_has_one() {
+fn only_the_kernels_atomic_operations_stay() {
     use visa_emu::translate::prune::unreachable_functions;
     let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let tmp = std::env::temp_dir().join(format!("visa-emu-fadd-{}", std::process::id()));
-    let var = tmp.join("atomic_64bit/acm-g10-simd32");
-    std::fs::create_dir_all(&var).unwrap();
-    std::fs::copy(
-        own.join("atomic_64bit/case.json"),
-        tmp.join("atomic_64bit/case.json"),
-    )
-    .unwrap();
-    let text =
-        std::fs::read_to_string(own.join("atomic_64bit/acm-g10-simd32/kernel.visaasm")).unwrap();
-    assert!(text.contains("lsc_atomic_iadd.ugm (M1, 16)"));
-    let fadd = text.replacen(
-        "lsc_atomic_iadd.ugm (M1, 16)",
-        "lsc_atomic_fadd.ugm (M1, 16)",
-        1,
-    );
-    std::fs::write(var.join("kernel.visaasm"), fadd).unwrap();
-    for (dir, floats) in [
-        (own.join("atomic_64bit/acm-g10-simd32"), false),
-        (own.join("atomic_64bit_carry/tgllp-simd32"), false),
-        (own.join("image_atomic/tgllp-simd8"), false),
-        (var.clone(), true),
+    for (variant, floats, kept, dropped) in [
+        ("atomic_64bit/acm-g10-simd32", false, "case 0u:", "case 7u:"),
+        (
+            "atomic_64bit_carry/tgllp-simd32",
+            false,
+            "case 0u:",
+            "case 8u:",
+        ),
+        ("image_atomic/tgllp-simd8", false, "case 7u:", "case 10u:"),
+        (
+            "float_atomics/acm-g10-simd32",
+            true,
+            "case 17u:",
+            "case 16u:",
+        ),
+        ("float_atomics/tgllp-simd16", true, "case 18u:", "case 16u:"),
     ] {
+        let dir = own.join(variant);
         let m = straight_module_at(&dir);
         let pruned = unreachable_functions(&m.wgsl, "main");
-        assert_eq!(
-            pruned.contains("fn atomic_float("),
-            floats,
-            "{}",
-            dir.display()
-        );
-        assert!(
-            pruned.contains("fn atomic_apply_float("),
-            "{}",
-            dir.display()
-        );
-        validate_wgsl(&pruned).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        assert_eq!(pruned.contains("fn atomic_float("), floats, "{variant}");
+        let switches: String = ["fn atomic_apply(", "fn atomic_float("]
+            .iter()
+            .filter_map(|f| {
+                let at = pruned.find(f)?;
+                Some(&pruned[at..at + pruned[at..].find("\n}\n")?])
+            })
+            .collect();
+        assert!(switches.contains(kept), "{variant}: {kept}");
+        assert!(!switches.contains(dropped), "{variant}: {dropped}");
+        validate_wgsl(&pruned).unwrap_or_else(|e| panic!("{variant}: {e}"));
     }
-    std::fs::remove_dir_all(&tmp).unwrap();
 }

@@ -390,6 +390,11 @@ impl AtomicOp {
             16 => FMax,
             17 => FMin,
             18 => FCmpWr,
+            // Past the pages' table (which ends at FCMPWR): IGC's VISAAtomicOps has
+            // ATOMIC_FADD = 0x13 and ATOMIC_FSUB = 0x14, and it emits `svm_atomic.fsub`
+            // on tgllp for OpenCL's float atomic_fetch_sub (own case float_atomics).
+            19 => FAdd,
+            20 => FSub,
             _ => return None,
         })
     }
@@ -506,6 +511,26 @@ impl AtomicOp {
 
 #[cfg(test)]
 mod tests {
+
+    /// IGC's legacy FADD (0x13) and FSUB (0x14), past the pages' table, with LSC's
+    /// float semantics: 1.5 + 2.25, 1.5 - 2.25, inf - inf is the default NaN.
+    #[test]
+    fn legacy_float_add_and_subtract_follow_igcs_codes() {
+        use super::AtomicOp::*;
+        assert_eq!(super::AtomicOp::from_legacy(0x13), Some(FAdd));
+        assert_eq!(super::AtomicOp::from_legacy(0x14), Some(FSub));
+        assert_eq!(super::AtomicOp::from_legacy(0x15), None);
+        let f = |x: f32| x.to_bits() as u64;
+        assert_eq!(FAdd.apply(f(1.5), f(2.25), 0, 32), Some(f(3.75)));
+        assert_eq!(FSub.apply(f(1.5), f(2.25), 0, 32), Some(f(-0.75)));
+        assert_eq!(
+            FSub.apply(f(f32::INFINITY), f(f32::INFINITY), 0, 32),
+            Some(0x7fc0_0000)
+        );
+        let text = crate::isa::syntax::ATOMIC_OP;
+        assert_eq!(text.name(0x13), Some("fadd"));
+        assert_eq!(text.name(0x14), Some("fsub"));
+    }
 
     /// PREDEC writes back the new value (DWORD_ATOMIC's table), every other op the old.
     #[test]

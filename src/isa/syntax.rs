@@ -64,6 +64,9 @@ pub const ATOMIC_OP: Names = Names(&[
     ("fmax", 16),
     ("fmin", 17),
     ("fcmpwr", 18),
+    // Not on the pages; IGC's VISAAtomicOps (see `AtomicOp::from_legacy`).
+    ("fadd", 19),
+    ("fsub", 20),
 ]);
 
 /// LSC_UNTYPED LscSubOp: the text mnemonic is the symbol.

@@ -215,7 +215,7 @@ fn atomic_old(
     x: &str,
     y: &str,
 ) {
-    let code = float_marked_code(em, op);
+    let code = marked_code(em, op);
     let own = bytes == 4 && (code <= 6 || (8..=10).contains(&code) || code == 13);
     let located = match known {
         Known::BtiFast => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
@@ -272,13 +272,11 @@ fn avoid_check(em: &mut Emit, inst: &PInst, hit: impl Fn(u32) -> String) {
     ));
 }
 
-/// `op`'s runtime code, with [`super::FLOAT_ATOMIC_MARK`] written first for a float
-/// one (the runtime keeps its float atomics only for kernels that have one).
-fn float_marked_code(em: &mut Emit, op: AtomicOp) -> u32 {
+/// `op`'s runtime code, after its [`super::atomic_ops::MARK`] line (the module's
+/// runtime keeps only the operations the kernel uses).
+fn marked_code(em: &mut Emit, op: AtomicOp) -> u32 {
     let code = atomic_code(op);
-    if (14..=18).contains(&code) {
-        em.line(super::FLOAT_ATOMIC_MARK);
-    }
+    em.line(&super::atomic_ops::mark(code));
     code
 }
 
@@ -1101,7 +1099,7 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
         }
         Some(op) => {
             let [a1, a2] = ["Src1Data", "Src2Data"].map(|s| rdv(em, raw(inst, s), 0, 4, 4));
-            let code = float_marked_code(em, op);
+            let code = marked_code(em, op);
             em.line(&format!(
                 "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, 4u, {code}u, {a1}, {a2}, {at}u);"
             ));
@@ -1156,7 +1154,7 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                 AtomicOp::CmpXchg | AtomicOp::FCmpWr => (a1, a0),
                 _ => (a0, a1),
             };
-            let code = float_marked_code(em, op);
+            let code = marked_code(em, op);
             em.line(&format!(
                 "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, {}u, {code}u, {x}, {y}, {at}u);",
                 width / 8

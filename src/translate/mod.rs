@@ -17,6 +17,7 @@
 //! The result never depends on the subgroup size, and no subgroup operation is used.
 
 mod alu;
+pub mod atomic_ops;
 mod blocks;
 pub mod budget;
 mod dpas;
@@ -67,15 +68,6 @@ pub(crate) const ATOMIC64_MARK: &str = "// atomic64: 64-bit atomic";
 /// moves the SLM into the heap on devices with native 64-bit atomics
 /// (`backend::gpu`, `place_workgroup_memory`).
 pub const ATOMIC64_SLM_MARK: &str = "// atomic64: may address SLM";
-
-/// The comment the kernel's code carries before each float atomic (FMAX, FMIN,
-/// FCMPWR, FADD, FSUB): without one, [`runtime_pieces`] stubs the runtime's float
-/// atomics out.
-pub(crate) const FLOAT_ATOMIC_MARK: &str = "// atomic: float";
-/// The runtime's float atomics, one line so that it can be swapped.
-const ATOMIC_FLOAT_CALL: &str = "fn atomic_apply_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return atomic_float(op, old, s0, s1, bits); }";
-/// What replaces [`ATOMIC_FLOAT_CALL`] where no float atomic is emitted (never reached).
-const ATOMIC_FLOAT_STUB: &str = "fn atomic_apply_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return AtomicNew(0lu, true); }";
 
 /// The runtime's `atomic64` (the split form), one line so that it can be swapped.
 const ATOMIC64_SPLIT: &str = "fn atomic64(space: u32, w: u32, op: u32, s0: u64, s1: u64) -> u64 { return atomic64_split(space, w, op, s0, s1); }";
@@ -231,9 +223,7 @@ fn runtime_pieces(kernel: &str) -> String {
     } else {
         RUNTIME.to_string()
     };
-    if !kernel.contains(FLOAT_ATOMIC_MARK) {
-        s = s.replacen(ATOMIC_FLOAT_CALL, ATOMIC_FLOAT_STUB, 1);
-    }
+    s = atomic_ops::only_used(&s, &atomic_ops::used_codes(kernel));
     if [
         "img_read(",
         "img_write(",
