@@ -1293,10 +1293,40 @@ fn atf(f: f64, bits: u32) -> u64 {
 struct AtomicNew { v: u64, keep: bool }
 
 // FMAX, FMIN, FCMPWR, FADD, FSUB of `atomic_apply`. A module keeps only the arms of
-// this switch and atomic_apply's whose codes its kernel uses (translate::atomic_ops).
+// these switches and atomic_apply's whose codes its kernel uses, and the f64 form of
+// the 16- and 64-bit ones only where its kernel has one (translate::atomic_ops; the
+// dispatch is one line so that it can be swapped).
 fn atomic_apply_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return atomic_float(op, old, s0, s1, bits); }
 
-fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew {
+fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { if (bits == 32u) { return atomic_float32(op, u32(old), u32(s0), u32(s1)); } return atomic_float_wide(op, old, s0, s1, bits); }
+
+// The order of non-NaN f32 bits as unsigned keys (-0 below +0, as min/max take it).
+fn f32_key(b: u32) -> u32 { return select(b | 0x80000000u, ~b, (b >> 31u) != 0u); }
+
+// 32-bit float atomics on the bits, and the add in native f32 (`fadd32_rne`, exact on
+// flushing adapters too): no f64, which is soft doubles where 64-bit types are emulated.
+// The interpreter's `AtomicOp::apply`: minNum/maxNum, an IEEE compare, a NaN result
+// the default NaN.
+fn atomic_float32(op: u32, old: u32, s0: u32, s1: u32) -> AtomicNew {
+    var r = AtomicNew(0lu, false);
+    var v = 0u;
+    let old_nan = (old & 0x7fffffffu) > 0x7f800000u;
+    let s0_nan = (s0 & 0x7fffffffu) > 0x7f800000u;
+    switch op {
+        case 14u, 15u: { if (old_nan) { v = s0; } else if (s0_nan) { v = old; } else { v = select(s0, old, (f32_key(old) > f32_key(s0)) == (op == 14u)); } }
+        case 16u: { if (!old_nan && !s0_nan && (old == s0 || ((old | s0) & 0x7fffffffu) == 0u)) { v = s1; } else { r.keep = true; } }
+        case 17u: { v = bitcast<u32>(fadd32_rne(bitcast<f32>(old), bitcast<f32>(s0), 0.0)); }
+        case 18u: { v = bitcast<u32>(fadd32_rne(bitcast<f32>(old), -bitcast<f32>(s0), 0.0)); }
+        default: { r.keep = true; }
+    }
+    // FCMPWR writes s1 as it is.
+    if (op != 16u && (v & 0x7fffffffu) > 0x7f800000u) { v = 0x7fc00000u; }
+    r.v = u64(v);
+    return r;
+}
+
+// 16- and 64-bit float atomics through f64.
+fn atomic_float_wide(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew {
     var r = AtomicNew(0lu, false);
     switch op {
         case 14u: { r.v = atf(fminmax64(afl(old, bits), afl(s0, bits), true), bits); }

@@ -71,7 +71,8 @@ fn bundled_example_passes() {
 /// OpenCL 2.0 non-uniform work-groups (a 21 x 10 NDRange in 8 x 4 groups), and OpenCL
 /// 2.0 work-group collectives (whose SLM race IGC leaves to the hardware's interleaving
 /// of threads), OpenCL 2.0 generic pointers with program-scope globals, C11-style
-/// atomics with explicit orders and scopes, async work-group copies, sub-group
+/// atomics with explicit orders and scopes, float atomics (LSC and legacy, bit-exact
+/// over the IEEE specials), async work-group copies, sub-group
 /// functions over partial sub-groups, and the trigonometric and hyperbolic builtins
 /// (IGC's software routines, large-argument reduction, specials) within OpenCL's bounds,
 /// and their double-precision counterparts on skl and pvc (exp, log, pow, sin, cos,
@@ -85,7 +86,7 @@ fn bundled_example_passes() {
 fn own_cases_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let variants = discover(&[dir]).unwrap();
-    assert_eq!(variants.len(), 134);
+    assert_eq!(variants.len(), 137);
     let opts = RunOptions::default();
     for v in &variants {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));

@@ -421,7 +421,13 @@ fn float_atomics_match_the_interpreter_on_special_values() {
         (17, AtomicOp::FAdd),
         (18, AtomicOp::FSub),
     ];
-    for (bits, vals) in [(32u32, &vals32[..]), (64, &vals64[..]), (16, &vals16[..])] {
+    // 32 bits twice: natively and in the forms of an adapter that flushes denormals.
+    for (bits, vals, ftz) in [
+        (32u32, &vals32[..], false),
+        (32, &vals32[..], true),
+        (64, &vals64[..], false),
+        (16, &vals16[..], false),
+    ] {
         let pairs: Vec<[f64; 3]> = vals
             .iter()
             .flat_map(|&a| {
@@ -432,10 +438,15 @@ fn float_atomics_match_the_interpreter_on_special_values() {
         for (code, op) in ops {
             let got = run_f64_extra(
                 &[
-                    "atomic_apply", "atomic_apply_float", "atomic_float", "afl", "atf", "fminmax64", "hf2f", "f2hf", "f64_to_hf", "f32_odd", "nan64",
-                    "sext", "mask_bits",
+                    "atomic_apply", "atomic_apply_float", "atomic_float", "atomic_float32",
+                    "atomic_float_wide", "f32_key", "fadd32_rne", "nan32", "w32", "n32",
+                    "opaque_f64", "add_odd", "two_sum_err", "to_odd", "afl", "atf",
+                    "fminmax64", "hf2f", "f2hf", "f64_to_hf", "f32_odd", "nan64", "sext",
+                    "mask_bits",
                 ],
-                "struct AtomicNew { v: u64, keep: bool }\n",
+                &format!(
+                    "struct AtomicNew {{ v: u64, keep: bool }}\nconst F32_FTZ: bool = {ftz};\n"
+                ),
                 &format!("bitcast<f64>(atomic_apply({code}u, bitcast<u64>(a), bitcast<u64>(b), 0lu, {bits}u).v)"),
                 &pairs,
             );
@@ -445,7 +456,7 @@ fn float_atomics_match_the_interpreter_on_special_values() {
                 assert_eq!(
                     g.to_bits(),
                     want,
-                    "{op:?} on {bits} bits of {old:#x}, {s0:#x}"
+                    "{op:?} on {bits} bits of {old:#x}, {s0:#x} (ftz forms: {ftz})"
                 );
             }
         }

@@ -805,7 +805,8 @@ fn special_float_immediates_are_hidden_from_the_compiler() {
 /// the float ones (through `afl`/`atf`, f64 min/max and add: soft doubles where 64-bit
 /// types are emulated, minutes of llvmpipe compiling) only where the kernel has one
 /// (own case float_atomics: LSC fadd/fsub/fmin/fmax on acm-g10, legacy fsub/fmin/fmax
-/// and a compare-exchange loop on tgllp).
+/// and a compare-exchange loop on tgllp), and their f64 form only for 16- and 64-bit
+/// ones.
 #[test]
 fn only_the_kernels_atomic_operations_stay() {
     use visa_emu::translate::prune::unreachable_functions;
@@ -830,8 +831,10 @@ fn only_the_kernels_atomic_operations_stay() {
         let dir = own.join(variant);
         let m = straight_module_at(&dir);
         let pruned = unreachable_functions(&m.wgsl, "main");
-        assert_eq!(pruned.contains("fn atomic_float("), floats, "{variant}");
-        let switches: String = ["fn atomic_apply(", "fn atomic_float("]
+        assert_eq!(pruned.contains("fn atomic_float32("), floats, "{variant}");
+        // All of these float atomics are 32-bit: no f64 form.
+        assert!(!pruned.contains("fn atomic_float_wide("), "{variant}");
+        let switches: String = ["fn atomic_apply(", "fn atomic_float32("]
             .iter()
             .filter_map(|f| {
                 let at = pruned.find(f)?;

@@ -6,6 +6,9 @@
 //! add (soft doubles where 64-bit types are emulated): atomic_64bit_carry emulated took
 //! llvmpipe more than 400 s to compile with them, 0.3 s without. So each emitted atomic
 //! carries a [`MARK`] comment with its code and the module keeps only those arms.
+//! The mark also gives the width: a module whose float atomics are all 32-bit keeps
+//! only `atomic_float32` (the bits and native f32), not the f64 form of the other
+//! widths, which with 64-bit types emulated is soft doubles at every call site.
 
 use std::collections::BTreeSet;
 
@@ -13,11 +16,44 @@ use std::collections::BTreeSet;
 pub const MARK: &str = "// atomic op ";
 
 /// The functions whose `case` arms are filtered (one arm per line in runtime.wgsl).
-const SWITCHES: [&str; 2] = ["fn atomic_apply(", "fn atomic_float("];
+const SWITCHES: [&str; 3] = [
+    "fn atomic_apply(",
+    "fn atomic_float32(",
+    "fn atomic_float_wide(",
+];
 
-/// The line [`MARK`] writes for `code`.
-pub fn mark(code: u32) -> String {
-    format!("{MARK}{code}")
+/// The runtime's float-atomic dispatch, one line so that it can be swapped.
+const FLOAT_BY_WIDTH: &str = "fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { if (bits == 32u) { return atomic_float32(op, u32(old), u32(s0), u32(s1)); } return atomic_float_wide(op, old, s0, s1, bits); }";
+/// [`FLOAT_BY_WIDTH`] where every float atomic of the kernel is 32-bit.
+const FLOAT_32_ONLY: &str = "fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return atomic_float32(op, u32(old), u32(s0), u32(s1)); }";
+
+/// The line [`MARK`] writes for the atomic `code` on `bytes`-byte elements.
+pub fn mark(code: u32, bytes: u32) -> String {
+    format!("{MARK}{code} bytes {bytes}")
+}
+
+/// Whether `kernel` marks a float atomic (codes 14-18) on other than 4-byte elements.
+fn wide_floats(kernel: &str) -> bool {
+    kernel.lines().any(|l| {
+        let Some(rest) = l.trim().strip_prefix(MARK) else {
+            return false;
+        };
+        let mut f = rest.split(' ');
+        let code: u32 = f.next().and_then(|c| c.parse().ok()).unwrap_or(0);
+        (14..=18).contains(&code) && f.nth(1) != Some("4")
+    })
+}
+
+/// `runtime` for `kernel`: only the atomic operations it marks ([`only_used`]), and
+/// the float atomics' f64 form only where it has a float atomic wider or narrower than
+/// 32 bits.
+pub fn for_kernel(runtime: &str, kernel: &str) -> String {
+    let s = only_used(runtime, &used_codes(kernel));
+    if wide_floats(kernel) {
+        s
+    } else {
+        s.replacen(FLOAT_BY_WIDTH, FLOAT_32_ONLY, 1)
+    }
 }
 
 /// The codes `kernel` marks.
@@ -77,7 +113,7 @@ mod tests {
 fn atomic_apply(op: u32) -> u32 {\n    switch op {\n        case 0u: { r = 1u; }\n\
         case 3u, 13u: { r = 2u; }\n        case 14u, 15u: { r = f(); }\n\
         default: { r = 9u; }\n    }\n}\nfn after() {\n        case 5u: { b(); }\n}\n";
-        let kernel = format!("{}\nmem_atomic(0u);\n{}\n", mark(13), mark(0));
+        let kernel = format!("{}\nmem_atomic(0u);\n{}\n", mark(13, 4), mark(0, 8));
         let used = used_codes(&kernel);
         assert_eq!(used.iter().copied().collect::<Vec<_>>(), [0, 13]);
         let out = only_used(runtime, &used);
@@ -88,5 +124,18 @@ fn atomic_apply(op: u32) -> u32 {\n    switch op {\n        case 0u: { r = 1u; }
         // Other functions keep every arm.
         assert!(out.contains("case 7u: { a(); }"));
         assert!(out.contains("case 5u: { b(); }"));
+    }
+
+    #[test]
+    fn the_f64_float_form_stays_only_for_other_widths() {
+        let runtime = crate::translate::RUNTIME;
+        assert!(runtime.contains(FLOAT_BY_WIDTH));
+        let f32_only = for_kernel(runtime, &format!("  {}\n  {}\n", mark(17, 4), mark(0, 8)));
+        assert!(f32_only.contains(FLOAT_32_ONLY));
+        assert!(!f32_only.contains(FLOAT_BY_WIDTH));
+        let wide = for_kernel(runtime, &format!("  {}\n  {}\n", mark(17, 4), mark(14, 2)));
+        assert!(wide.contains(FLOAT_BY_WIDTH));
+        // Integer atomics of any width leave the float form alone.
+        assert!(!wide_floats(&mark(0, 8)));
     }
 }

@@ -215,7 +215,7 @@ fn atomic_old(
     x: &str,
     y: &str,
 ) {
-    let code = marked_code(em, op);
+    let code = marked_code(em, op, bytes);
     let own = bytes == 4 && (code <= 6 || (8..=10).contains(&code) || code == 13);
     let located = match known {
         Known::BtiFast => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
@@ -272,11 +272,11 @@ fn avoid_check(em: &mut Emit, inst: &PInst, hit: impl Fn(u32) -> String) {
     ));
 }
 
-/// `op`'s runtime code, after its [`super::atomic_ops::MARK`] line (the module's
-/// runtime keeps only the operations the kernel uses).
-fn marked_code(em: &mut Emit, op: AtomicOp) -> u32 {
+/// `op`'s runtime code, after its [`super::atomic_ops::mark`] line (the module's
+/// runtime keeps only the operations, and float widths, the kernel uses).
+fn marked_code(em: &mut Emit, op: AtomicOp, bytes: u32) -> u32 {
     let code = atomic_code(op);
-    em.line(&super::atomic_ops::mark(code));
+    em.line(&super::atomic_ops::mark(code, bytes));
     code
 }
 
@@ -1099,7 +1099,7 @@ fn lsc_typed(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), Transla
         }
         Some(op) => {
             let [a1, a2] = ["Src1Data", "Src2Data"].map(|s| rdv(em, raw(inst, s), 0, 4, 4));
-            let code = marked_code(em, op);
+            let code = marked_code(em, op, 4);
             em.line(&format!(
                 "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, 4u, {code}u, {a1}, {a2}, {at}u);"
             ));
@@ -1154,7 +1154,7 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                 AtomicOp::CmpXchg | AtomicOp::FCmpWr => (a1, a0),
                 _ => (a0, a1),
             };
-            let code = marked_code(em, op);
+            let code = marked_code(em, op, width / 8);
             em.line(&format!(
                 "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, {}u, {code}u, {x}, {y}, {at}u);",
                 width / 8

@@ -223,7 +223,7 @@ fn runtime_pieces(kernel: &str) -> String {
     } else {
         RUNTIME.to_string()
     };
-    s = atomic_ops::only_used(&s, &atomic_ops::used_codes(kernel));
+    s = atomic_ops::for_kernel(&s, kernel);
     if [
         "img_read(",
         "img_write(",
