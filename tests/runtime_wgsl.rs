@@ -1409,8 +1409,15 @@ fn atomic64_module(head: &str, consts: &[&str], funcs: &[&str]) -> String {
         "atomic_apply",
         "atomic_apply_float",
         "atomic_float",
+        "atomic_float32",
+        "atomic_float_wide",
+        "f32_key",
     ];
-    for f in apply.iter().chain(funcs) {
+    // The 32-bit float atomics' add (these modules run no float atomic; its
+    // flushing-adapter form would need cfg).
+    wgsl += "fn fadd32_rne(x: f32, y: f32, z: f32) -> f32 { return x + y; }\n";
+    let mut seen = std::collections::HashSet::new();
+    for f in apply.iter().chain(funcs).filter(|f| seen.insert(**f)) {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
