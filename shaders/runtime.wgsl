@@ -1296,8 +1296,6 @@ struct AtomicNew { v: u64, keep: bool }
 // these switches and atomic_apply's whose codes its kernel uses, and the f64 form of
 // the 16- and 64-bit ones only where its kernel has one (translate::atomic_ops; the
 // dispatch is one line so that it can be swapped).
-fn atomic_apply_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { return atomic_float(op, old, s0, s1, bits); }
-
 fn atomic_float(op: u32, old: u64, s0: u64, s1: u64, bits: u32) -> AtomicNew { if (bits == 32u) { return atomic_float32(op, u32(old), u32(s0), u32(s1)); } return atomic_float_wide(op, old, s0, s1, bits); }
 
 // The order of non-NaN f32 bits as unsigned keys (-0 below +0, as min/max take it).
@@ -1359,7 +1357,7 @@ fn atomic_apply(op: u32, old0: u64, s00: u64, s10: u64, bits: u32) -> AtomicNew 
         case 10u: { r.v = old ^ s0; }
         case 11u: { r.v = u64(min(sext(old, bits), sext(s0, bits))); }
         case 12u: { r.v = u64(max(sext(old, bits), sext(s0, bits))); }
-        case 14u, 15u, 16u, 17u, 18u: { r = atomic_apply_float(op, old, s0, s1, bits); }
+        case 14u, 15u, 16u, 17u, 18u: { r = atomic_float(op, old, s0, s1, bits); }
         default: { r.keep = true; }
     }
     r.v = r.v & m;

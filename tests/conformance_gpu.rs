@@ -609,7 +609,6 @@ fn hex(b: &[u8]) -> String {
 /// Own case `atomic_64bit_carry` over `items` work-items of `reps` adds each: the
 /// interpreter's bytes and counts and the sums every add's carry makes.
 fn carry_adds_agree(ctx: &mut GpuContext, items: u64, reps: u32) -> visa_emu::backend::gpu::GpuRun {
-    use visa_emu::backend::gpu;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cases/atomic_64bit_carry/tgllp-simd32");
     let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
@@ -617,10 +616,8 @@ fn carry_adds_agree(ctx: &mut GpuContext, items: u64, reps: u32) -> visa_emu::ba
     let arg = case.args.iter_mut().find(|a| a.name == "reps").unwrap();
     arg.value = Some(reps.into());
     arg.bytes_hex = Some(hex(&reps.to_le_bytes()));
-    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
     let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-    let g = gpu::execute(ctx, &launch).unwrap_or_else(|e| panic!("atomic_64bit_carry: {e}"));
-    assert_same_run("atomic_64bit_carry", &cpu, &g);
+    let g = gpu_agrees(ctx, &dir, &case, &cpu, "atomic_64bit_carry");
     let k = items * u64::from(reps);
     let want = [
         0x8000_0000u64.wrapping_add(k.wrapping_mul(0xFFFF_FFFF)),

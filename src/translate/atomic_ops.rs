@@ -32,16 +32,19 @@ pub fn mark(code: u32, bytes: u32) -> String {
     format!("{MARK}{code} bytes {bytes}")
 }
 
+/// The (code, bytes) of every mark in `kernel`.
+fn marks(kernel: &str) -> impl Iterator<Item = (u32, u32)> + '_ {
+    kernel.match_indices(MARK).filter_map(|(i, _)| {
+        let rest = &kernel[i + MARK.len()..];
+        let line = &rest[..rest.find('\n').unwrap_or(rest.len())];
+        let (code, bytes) = line.split_once(" bytes ")?;
+        Some((code.parse().ok()?, bytes.trim().parse().ok()?))
+    })
+}
+
 /// Whether `kernel` marks a float atomic (codes 14-18) on other than 4-byte elements.
 fn wide_floats(kernel: &str) -> bool {
-    kernel.lines().any(|l| {
-        let Some(rest) = l.trim().strip_prefix(MARK) else {
-            return false;
-        };
-        let mut f = rest.split(' ');
-        let code: u32 = f.next().and_then(|c| c.parse().ok()).unwrap_or(0);
-        (14..=18).contains(&code) && f.nth(1) != Some("4")
-    })
+    marks(kernel).any(|(code, bytes)| (14..=18).contains(&code) && bytes != 4)
 }
 
 /// `runtime` for `kernel`: only the atomic operations it marks ([`only_used`]), and
@@ -58,16 +61,7 @@ pub fn for_kernel(runtime: &str, kernel: &str) -> String {
 
 /// The codes `kernel` marks.
 pub fn used_codes(kernel: &str) -> BTreeSet<u32> {
-    kernel
-        .match_indices(MARK)
-        .filter_map(|(i, _)| {
-            let rest = &kernel[i + MARK.len()..];
-            let end = rest
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(rest.len());
-            rest[..end].parse().ok()
-        })
-        .collect()
+    marks(kernel).map(|(code, _)| code).collect()
 }
 
 /// `runtime` with the `case` arms of [`SWITCHES`] whose codes are all outside `used`

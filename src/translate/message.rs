@@ -1154,10 +1154,10 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
                 AtomicOp::CmpXchg | AtomicOp::FCmpWr => (a1, a0),
                 _ => (a0, a1),
             };
-            let code = marked_code(em, op, width / 8);
+            let bytes = width / 8;
+            let code = marked_code(em, op, bytes);
             em.line(&format!(
-                "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, {}u, {code}u, {x}, {y}, {at}u);",
-                width / 8
+                "let old = img_atomic(bt, {u}, {v}, {r}, {lod}, {bytes}u, {code}u, {x}, {y}, {at}u);"
             ));
             em.line(&wrv(
                 em,
