@@ -548,61 +548,57 @@ fn next_down(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(next_up(bitcast<f32>(bitcast<u32>(x) ^ 0x80000000u))) ^ 0x80000000u);
 }
 
-// Integer -> F in the rounding mode (RNE native). `f64(i)` rounds an |i| over 2^53; one
-// f64 step towards i keeps the directed rounding's answer (no f32 lies in that step).
+// Integer -> F and DF in the rounding mode: RNE native, the directed modes on the bits
+// (the magnitude normalized, cut to 24 or 53 bits, one up where the mode rounds away
+// from zero and a bit was cut). No f64 is stepped: NVIDIA's compiler (driver 580) lost
+// the device on modules that stepped `f64(i)` by its bits towards i, and on the f64 ->
+// i64 conversion that measured the step before that.
+fn int_round_bits(u: u64, neg: bool, mode: u32, frac: u32, bias: u32) -> u64 {
+    if (u == 0lu) { return 0lu; }
+    let hi = u32(u >> 32u);
+    let lz = select(32u + countLeadingZeros(u32(u)), countLeadingZeros(hi), hi != 0u);
+    let n = u << lz;
+    let m = n >> (63u - frac);
+    let cut = (n << (frac + 1u)) != 0lu;
+    let away = cut && ((mode == 1u && !neg) || (mode == 2u && neg));
+    // m carries the leading one into the exponent field; a carry out of the
+    // fraction raises the exponent.
+    let mag = (u64(63u - lz + bias - 1u) << frac) + m + select(0lu, 1lu, away);
+    return select(mag, mag | (1lu << select(63u, 31u, frac == 23u)), neg);
+}
+
+// The sign of a Q read from its high word: lavapipe (Mesa 22.3) answers `i < 0li` (and
+// `(u >> 63u) != 0lu`) false where i was sign-extended from 32 bits in the same module.
+fn neg64(i: i64) -> bool {
+    return bitcast<i32>(u32(bitcast<u64>(i) >> 32u)) < 0;
+}
+
 fn i2f32(i: i64, mode: u32) -> f32 {
     if (mode == 0u) { return f32(i); }
-    let s = f64(i);
-    return f64_to_f32_rm(step64(s, i64_tail(i, s)), mode);
+    let u = bitcast<u64>(i);
+    let neg = neg64(i);
+    return bitcast<f32>(u32(int_round_bits(select(u, 0lu - u, neg), neg, mode, 23u, 127u)));
 }
 
-// The sign of i - s, where s = f64(i) (2^63 when i rounds up past i64's range). s is
-// read from its bits, with no f64 -> i64 conversion: NVIDIA's compiler (driver 580)
-// failed on modules where `i64(s)` met an i that came from 32 bits.
-fn i64_tail(i: i64, s: f64) -> i32 {
-    let b = bitcast<u64>(s);
-    let e = i32((b >> 52u) & 0x7fflu) - 1075;
-    // |s| < 2^53: so is |i|, and the conversion was exact.
-    if (e <= 0) { return 0; }
-    let neg = (b >> 63u) != 0lu;
-    // |s| = 2^63: above any i, or i64's least value (below or equal to any i).
-    if (e >= 11) { return select(-1, select(0, 1, bitcast<u64>(i) != 0x8000000000000000lu), neg); }
-    let m = i64(((b & 0xffffffffffffflu) | 0x10000000000000lu) << u32(e));
-    let t = select(m, -m, neg);
-    return select(select(0, -1, i < t), 1, i > t);
-}
-
-// The f64 next to a nonzero finite s in the direction of `dir` (s itself for 0).
-fn step64(s: f64, dir: i32) -> f64 {
-    if (dir == 0) { return s; }
-    let b = bitcast<u64>(s);
-    let up = (dir > 0) == (s > 0.0lf);
-    return bitcast<f64>(select(b - 1lu, b + 1lu, up));
-}
-
-// Integer -> DF in the rounding mode: the f64 conversion rounds to nearest, one step
-// where the mode rounds the other way.
 fn i2f64_rm(i: i64, mode: u32) -> f64 {
-    let s = f64(i);
-    if (mode == 0u) { return s; }
-    let t = i64_tail(i, s);
-    let toward_zero = (t > 0) == (s < 0.0lf);
-    if ((mode == 1u && t > 0) || (mode == 2u && t < 0) || (mode == 3u && t != 0 && toward_zero)) {
-        return step64(s, t);
-    }
-    return s;
+    if (mode == 0u) { return f64(i); }
+    let u = bitcast<u64>(i);
+    let neg = neg64(i);
+    return bitcast<f64>(int_round_bits(select(u, 0lu - u, neg), neg, mode, 52u, 1023u));
 }
 
-// UQ -> DF and F in the rounding mode: a value of 2^63 and up halved with its last bit
-// kept as a sticky bit (the 53- and 24-bit roundings see the same value), then doubled.
+// UQ -> DF and F: RNE native below 2^63; from 2^63 halved with its last bit kept as a
+// sticky bit (the 53- and 24-bit roundings see the same value), then doubled.
 fn u2f64_rm(u: u64, mode: u32) -> f64 {
-    if ((u >> 63u) == 0lu) { return i2f64_rm(i64(u), mode); }
-    return 2.0lf * i2f64_rm(i64((u >> 1u) | (u & 1lu)), mode);
+    if (mode != 0u) { return bitcast<f64>(int_round_bits(u, false, mode, 52u, 1023u)); }
+    if ((u >> 63u) == 0lu) { return f64(i64(u)); }
+    return 2.0lf * f64(i64((u >> 1u) | (u & 1lu)));
 }
 
 fn u2f32_rm(u: u64, mode: u32) -> f32 {
-    if ((u >> 63u) == 0lu) { return i2f32(i64(u), mode); }
-    return 2.0 * i2f32(i64((u >> 1u) | (u & 1lu)), mode);
+    if (mode != 0u) { return bitcast<f32>(u32(int_round_bits(u, false, mode, 23u, 127u))); }
+    if ((u >> 63u) == 0lu) { return f32(i64(u)); }
+    return 2.0 * f32(i64((u >> 1u) | (u & 1lu)));
 }
 
 // DF add and mul in round-to-nearest: the twins of `dadd_rm` and `dmul_rm`

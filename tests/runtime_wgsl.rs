@@ -1991,7 +1991,7 @@ type Want3<'a> = Box<dyn Fn(&[f64; 3]) -> u64 + 'a>;
 /// The cr0 rounding modes beyond F (convert_modes and convert_modes_double pin them on
 /// whole kernels): DF add, mul and mad on the bits (`dadd_rm`, `dmul_rm`, `dfma_rm`: IGC
 /// converts long to double with a `mad` in RZ, RU or RD), DF -> HF (`f64_to_hf_rm`), Q
-/// and UQ -> DF and UQ -> F (`i2f64_rm`, `u2f64_rm`, `u2f32_rm`: one rounding from the
+/// and UQ -> DF and F (`i2f64_rm`, `i2f32`, `u2f64_rm`, `u2f32_rm`: one rounding from the
 /// 64-bit value, past 2^53 and 2^63 too) give the interpreter's bits in every mode.
 #[test]
 fn df_arithmetic_and_conversions_round_once_in_every_mode() {
@@ -2022,8 +2022,8 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
         "u2f64_rm",
         "u2f32_rm",
         "i2f32",
-        "i64_tail",
-        "step64",
+        "int_round_bits",
+        "neg64",
         "f64_to_hf_rm",
         "f2hf_dir",
         "f2hf",
@@ -2045,7 +2045,7 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
             rounding: md as u8,
             ..FpEnv::IEEE_DENORMS
         };
-        let ops: [(String, Want3); 7] = [
+        let ops: [(String, Want3); 8] = [
             (
                 format!("dadd_rm(a, b, {md}u)"),
                 Box::new(|x| {
@@ -2089,6 +2089,14 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
             (
                 format!("u2f64_rm(bitcast<u64>(a), {md}u)"),
                 Box::new(|x| to_bits(Num::Int(x[0].to_bits() as i128), DataType::DF, false, &env)),
+            ),
+            (
+                format!("f64(i2f32(bitcast<i64>(a), {md}u))"),
+                Box::new(|x| {
+                    let n = Num::Int(x[0].to_bits() as i64 as i128);
+                    let b = to_bits(n, DataType::F, false, &env);
+                    f64::from(f32::from_bits(b as u32)).to_bits()
+                }),
             ),
             (
                 format!("f64(u2f32_rm(bitcast<u64>(c), {md}u))"),
@@ -2171,4 +2179,61 @@ fn f64_round_to_even_is_exact_without_the_drivers_round() {
             );
         }
     }
+}
+
+/// D -> F and D -> DF in the directed modes, the Q the kernel converts sign-extended from
+/// 32 bits in the same expression (as the translator writes a D source): lavapipe once
+/// answered the sign test of such a Q wrong, and NVIDIA's compiler refused the f64
+/// stepping that came before `int_round_bits`.
+#[test]
+fn sign_extended_dwords_convert_in_every_directed_mode() {
+    use visa_emu::interp::alu::{to_bits, FpEnv, Num};
+    use visa_emu::ir::DataType;
+    let funcs = ["int_round_bits", "neg64", "i2f32", "i2f64_rm"];
+    let dwords = [
+        -324009792i32,
+        324009792,
+        -1,
+        1,
+        -16777217,
+        16777217,
+        i32::MIN,
+        i32::MAX,
+        -5,
+        0,
+        -0x7fff_ff81,
+        0x7fff_ff81,
+        -33554435,
+        33554435,
+    ];
+    let t: Vec<[f64; 3]> = dwords
+        .iter()
+        .map(|&d| [f64::from_bits(d as u32 as u64); 3])
+        .collect();
+    let mut bad = Vec::new();
+    for md in 1u32..4 {
+        let env = FpEnv {
+            rounding: md as u8,
+            ..FpEnv::IEEE_DENORMS
+        };
+        let d = "i64(bitcast<i32>(u32(bitcast<u64>(a))))";
+        for (ty, expr) in [
+            (DataType::F, format!("f64(i2f32({d}, {md}u))")),
+            (DataType::DF, format!("i2f64_rm({d}, {md}u)")),
+        ] {
+            let got = run_f64_extra(&funcs, visa_emu::translate::SOFT_F64, &expr, &t);
+            for (&x, g) in dwords.iter().zip(&got) {
+                let b = to_bits(Num::Int(x as i128), ty, false, &env);
+                let want = if ty == DataType::F {
+                    f64::from(f32::from_bits(b as u32))
+                } else {
+                    f64::from_bits(b)
+                };
+                if g.to_bits() != want.to_bits() {
+                    bad.push(format!("{expr} on {x}: runtime {g}, interpreter {want}"));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
 }

@@ -1259,10 +1259,12 @@ fn emit_inst_text(
                 _ => Vec::new(),
             };
             em.line("let i = 0u;");
-            em.line(&format!("let k = {idx};"));
+            em.line(&format!("let k = bitcast<u64>({idx});"));
             em.line("var t = IDLE;");
             // WGSL switches on 32-bit integers only: out-of-range 64-bit indices stay IDLE.
-            em.open(&format!("if (k >= 0li && k < {}li)", targets.len()));
+            // Unsigned, one compare: lavapipe (Mesa 22.3) answers signed compares of a
+            // sign-extended D with a literal wrong (docs/design.md).
+            em.open(&format!("if (k < {}lu)", targets.len()));
             em.open("switch i32(k)");
             for (j, t) in targets.iter().enumerate() {
                 em.line(&format!("case {j}i: {{ t = {}; }}", block_of(*t)));
