@@ -573,18 +573,21 @@ fn neg64(i: i64) -> bool {
     return bitcast<i32>(u32(bitcast<u64>(i) >> 32u)) < 0;
 }
 
-fn i2f32(i: i64, mode: u32) -> f32 {
-    if (mode == 0u) { return f32(i); }
+// `int_round_bits` of a signed i: its magnitude and sign.
+fn int_round_signed(i: i64, mode: u32, frac: u32, bias: u32) -> u64 {
     let u = bitcast<u64>(i);
     let neg = neg64(i);
-    return bitcast<f32>(u32(int_round_bits(select(u, 0lu - u, neg), neg, mode, 23u, 127u)));
+    return int_round_bits(select(u, 0lu - u, neg), neg, mode, frac, bias);
+}
+
+fn i2f32(i: i64, mode: u32) -> f32 {
+    if (mode == 0u) { return f32(i); }
+    return bitcast<f32>(u32(int_round_signed(i, mode, 23u, 127u)));
 }
 
 fn i2f64_rm(i: i64, mode: u32) -> f64 {
     if (mode == 0u) { return f64(i); }
-    let u = bitcast<u64>(i);
-    let neg = neg64(i);
-    return bitcast<f64>(int_round_bits(select(u, 0lu - u, neg), neg, mode, 52u, 1023u));
+    return bitcast<f64>(int_round_signed(i, mode, 52u, 1023u));
 }
 
 // UQ -> DF and F: RNE native below 2^63; from 2^63 halved with its last bit kept as a

@@ -2023,6 +2023,7 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
         "u2f32_rm",
         "i2f32",
         "int_round_bits",
+        "int_round_signed",
         "neg64",
         "f64_to_hf_rm",
         "f2hf_dir",
@@ -2189,7 +2190,13 @@ fn f64_round_to_even_is_exact_without_the_drivers_round() {
 fn sign_extended_dwords_convert_in_every_directed_mode() {
     use visa_emu::interp::alu::{to_bits, FpEnv, Num};
     use visa_emu::ir::DataType;
-    let funcs = ["int_round_bits", "neg64", "i2f32", "i2f64_rm"];
+    let funcs = [
+        "int_round_bits",
+        "int_round_signed",
+        "neg64",
+        "i2f32",
+        "i2f64_rm",
+    ];
     let dwords = [
         -324009792i32,
         324009792,

@@ -33,20 +33,21 @@ B=.dev/visa-emu
 { nvidia-smi -L; nproc; uname -r; } > "$L/env.txt" 2>&1
 step adapters 20 $B adapters
 grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
-# 1. Stop 45's float atomics (fadd32_rne on native f32, the order-preserving key) and
-# stop 44's two fixes, unconfirmed on a device: NVVM refused five modules where
-# `i64_tail` met a 32-bit source (now read on the bits), and math_trig's lanes with
-# h = +-inf stored nothing after sinh's `mul x, 0x7f800000:f` (literal infinities and
-# NaNs now reach the kernel through `imm_opaque`). If either still fails: modules as
-# compiled go to $L/pipelines (bisect them with `visa-emu compile`), and math_trig's
-# block records to $OUT/trig_visits.bin (compare with lavapipe's under
+# 1. Stop 46's integer -> F/DF conversions in the directed modes (`int_round_bits`:
+# NVVM refused all 13 modules of the f64-stepping form, "NVVM compilation failed: 3"),
+# confirmed there on these variants with stop 46's binary; stop 45's float atomics and
+# stop 44's hidden literal infinities (math_trig), confirmed at stop 46. If one fails:
+# the modules as compiled go to $OUT/pipelines.tgz (bisect them with `visa-emu compile`),
+# and math_trig's block records to $OUT/trig_visits.bin (compare with lavapipe's under
 # VISA_GPU_EMULATE=ftz,f64div,products,grf).
 mkdir -p "$L/pipelines"
-VISA_GPU_PIPELINE_DIR="$L/pipelines" step fixed 120 $B conformance tests/corpus/int_arith_wrap/acm-g10-simd32 \
+VISA_GPU_PIPELINE_DIR="$L/pipelines" step fixed 200 $B conformance tests/corpus/int_arith_wrap/acm-g10-simd32 \
   tests/corpus/int_arith_wrap/acm-g10-simd8 tests/corpus/local_arg_pointer/acm-g10-simd32 \
+  tests/corpus/convert_sat_rounding tests/cases/convert_modes/tgllp-simd32 \
   tests/cases/convert_modes_double/skl-simd32 tests/cases/math_trig tests/cases/float_atomics \
   tests/cases/atomic_64bit_carry --backend vulkan --known tests/known_disagreements.txt
 grep -E "^(FAIL|PASS)" "$L/fixed.txt" | cut -c1-160 | tee -a "$OUT/summary.txt"
+grep -q "^FAIL" "$L/fixed.txt" && tar czf "$OUT/pipelines.tgz" -C "$L" pipelines
 grep -q "^FAIL math_trig" "$L/fixed.txt" && VISA_GPU_VISITS=$OUT/trig_visits.bin step trig 60 $B run tests/cases/math_trig/tgllp-simd16 --backend vulkan --out-dir "$L/trig"
 rm -rf "$L/pipelines"
 # 2. The whole corpus and the own cases natively (stop 44 ran out at 300 s with 16

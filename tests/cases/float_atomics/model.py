@@ -1,13 +1,13 @@
 """Float atomics (OpenCL 3.0 `atomic_float` with cl_ext_float_atomics, -cl-std=CL3.0):
-contended sums of quarters (exact in any order) and the minimum and maximum of x
-(a NaN among them) on four counters, and per-item fadd, fsub, fmin and fmax whose old
-values and results are fixed, special values included. Buffers are uint32 so that every bit of a result is compared
-(a NaN is 0x7fc00000 exactly). The expected values follow the definitions (PoCL 3.1
-here compiles OpenCL C 1.2 only, without float atomics): IEEE add and subtract rounded
-to nearest, a NaN result the default NaN, minNum/maxNum (a NaN operand gives the other
-one; -0 is below +0). Inputs avoid what the pages leave open: denormals (a flushing
-atomic unit), NaN operands with a sign or payload in add and subtract, and two NaN
-operands of min and max."""
+contended sums of quarters (exact in any order) and the minimum and maximum of x (a NaN
+among them) on four counters, and per-item fadd, fsub, fmin and fmax whose old values
+and results are fixed, special values included. Buffers are uint32 so that every bit of
+a result is compared (a NaN is 0x7fc00000 exactly). The expected values follow the
+definitions (PoCL 3.1 here compiles OpenCL C 1.2 only, without float atomics): IEEE add
+and subtract rounded to nearest, a NaN result the default NaN, minNum/maxNum (a NaN
+operand gives the other one; -0 is below +0). Inputs avoid what the pages leave open:
+denormals (a flushing atomic unit), NaN operands with a sign or payload in add and
+subtract, and two NaN operands of min and max."""
 import math
 import random
 import struct
