@@ -241,7 +241,8 @@ fn f64_fma_rm(a: u64, b: u64, c: u64, md: u32) -> u64 {
     let pc = sf_parts(c);
     return sf_sum(sp, p, pa.e + pb.e, sc, SfU128(0lu, pc.m), pc.e, md);
 }
-fn f64_div(a: u64, b: u64) -> u64 {
+fn f64_div(a: u64, b: u64) -> u64 { return f64_div_rm(a, b, 0u); }
+fn f64_div_rm(a: u64, b: u64, md: u32) -> u64 {
     if (sf_is_nan(a) || sf_is_nan(b)) { return sf_nan2(a, b); }
     let s = (a ^ b) & SF_SIGN;
     let ia = sf_inf_nan(a);
@@ -271,9 +272,10 @@ fn f64_div(a: u64, b: u64) -> u64 {
         r = r << 1u;
     }
     if (r != 0lu) { q = q | 1lu; }
-    return sf_round_pack(s, e + 1022, q);
+    return sf_round_pack_rm(s, e + 1022, q, md);
 }
-fn f64_sqrt(a: u64) -> u64 {
+fn f64_sqrt(a: u64) -> u64 { return f64_sqrt_rm(a, 0u); }
+fn f64_sqrt_rm(a: u64, md: u32) -> u64 {
     if (sf_is_nan(a)) { return a | 0x0008000000000000lu; }
     if ((a & ~SF_SIGN) == 0lu) { return a; }
     if ((a & SF_SIGN) != 0lu) { return SF_QNAN; }
@@ -295,7 +297,7 @@ fn f64_sqrt(a: u64) -> u64 {
         if (rem >= trial) { rem = rem - trial; root = root | 1lu; }
     }
     let sig = (root << 8u) | select(0lu, 1lu, rem != 0lu);
-    return sf_round_pack(0lu, (e >> 1u) + 1022, sig);
+    return sf_round_pack_rm(0lu, (e >> 1u) + 1022, sig, md);
 }
 fn f64_neg(a: u64) -> u64 { return a ^ SF_SIGN; }
 fn f64_abs(a: u64) -> u64 { return a & ~SF_SIGN; }
@@ -485,6 +487,13 @@ fn dmul_rm(x: f64, y: f64, md: u32) -> f64 {
 }
 fn dfma_rm(x: f64, y: f64, z: f64, md: u32) -> f64 {
     return bitcast<f64>(f64_fma_rm(bitcast<u64>(x), bitcast<u64>(y), bitcast<u64>(z), md));
+}
+// DIVM and SQRTM of DF in the cr0 mode (round-to-nearest: `ddiv`, `dsqrt`).
+fn ddiv_rm(x: f64, y: f64, md: u32) -> f64 {
+    return bitcast<f64>(f64_div_rm(bitcast<u64>(x), bitcast<u64>(y), md));
+}
+fn dsqrt_rm(x: f64, md: u32) -> f64 {
+    return bitcast<f64>(f64_sqrt_rm(bitcast<u64>(x), md));
 }
 
 // DF division and square root rounded once on any adapter: Vulkan lets a driver's

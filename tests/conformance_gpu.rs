@@ -930,34 +930,13 @@ fn a_flushing_adapter_keeps_a_native_f32_run_that_met_no_denormal() {
 /// natively and in the exact float forms (which computed it in f64, rounded once, before).
 #[test]
 fn lrp_follows_the_pages_formula_like_the_interpreter() {
-    let src = visa_emu::corpus::paths::default_corpus_dir().join("float_arith");
-    let dir = std::env::temp_dir().join(format!("visa-emu-lrp-{}", std::process::id()));
-    let variant = dir.join("float_arith/tgllp-simd8");
-    std::fs::create_dir_all(&variant).unwrap();
-    std::fs::copy(src.join("case.json"), dir.join("float_arith/case.json")).unwrap();
-    for sub in ["inputs", "expected"] {
-        let to = dir.join("float_arith").join(sub);
-        std::fs::create_dir_all(&to).unwrap();
-        for f in std::fs::read_dir(src.join(sub)).unwrap() {
-            let f = f.unwrap();
-            std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-        }
-    }
-    std::fs::copy(
-        src.join("tgllp-simd8/kernel.bin"),
-        variant.join("kernel.bin"),
-    )
-    .unwrap();
-    let text = std::fs::read_to_string(src.join("tgllp-simd8/kernel.visaasm")).unwrap();
-    assert!(
-        text.contains("    mad (M1, 8) V0071"),
-        "float_arith's mad moved"
-    );
-    std::fs::write(
-        variant.join("kernel.visaasm"),
-        text.replace("    mad (M1, 8) V0071", "    lrp (M1, 8) V0071"),
-    )
-    .unwrap();
+    let (dir, variant) = patched_variant("float_arith", "tgllp-simd8", "lrp", &|text| {
+        assert!(
+            text.contains("    mad (M1, 8) V0071"),
+            "float_arith's mad moved"
+        );
+        text.replace("    mad (M1, 8) V0071", "    lrp (M1, 8) V0071")
+    });
     let mut native =
         GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let mut exact = distrusting_gpu();
@@ -973,6 +952,103 @@ fn lrp_follows_the_pages_formula_like_the_interpreter() {
         }
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Corpus variant `case/variant` copied under a temporary folder (named after `tag`)
+/// with its `kernel.visaasm` rewritten by `edit`: the folder, and the variant's in it.
+fn patched_variant(
+    case: &str,
+    variant: &str,
+    tag: &str,
+    edit: &dyn Fn(&str) -> String,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let src = visa_emu::corpus::paths::default_corpus_dir().join(case);
+    let dir = std::env::temp_dir().join(format!("visa-emu-{tag}-{}", std::process::id()));
+    let to_variant = dir.join(case).join(variant);
+    std::fs::create_dir_all(&to_variant).unwrap();
+    std::fs::copy(src.join("case.json"), dir.join(case).join("case.json")).unwrap();
+    for sub in ["inputs", "expected"] {
+        let to = dir.join(case).join(sub);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(src.join(sub)).unwrap() {
+            let f = f.unwrap();
+            std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(
+        src.join(variant).join("kernel.bin"),
+        to_variant.join("kernel.bin"),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(src.join(variant).join("kernel.visaasm")).unwrap();
+    std::fs::write(to_variant.join("kernel.visaasm"), edit(&text)).unwrap();
+    (dir, to_variant)
+}
+
+/// The IEEE macros on DF in every cr0 rounding mode, patched into `double_arith`
+/// (SIMD32 on skl, whose divm and sqrtm IGC emits in round-to-nearest): DIVM and SQRTM
+/// correctly rounded in the mode (the interpreter's on integers, the GPU's on the bits:
+/// `ddiv_rm`, `dsqrt_rm`; both rounded to nearest before stop 47), INVM of src0 by src1
+/// and RSQTM, with their early-out predicates (bits at the mask offset, M1 and M5)
+/// selecting a constant. The special inputs make the early outs fire. Natively and with
+/// 64-bit types emulated, byte for byte.
+#[test]
+fn ieee_macros_follow_the_cr0_mode_like_the_interpreter() {
+    let mut native =
+        GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut emulated = GpuContext::new(&GpuOptions {
+        disable_f64: true,
+        disable_int64: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    for md in 0u32..4 {
+        let cr = 0x4c0 | md << 4;
+        let (dir, variant) = patched_variant("double_arith", "skl-simd32", "ieee", &|text| {
+            let mut t = text.to_string();
+            for (from, to) in [
+                (
+                    "%cr0(0,0)<0;1,0> 0x4c0:ud",
+                    format!("%cr0(0,0)<0;1,0> {cr:#x}:ud"),
+                ),
+                (
+                    ".decl V0103 v_type=G",
+                    ".decl P7 v_type=P num_elts=32\n.decl P8 v_type=P num_elts=32\n\
+                     .decl V0103 v_type=G"
+                        .into(),
+                ),
+                (
+                    "    divm (M1, 16) V0103(0,0)<1> V0069(0,0)<1;1,0> V0079(0,0)<1;1,0>",
+                    "    invm (M1, 16) V0103(0,0)<1> P7 V0069(0,0)<1;1,0> V0079(0,0)<1;1,0>\n\
+                     \x20   (P7) mov (M1, 16) V0103(0,0)<1> 0x4000000000000000:df"
+                        .into(),
+                ),
+                (
+                    "    sqrtm (M5, 16) V0114(0,0)<1> (abs)V0070(0,0)<1;1,0>",
+                    "    rsqtm (M5, 16) V0114(0,0)<1> P8 V0070(0,0)<1;1,0>\n\
+                     \x20   (P8) mov (M5, 16) V0114(0,0)<1> 0x4008000000000000:df"
+                        .into(),
+                ),
+            ] {
+                assert!(t.contains(from), "double_arith moved: {from}");
+                t = t.replacen(from, &to, 1);
+            }
+            t
+        });
+        let mut case = visa_emu::corpus::case::Case::load(&dir.join("double_arith")).unwrap();
+        for special in [false, true] {
+            if special {
+                special_inputs(&mut case, &dir.join("special"));
+            }
+            let cpu =
+                visa_emu::backend::cpu::run_case(&variant, &case, &Default::default()).unwrap();
+            for (gpu, how) in [(&mut native, "native"), (&mut emulated, "emulated")] {
+                let name = format!("ieee macros (mode {md}, {how}, special inputs {special})");
+                gpu_agrees(gpu, &variant, &case, &cpu, &name);
+            }
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
 
 /// LSC_UNTYPED's strided and quad loads and stores (own case `lsc_strided_quad`) and

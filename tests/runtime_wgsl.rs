@@ -1989,7 +1989,7 @@ fn f_division_specials_follow_ieee_on_the_bits() {
 type Want3<'a> = Box<dyn Fn(&[f64; 3]) -> u64 + 'a>;
 
 /// The cr0 rounding modes beyond F (convert_modes and convert_modes_double pin them on
-/// whole kernels): DF add, mul and mad on the bits (`dadd_rm`, `dmul_rm`, `dfma_rm`: IGC
+/// whole kernels): DF DIVM and SQRTM (`ddiv_rm`, `dsqrt_rm`), DF add, mul and mad on the bits (`dadd_rm`, `dmul_rm`, `dfma_rm`: IGC
 /// converts long to double with a `mad` in RZ, RU or RD), DF -> HF (`f64_to_hf_rm`), Q
 /// and UQ -> DF and F (`i2f64_rm`, `i2f32`, `u2f64_rm`, `u2f32_rm`: one rounding from the
 /// 64-bit value, past 2^53 and 2^63 too) give the interpreter's bits in every mode.
@@ -2004,6 +2004,10 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
         [f64::MAX, 2.0, f64::MAX],
         [-1e308, 10.0, 1e300],
         [5e-324, 0.5, -5e-324],
+        // Subnormal quotients and roots, where the nearest result's remainder underflows.
+        [5e-324, 1.5, 4e-320],
+        [-1.3e-310, 3.0, 2.5e-318],
+        [1e-300, 3e10, 1e-310],
         [1.0, 1e-300, -1.0],
         [65519.99, 65520.0, -65504.0],
         [
@@ -2046,7 +2050,29 @@ fn df_arithmetic_and_conversions_round_once_in_every_mode() {
             rounding: md as u8,
             ..FpEnv::IEEE_DENORMS
         };
-        let ops: [(String, Want3); 8] = [
+        let ops: [(String, Want3); 10] = [
+            (
+                format!("ddiv_rm(a, b, {md}u)"),
+                Box::new(|x| {
+                    exec(
+                        AluOp::Divm,
+                        DataType::DF,
+                        &[df(x[0]), df(x[1])],
+                        false,
+                        &env,
+                    )
+                    .unwrap()
+                    .dst
+                }),
+            ),
+            (
+                format!("dsqrt_rm(c, {md}u)"),
+                Box::new(|x| {
+                    exec(AluOp::Sqrtm, DataType::DF, &[df(x[2])], false, &env)
+                        .unwrap()
+                        .dst
+                }),
+            ),
             (
                 format!("dadd_rm(a, b, {md}u)"),
                 Box::new(|x| {

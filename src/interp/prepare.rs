@@ -297,6 +297,13 @@ pub fn prepare(program: &Program, kernel: &str) -> Result<Prepared, ExecError> {
                         PField::Raw(Some(var_off(r.var) + r.offset as u32), var_ty(r.var))
                     }
                 }
+                // LSC_UNTYPED's STORE_UNCOMPRESSED is STORE (one pseudo-code on its page;
+                // a surface's compression is the hardware's business): one sub-op on.
+                (FieldKind::Int(_), Field::Int(0x1c))
+                    if inst.op == Opcode::LscUntyped && spec.name == "LscSubOp" =>
+                {
+                    PField::Int(0x04)
+                }
                 (FieldKind::Int(_), Field::Int(v)) => PField::Int(*v),
                 (FieldKind::Label, Field::Label(l)) => {
                     let pc = label_pc.get(l.0 as usize).copied().unwrap_or(u32::MAX);

@@ -772,7 +772,14 @@ impl Thread {
             let lane = if pred_dst_shift { *i + moff } else { *i };
             self.write_dst(dst, lane, *v);
             if let (Some(e), Some(d2)) = (extra, dsts.get(1)) {
-                self.write_dst(d2, *i, *e);
+                // A predicate destination's bit for channel i is i + the mask offset,
+                // as cmp's (INVM, RSQTM).
+                let at = if matches!(d2, Dst::Pred(_)) {
+                    *i + moff
+                } else {
+                    *i
+                };
+                self.write_dst(d2, at, *e);
             }
             if let (Some(e), Madw) = (extra, inst.op) {
                 // High halves follow the low halves, starting on the next GRF.
@@ -823,6 +830,17 @@ fn rounded_once(
     sat: bool,
     env: &FpEnv,
 ) -> Option<u64> {
+    by_exec(op, dty, v, sat, env).map(|o| o.dst)
+}
+
+/// `alu::exec` on the operands' values, as [`rounded_once`] takes them.
+fn by_exec(
+    op: Opcode,
+    dty: DataType,
+    v: &[(Num, DataType)],
+    sat: bool,
+    env: &FpEnv,
+) -> Option<alu::AluOut> {
     let mut vals = [Val {
         ty: DataType::F,
         bits: 0,
@@ -832,7 +850,7 @@ fn rounded_once(
     }
     let op = alu::AluOp::from_opcode(op, &[])?;
     let k = v.len().min(3);
-    alu::exec(op, dty, &vals[..k], sat, env).ok().map(|o| o.dst)
+    alu::exec(op, dty, &vals[..k], sat, env).ok()
 }
 
 /// One element of an ALU instruction: (dst bits, extra result).
@@ -879,6 +897,15 @@ fn element(
     if once && fexec.is_some() && matches!(inst.op, Add | Mul | Mad) {
         if let Some(bits) = rounded_once(inst.op, dty, v, sat, env) {
             return Ok((alu::canonical_nan(bits, dty), None));
+        }
+    }
+    // The IEEE macros (F and DF only): `alu::exec`'s, correctly rounded in the cr0
+    // mode (DF's division and root on integers there), INVM of src0 by src1, and the
+    // early-out bit of INVM and RSQTM for their predicate destination.
+    if fexec.is_some() && matches!(inst.op, Divm | Sqrtm | Invm | Rsqtm) {
+        if let Some(o) = by_exec(inst.op, dty, v, sat, env) {
+            let extra = matches!(inst.op, Invm | Rsqtm).then_some(o.extra);
+            return Ok((alu::canonical_nan(o.dst, dty), extra));
         }
     }
     let r = match inst.op {

@@ -33,6 +33,9 @@ enum Out {
     Bits(String),
     /// Bits of the destination and of the second result (addc, subb, madw).
     Two(String, String),
+    /// A number, and for the second destination (a predicate) whether the
+    /// destination's value is NaN, infinite or zero (INVM's and RSQTM's early out).
+    Eo(Num),
 }
 
 /// A float operation given as an f64 formula over `x`, `y`, `z`, (for F) the f32
@@ -134,6 +137,13 @@ const DIV: FOp = FOp {
     df: Some("ddiv($x, $y)"),
 };
 
+/// DIVM's and INVM's division: DF's in the cr0 mode.
+const DIV_IN_MODE: FOp = FOp {
+    f64: "fdiv64($x, $y)",
+    f32: None,
+    df: Some("ddiv_rm($x, $y, md)"),
+};
+
 fn int_bits(t: DataType) -> u32 {
     8 * t.size()
 }
@@ -212,7 +222,19 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             None => Out::N(int2("select($x / $y, -1li, $y == 0li)")),
         },
         Mod => Out::N(int2("select($x % $y, $x, $y == 0li)")),
-        Divm => Out::N(fop(fexec, &v, DIV)?),
+        // The IEEE macros in the cr0 mode: DF on the bits where the mode is directed
+        // (`ddiv_rm`, `dsqrt_rm`; tidy.rs calls `ddiv`/`dsqrt` in round-to-nearest),
+        // F through the f64 result (exact: see `fop`). INVM divides src0 by src1 (its
+        // page) and RSQTM rounds to nearest (the interpreter's `ieee_macro`); both
+        // give the early-out bit for their predicate destination.
+        Divm | Invm => {
+            let q = fop(fexec, &v, DIV_IN_MODE)?;
+            if op == Invm {
+                Out::Eo(q)
+            } else {
+                Out::N(q)
+            }
+        }
         Mulh => {
             let bits = int_bits(rty(0)).max(int_bits(rty(1)));
             if bits > 32 {
@@ -385,7 +407,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
         Rndu => Out::N(Num::F64(format!("ceil64({})", a.as_f64()))),
         Rndz => Out::N(Num::F64(format!("trunc64({})", a.as_f64()))),
         Rnde => Out::N(Num::F64(format!("round_even64({})", a.as_f64()))),
-        Inv | Invm => Out::N(fop(
+        Inv => Out::N(fop(
             fexec,
             &v,
             FOp {
@@ -394,7 +416,7 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
                 df: Some("ddiv(1.0lf, $x)"),
             },
         )?),
-        Sqrt | Sqrtm => Out::N(fop(
+        Sqrt => Out::N(fop(
             fexec,
             &v,
             FOp {
@@ -403,7 +425,31 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
                 df: Some("dsqrt($x)"),
             },
         )?),
-        Rsqrt | Rsqtm => Out::N(fop(
+        Sqrtm => Out::N(fop(
+            fexec,
+            &v,
+            FOp {
+                f64: "fsqrt64($x)",
+                f32: None,
+                df: Some("dsqrt_rm($x, md)"),
+            },
+        )?),
+        Rsqtm => Out::Eo(match fexec {
+            Some(DataType::F) => Num::F32(format!(
+                "f64_to_f32_rm(fdiv64(1.0lf, fsqrt64(w32({}))), 0u)",
+                operand(&v, 0).as_f32()
+            )),
+            _ => fop(
+                fexec,
+                &v,
+                FOp {
+                    f64: "fdiv64(1.0lf, fsqrt64($x))",
+                    f32: None,
+                    df: Some("ddiv(1.0lf, dsqrt($x))"),
+                },
+            )?,
+        }),
+        Rsqrt => Out::N(fop(
             fexec,
             &v,
             FOp {
@@ -601,6 +647,21 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             Out::Bits(b) if em.nan_blind || inst.op == Cmp => (b, None),
             Out::Bits(b) => (canonical_nan(b, dty), None),
             Out::Two(a, b) => (a, Some(b)),
+            Out::Eo(x) => {
+                let bits = to_bits(&x, dty, sat);
+                let bits = if em.nan_blind {
+                    bits
+                } else {
+                    canonical_nan(bits, dty)
+                };
+                let eo = match float_layout(dty) {
+                    Some((sign, inf)) => format!(
+                        "select(0lu, 1lu, (v & ~{sign:#x}lu) == 0lu || (v & ~{sign:#x}lu) >= {inf:#x}lu)"
+                    ),
+                    None => return Err(unsupported(format!("{dty:?} destination"))),
+                };
+                (bits, Some(eo))
+            }
         }
     };
     em.line(&format!("let v = {v};"));
@@ -627,6 +688,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     } else {
         "v".to_string()
     };
+    let lane_of_pred = format!("i + {moff}u");
     let mut stores = vec![operand::store_at(
         em,
         dst,
@@ -636,7 +698,13 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     if let Some(x) = second {
         let xs = if two_pass { "tx[i]" } else { x };
         if let Some(d2) = dsts.get(1) {
-            stores.push(operand::store_at(em, d2, "i", xs));
+            // A predicate's bit for channel i is i + the mask offset (cmp's, INVM's).
+            let at = if matches!(d2, Dst::Pred(_)) {
+                &lane_of_pred
+            } else {
+                "i"
+            };
+            stores.push(operand::store_at(em, d2, at, xs));
         }
         if inst.op == Madw {
             if let Dst::Direct { off, ty, hs, sat } = dst {

@@ -214,7 +214,14 @@ fn index_into_state(text: &str, name: &str, base: &str) -> String {
 /// The runtime pieces `kernel` calls.
 fn runtime_pieces(kernel: &str) -> String {
     let mut s = if [
-        "dfma(", "ddiv(", "dsqrt(", "dadd_rm(", "dmul_rm(", "dfma_rm(",
+        "dfma(",
+        "ddiv(",
+        "dsqrt(",
+        "dadd_rm(",
+        "dmul_rm(",
+        "dfma_rm(",
+        "ddiv_rm(",
+        "dsqrt_rm(",
     ]
     .iter()
     .any(|f| kernel.contains(f))

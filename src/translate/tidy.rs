@@ -24,7 +24,7 @@ const KEEPING_FLUSHES: [&str; 3] = ["flush32", "flush64", "flush_h"];
 
 /// Helpers with the rounding mode as their last argument, and what each call in
 /// round-to-nearest (mode `0u`) becomes: the twin taking the other arguments.
-const ROUND_TO_NEAREST_TWINS: [(&str, &str); 12] = [
+const ROUND_TO_NEAREST_TWINS: [(&str, &str); 14] = [
     ("fadd32", "fadd32_rne"),
     ("fmul32", "fmul32_rne"),
     ("fmad32", "fma_rne32"),
@@ -37,6 +37,8 @@ const ROUND_TO_NEAREST_TWINS: [(&str, &str); 12] = [
     ("dadd_rm", "dadd_rne"),
     ("dmul_rm", "dmul_rne"),
     ("dfma_rm", "dfma"),
+    ("ddiv_rm", "ddiv"),
+    ("dsqrt_rm", "dsqrt"),
 ];
 
 /// Bindings of the template that may go unread.

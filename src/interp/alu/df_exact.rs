@@ -174,6 +174,59 @@ pub fn add(a: f64, b: f64, mode: Rounding) -> f64 {
     }
 }
 
+/// `a / b` of finite nonzero doubles, rounded once: 74 quotient bits or more of the
+/// normalized significands and a sticky bit for the remainder (IEEE's DIVM in a
+/// directed mode, where the remainder `a - q*b` of the nearest quotient can underflow).
+pub fn div(a: f64, b: f64, mode: Rounding) -> f64 {
+    let (pa, pb) = (parts(a), parts(b));
+    // Leading ones at bit 52 for both (subnormals shifted up).
+    let norm = |p: Parts| {
+        let s = p.m.leading_zeros() as i32 - 75;
+        (p.m << s, p.e - s)
+    };
+    let ((ma, ea), (mb, eb)) = (norm(pa), norm(pb));
+    let num = ma << 74;
+    let (q, rem) = (num / mb, num % mb);
+    let m = (q << 1) | (rem != 0) as u128;
+    round(pa.neg != pb.neg, m, ea - eb - 75, mode)
+}
+
+/// The square root of a finite positive double, rounded once: the integer root of the
+/// significand scaled to 2^125 or more, and a sticky bit for its remainder.
+pub fn sqrt(a: f64, mode: Rounding) -> f64 {
+    let p = parts(a);
+    let mut s = p.m.leading_zeros() as i32 - 1;
+    if (p.e - s) % 2 != 0 {
+        s -= 1;
+    }
+    let (n, e) = (p.m << s, p.e - s);
+    let r = isqrt(n);
+    let m = (r << 1) | (r * r != n) as u128;
+    round(false, m, e / 2 - 1, mode)
+}
+
+/// floor(sqrt(n)) for n < 2^127.
+fn isqrt(n: u128) -> u128 {
+    // Newton from above: the f64 estimate (good to 2^-52 of itself) plus a margin
+    // past its error, then down to the floor.
+    let est = (n as f64).sqrt() as u128;
+    let mut x = est + (est >> 40) + 2;
+    loop {
+        let y = (x + n / x) / 2;
+        if y >= x {
+            break;
+        }
+        x = y;
+    }
+    while x * x > n {
+        x -= 1;
+    }
+    while (x + 1) * (x + 1) <= n {
+        x += 1;
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +293,95 @@ mod tests {
             mad(4294967296.0, hi, Some(lo), Rounding::Ru),
             9223372036854775808.0
         );
+    }
+
+    /// Division and square root against the host's (round to nearest), and each
+    /// directed result against the nearest one and the remainder's sign, where the
+    /// remainder is exact (no underflow).
+    #[test]
+    fn division_and_root_round_once_in_every_mode() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let modes = [Rounding::Ru, Rounding::Rd, Rounding::Rz];
+        for k in 0..20000 {
+            // Exponents spread over the whole range, subnormals included.
+            let a = f64::from_bits(next() & !(1 << 63) | if k % 3 == 0 { 1 << 63 } else { 0 });
+            let b = f64::from_bits(next() >> (k % 12));
+            if !a.is_finite() || !b.is_finite() || a == 0.0 || b == 0.0 {
+                continue;
+            }
+            let q = a / b;
+            assert_eq!(
+                div(a, b, Rounding::Rne).to_bits(),
+                q.to_bits(),
+                "{a:e} / {b:e}"
+            );
+            let r = a.abs().sqrt();
+            assert_eq!(
+                sqrt(a.abs(), Rounding::Rne).to_bits(),
+                r.to_bits(),
+                "sqrt {a:e}"
+            );
+            for mode in modes {
+                let d = div(a, b, mode);
+                let rem = (-q).mul_add(b, a);
+                // The remainder of the nearest quotient is exact unless it underflows,
+                // which these bounds rule out.
+                let exact_rem = q.is_finite() && q.abs() > 1e-290 && a.abs() > 1e-290;
+                if exact_rem && rem != 0.0 {
+                    // The exact quotient lies on the remainder's side of q (over b's sign).
+                    let above = (rem > 0.0) == (b > 0.0);
+                    let want = match (mode, q > 0.0) {
+                        (Rounding::Ru, _) if above => next_up(q),
+                        (Rounding::Rd, _) if !above => next_down(q),
+                        (Rounding::Rz, true) if !above => next_down(q),
+                        (Rounding::Rz, false) if above => next_up(q),
+                        _ => q,
+                    };
+                    assert_eq!(d.to_bits(), want.to_bits(), "{a:e} / {b:e} in {mode:?}");
+                } else if exact_rem {
+                    assert_eq!(d.to_bits(), q.to_bits(), "{a:e} / {b:e} in {mode:?}");
+                }
+                let s = sqrt(a.abs(), mode);
+                let srem = (-r).mul_add(r, a.abs());
+                let want = match mode {
+                    Rounding::Ru if srem > 0.0 => next_up(r),
+                    Rounding::Rd | Rounding::Rz if srem < 0.0 => next_down(r),
+                    _ => r,
+                };
+                if r > 1e-150 {
+                    assert_eq!(s.to_bits(), want.to_bits(), "sqrt {a:e} in {mode:?}");
+                }
+            }
+        }
+        // Underflow, where the nearest quotient's remainder is not representable:
+        // 2^-1074 / 1.5 lies between 0 and 2^-1074 (nearest: 2^-1074).
+        let tiny = f64::from_bits(1);
+        assert_eq!(div(tiny, 1.5, Rounding::Rd), 0.0);
+        assert_eq!(div(tiny, 1.5, Rounding::Ru), tiny);
+        assert_eq!(div(tiny, 1.5, Rounding::Rne), tiny);
+        assert!(div(-tiny, 1.5, Rounding::Rz).is_sign_negative());
+        assert_eq!(div(-tiny, 1.5, Rounding::Rz), 0.0);
+        assert_eq!(div(f64::MAX, 0.5, Rounding::Rz), f64::MAX);
+        assert_eq!(div(f64::MAX, 0.5, Rounding::Ru), f64::INFINITY);
+        assert_eq!(div(1.0, 3.0, Rounding::Ru), next_up(1.0 / 3.0));
+        // sqrt(2) = 1.41421356237309504880..., its nearest double lies above it.
+        assert_eq!(sqrt(2.0, Rounding::Ru), 2f64.sqrt());
+        assert_eq!(sqrt(2.0, Rounding::Rd), next_down(2f64.sqrt()));
+        assert_eq!(sqrt(tiny, Rounding::Rne), tiny.sqrt());
+        assert_eq!(sqrt(4.0, Rounding::Rd), 2.0);
+    }
+
+    fn next_up(x: f64) -> f64 {
+        super::super::float::next_up(x)
+    }
+
+    fn next_down(x: f64) -> f64 {
+        super::super::float::next_down(x)
     }
 }

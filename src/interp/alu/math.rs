@@ -62,14 +62,29 @@ pub fn ieee_macro(
     env: &FpEnv,
 ) -> AluOut {
     let a = fin(s[0], env);
+    let b = s.get(1).map_or(1.0, |v| fin(*v, env));
+    let mode = if matches!(op, AluOp::Rsqtm) {
+        Rounding::Rne
+    } else {
+        env.mode()
+    };
     let exact = match op {
+        // DF in a directed mode: on integers (df_exact.rs), where the nearest result's
+        // remainder can underflow and lose its sign.
+        AluOp::Sqrtm if exec == Fmt::Df && a.is_finite() && a > 0.0 => {
+            (super::df_exact::sqrt(a, mode), 0)
+        }
+        AluOp::Divm | AluOp::Invm
+            if exec == Fmt::Df && a.is_finite() && b.is_finite() && a != 0.0 && b != 0.0 =>
+        {
+            (super::df_exact::div(a, b, mode), 0)
+        }
         AluOp::Sqrtm => {
             let r = a.sqrt();
             let rem = (-r).mul_add(r, a);
             (r, if r.is_finite() { float::sign(rem) } else { 0 })
         }
         AluOp::Divm | AluOp::Invm => {
-            let b = fin(s[1], env);
             let q = a / b;
             // The remainder a - q*b is exact; its sign over b's is the tail's.
             let rem = (-q).mul_add(b, a);
@@ -83,11 +98,6 @@ pub fn ieee_macro(
         _ => (1.0 / a.sqrt(), 0),
     };
     let sat = sat && matches!(op, AluOp::Sqrtm | AluOp::Divm);
-    let mode = if matches!(op, AluOp::Rsqtm) {
-        Rounding::Rne
-    } else {
-        env.mode()
-    };
     let bits = finish(exact, exec, dst, s, sat, mode, env);
     let extra = if matches!(op, AluOp::Invm | AluOp::Rsqtm) {
         let v = float::decode(Fmt::of(dst).unwrap_or(exec), bits);

@@ -24,14 +24,19 @@ LD_SRC = r"lsc_load\.ugm\.ca\.ca \((M\d), (\d+)\)\s+(\S+):d32\s+bti\(0x0\)\[(\w+
 AGG = (r"(\n\s+lsc_load\.ugm\.ca\.ca \((M\d), (\d+)\)\s+(\w+):d32\s+bti\(0x4\)\[\w+\]:a32[^\n]*)"
        r"[\s\S]*?svm_atomic\.add[\s\S]*?\n\s+add \(M1, \d+\) (\w+)\(0,0\)<1> \w+\(0,0\)<1;1,0> "
        r"\(-\)\4\(0,0\)<1;1,0>[^\n]*")
+# The store of status[i] (surface 2) as STORE_UNCOMPRESSED, which LSC_UNTYPED's page
+# gives STORE's pseudo-code.
+ST_STATUS = r"lsc_store\.ugm\.wb\.wb \((M\d), (\d+)\)\s+bti\(0x2\)"
 PATCH_NOTE = ("lsc_load_status of src[idx[i]]; lsc_apndctr_atomic_add of w[i] on ctr's "
-              "surface instead of IGC's aggregated atomic_add (tools/make_case.py PATCH)")
+              "surface instead of IGC's aggregated atomic_add; status stored by "
+              "lsc_store_uncompressed (tools/make_case.py PATCH)")
 
 
 def PATCH(width):
     return [
         (LD_SRC, r"lsc_load_status.ugm (\1, \2)  \3:d32  bti(0x0)[\4]:a32", 1),
         (AGG, r"\1\n    lsc_apndctr_atomic_add.ugm (\2, \3)  \5:d32  bti(0x3)  \4:d32", 1),
+        (ST_STATUS, r"lsc_store_uncompressed.ugm.wb.wb (\1, \2)  bti(0x2)", 1),
     ]
 
 
