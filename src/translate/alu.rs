@@ -648,7 +648,8 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
             Out::Bits(b) => (canonical_nan(b, dty), None),
             Out::Two(a, b) => (a, Some(b)),
             Out::Eo(x) => {
-                let bits = to_bits(&x, dty, sat);
+                // INVM and RSQTM do not saturate (their pages), as `ieee_macro`.
+                let bits = to_bits(&x, dty, false);
                 let bits = if em.nan_blind {
                     bits
                 } else {
