@@ -1505,7 +1505,7 @@ fn fill_head(job: &mut ComputeJob) {
 /// (both are functions of it), so a warm run neither prunes nor hashes again.
 fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
     if !gpu.has_pipeline(job.key) {
-        // A module lowered to soft f64 has no `f64(` conversions to write.
+        // A module lowered to soft f64 had them written before lowering (`adapted`).
         if !matches!(adaptation(gpu), Some(Adaptation::Lower(e)) if e.f64) {
             job.wgsl = translate::prune::without_idle_wrappers(&job.wgsl);
         }
@@ -1850,10 +1850,7 @@ fn adapted(
     let fixed = fixes.apply(wgsl);
     let src = fixed.as_deref().unwrap_or(wgsl);
     let text = match a {
-        Some(Adaptation::Lower(emu)) => Some(
-            translate::lower64::lower(src, emu)
-                .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))?,
-        ),
+        Some(Adaptation::Lower(emu)) => Some(lowered(src, emu)?),
         Some(Adaptation::NativeAtomic64) => translate::native_atomic64(src).or(fixed),
         None => fixed,
     };
@@ -1866,6 +1863,16 @@ fn adapted(
         c.insert((key, a, fixes), l.clone());
     }
     Ok((l, ms))
+}
+
+/// `wgsl` (its float switches set) with 64-bit types emulated as `emu` says, its idle
+/// float wrappers written as what they return first ([`translate::prune`]; after
+/// lowering their calls no longer read as such): lowered to soft f64, the dead paths of
+/// `fadd32_rne`'s calls in float atomics took llvmpipe over 9 minutes and 13 GB to
+/// compile (`float_atomics` acm-g10 SIMD16; 22 s without them).
+pub fn lowered(wgsl: &str, emu: translate::lower64::Emulate) -> Result<String, String> {
+    translate::lower64::lower(&translate::prune::without_idle_wrappers(wgsl), emu)
+        .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))
 }
 
 /// Make `job` runnable on this device ([`adaptation`]): its WGSL lowered to exact
