@@ -1767,6 +1767,133 @@ fn fma_rne32(x: f32, y: f32, z: f32) -> f32 {
     return n32(add_odd(w32(x) * w32(y), w32(z)));
 }
 
+// x * y + z rounded once in mode `md` on the bits, with 64-bit integers and no f64
+// (denormals kept; a NaN result is the default NaN, which `canon_nan` makes of any).
+// Where f64 is emulated `backend::gpu::lowered` calls it for `fma_rne32` and `fmad32`:
+// their f64 forms lowered to the soft fma (128-bit products) and inlined at every F mad
+// made modules llvmpipe could not compile (`vector_float4_geom`: 45 mads, over 15 GB).
+fn fma32_bits(x: f32, y: f32, z: f32, md: u32) -> f32 {
+    let a = bitcast<u32>(x);
+    let b = bitcast<u32>(y);
+    let c = bitcast<u32>(z);
+    let sp = (a ^ b) & 0x80000000u;
+    let sz = c & 0x80000000u;
+    let ma = a & 0x7fffffffu;
+    let mb = b & 0x7fffffffu;
+    let mc = c & 0x7fffffffu;
+    if (ma > 0x7f800000u || mb > 0x7f800000u || mc > 0x7f800000u) {
+        return bitcast<f32>(0x7fc00000u);
+    }
+    if (ma == 0x7f800000u || mb == 0x7f800000u) {
+        if (ma == 0u || mb == 0u || (mc == 0x7f800000u && sz != sp)) {
+            return bitcast<f32>(0x7fc00000u);
+        }
+        return bitcast<f32>(sp | 0x7f800000u);
+    }
+    if (mc == 0x7f800000u) { return z; }
+    if (ma == 0u || mb == 0u) {
+        if (mc != 0u) { return z; }
+        // A sum of zeros: -0 for two -0, or one -0 when rounding down.
+        if (sp == sz) { return bitcast<f32>(sp); }
+        return bitcast<f32>(select(0u, 0x80000000u, md == 2u));
+    }
+    // Significands and exponents: value = m * 2^e; the product's leading one moved to
+    // bit 62, the addend's too, the smaller shifted right with a sticky bit.
+    var p = u64(fma32_sig(ma)) * u64(fma32_sig(mb));
+    var e = fma32_exp(ma) + fma32_exp(mb);
+    let lp = fma32_clz64(p) - 1u;
+    p = p << lp;
+    e = e - i32(lp);
+    var sign = sp;
+    if (mc != 0u) {
+        var q = u64(fma32_sig(mc));
+        let lq = fma32_clz64(q) - 1u;
+        q = q << lq;
+        let eq = fma32_exp(mc) - i32(lq);
+        if (e >= eq) {
+            q = fma32_jam(q, u32(min(e - eq, 64)));
+        } else {
+            p = fma32_jam(p, u32(min(eq - e, 64)));
+            e = eq;
+        }
+        if (sp == sz) {
+            p = p + q;
+        } else if (p > q) {
+            p = p - q;
+        } else if (q > p) {
+            p = q - p;
+            sign = sz;
+        } else {
+            return bitcast<f32>(select(0u, 0x80000000u, md == 2u));
+        }
+    }
+    // Round p * 2^e (p != 0) to the f32 quantum 2^qe.
+    let top = 63 - i32(fma32_clz64(p));
+    let qe = max(e + top - 23, -149);
+    let ni = qe - e;
+    let n = u32(max(ni, 0));
+    var r = 0lu;
+    var inexact = true;
+    var above = false;
+    var tie = false;
+    if (ni <= 0) {
+        // A difference that cancelled to 24 bits or fewer: exact.
+        r = p << u32(-ni);
+        inexact = false;
+    } else if (n >= 64u) {
+        above = n == 64u && p > 0x8000000000000000lu;
+        tie = n == 64u && p == 0x8000000000000000lu;
+    } else {
+        r = p >> n;
+        let rest = p & ((1lu << n) - 1lu);
+        let half = 1lu << (n - 1u);
+        inexact = rest != 0lu;
+        above = rest > half;
+        tie = rest == half;
+    }
+    var away = false;
+    switch md {
+        case 0u: { away = above || (tie && (r & 1lu) == 1lu); }
+        case 1u: { away = inexact && sign == 0u; }
+        case 2u: { away = inexact && sign != 0u; }
+        default: { away = false; }
+    }
+    if (away) { r = r + 1lu; }
+    var q2 = qe;
+    if (r == 0x1000000lu) {
+        r = 0x800000lu;
+        q2 = q2 + 1;
+    }
+    if (r == 0lu) { return bitcast<f32>(sign); }
+    if (r < 0x800000lu) { return bitcast<f32>(sign | u32(r)); }
+    let biased = q2 + 150;
+    if (biased >= 255) {
+        let to_inf = md == 0u || (md == 1u && sign == 0u) || (md == 2u && sign != 0u);
+        return bitcast<f32>(sign | select(0x7f7fffffu, 0x7f800000u, to_inf));
+    }
+    return bitcast<f32>(sign | (u32(biased) << 23u) | (u32(r) & 0x7fffffu));
+}
+
+// `fma32_bits`' pieces: the significand and exponent of a finite nonzero magnitude
+// (value = sig * 2^exp), the leading zeros of a u64, a right shift with a sticky bit.
+fn fma32_sig(m: u32) -> u32 {
+    if (m < 0x800000u) { return m; }
+    return (m & 0x7fffffu) | 0x800000u;
+}
+fn fma32_exp(m: u32) -> i32 {
+    return max(i32(m >> 23u), 1) - 150;
+}
+fn fma32_clz64(v: u64) -> u32 {
+    let hi = u32(v >> 32u);
+    if (hi != 0u) { return countLeadingZeros(hi); }
+    return 32u + countLeadingZeros(u32(v & 0xfffffffflu));
+}
+fn fma32_jam(v: u64, n: u32) -> u64 {
+    if (n == 0u) { return v; }
+    if (n >= 64u) { return select(0lu, 1lu, v != 0lu); }
+    return (v >> n) | select(0lu, 1lu, (v & ((1lu << n) - 1lu)) != 0lu);
+}
+
 fn fmad32(x: f32, y: f32, z: f32, md: u32) -> f32 {
     if (md == 0u) { return fma_rne32(x, y, z); }
     return f64_to_f32_rm(sum_in_mode(w32(x) * w32(y), w32(z), md), md);

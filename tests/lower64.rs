@@ -347,7 +347,8 @@ fn corpus_modules_lower_without_64_bit_features() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// A lowered module keeps none of the F helpers' dead paths: `float_atomics`' float
+/// A lowered module keeps none of the F helpers' dead paths, and its F mad runs on
+/// integers (`fma32_bits`, not the soft f64 fma): `float_atomics`' float
 /// adds (`fadd32_rne(x, y, 0.0)` in the runtime's atomic arms) are written as the plain
 /// add before lowering, so no soft-f64 `add_odd` remains for the driver to inline at
 /// each atomic (llvmpipe did not finish compiling the acm-g10 SIMD16 module in 9
@@ -385,6 +386,25 @@ fn lowered_modules_leave_out_idle_float_paths() {
         "add_odd reached in the lowered module"
     );
     assert!(!mentions(&fixed, "fadd32_rne"), "fadd32_rne reached");
+    // The F mad: `vector_float4_geom`'s 45 went through the soft f64 product and
+    // `add_odd` (over 15 GB of llvmpipe compile), now `fma32_bits` on integers.
+    let dir =
+        visa_emu::corpus::paths::default_corpus_dir().join("vector_float4_geom/acm-g10-simd32");
+    let m = visa_emu::translate::translate(&common::prepared(&dir), &target).unwrap();
+    for f64_only in [true, false] {
+        let emu = Emulate {
+            f64: true,
+            int64: !f64_only,
+        };
+        let plain = reached(&lower(&m.wgsl, emu).unwrap());
+        assert!(mentions(&plain, "add_odd"), "the F mad moved");
+        let fixed = reached(&visa_emu::backend::gpu::lowered(&m.wgsl, emu).unwrap());
+        assert!(mentions(&fixed, "fma32_bits"), "fma32_bits not called");
+        assert!(
+            !mentions(&fixed, "add_odd"),
+            "the f64 form of the F mad reached"
+        );
+    }
 }
 
 /// An operation without an emulation is a clear error naming it and its function,

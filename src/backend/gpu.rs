@@ -1870,10 +1870,31 @@ fn adapted(
 /// lowering their calls no longer read as such): lowered to soft f64, the dead paths of
 /// `fadd32_rne`'s calls in float atomics took llvmpipe over 9 minutes and 13 GB to
 /// compile (`float_atomics` acm-g10 SIMD16; 22 s without them).
+/// With f64 emulated, the F mad (`fma_rne32`, `fmad32`) also runs on 64-bit integers
+/// (`fma32_bits`) rather than through the soft f64 fma.
 pub fn lowered(wgsl: &str, emu: translate::lower64::Emulate) -> Result<String, String> {
-    translate::lower64::lower(&translate::prune::without_idle_wrappers(wgsl), emu)
+    let mut text = wgsl.to_string();
+    if emu.f64 {
+        for (f64_form, int_form) in F32_MAD_ON_INTEGERS {
+            text = text.replace(f64_form, int_form);
+        }
+    }
+    translate::lower64::lower(&translate::prune::without_idle_wrappers(&text), emu)
         .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))
 }
+
+/// The F mad's f64 forms in shaders/runtime.wgsl and their integer twin: `fma32_bits`
+/// rounds once in any mode, as the f64 product (exact) summed to odd and rounded does.
+const F32_MAD_ON_INTEGERS: [(&str, &str); 2] = [
+    (
+        "return n32(add_odd(w32(x) * w32(y), w32(z)));",
+        "return fma32_bits(x, y, z, 0u);",
+    ),
+    (
+        "return f64_to_f32_rm(sum_in_mode(w32(x) * w32(y), w32(z), md), md);",
+        "return fma32_bits(x, y, z, md);",
+    ),
+];
 
 /// Make `job` runnable on this device ([`adaptation`]): its WGSL lowered to exact
 /// 64-bit emulation when the device lacks f64 or 64-bit integers (or
