@@ -448,3 +448,106 @@ fn main() { io[0] = u32(frac_of(f64(io[1]))); }
         "no 64-bit integers: doubles are emulated too"
     );
 }
+
+/// `fma32_bits` (the F mad of modules with f64 emulated) lowered to u32 pairs gives the
+/// interpreter's bits in all four rounding modes, as it does with native u64
+/// (`runtime_wgsl.rs`).
+#[test]
+fn f32_mad_on_integers_is_exact_on_u32_pairs() {
+    use visa_emu::interp::alu::{exec, AluOp, FpEnv, Val};
+    use visa_emu::ir::DataType;
+    let mut wgsl = String::from(
+        r#"
+@group(0) @binding(0) var<storage, read_write> io: array<u32>;
+const N_OUT: u32 = 30u;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&io) / (2u * (3u + N_OUT));
+    let i = gid.x;
+    if (i >= n) { return; }
+    let base = 2u * i * (3u + N_OUT);
+    let x = bitcast<f32>(io[base]);
+    let y = bitcast<f32>(io[base + 2u]);
+    let z = bitcast<f32>(io[base + 4u]);
+    for (var md = 0u; md < 4u; md++) {
+        io[base + 6u + 2u * md] = bitcast<u32>(fma32_bits(x, y, z, md));
+    }
+}
+"#,
+    );
+    for f in [
+        "fma32_bits",
+        "fma32_sig",
+        "fma32_exp",
+        "fma32_clz64",
+        "fma32_jam",
+    ] {
+        wgsl += visa_emu::translate::runtime_function(f).unwrap();
+        wgsl += "\n";
+    }
+    let lowered = lower(
+        &wgsl,
+        Emulate {
+            f64: true,
+            int64: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!mentions(&lowered, "u64"), "64-bit integers left");
+    let mut next = common::xorshift(0x0f32_fa11_2026_1128);
+    let mut t: Vec<[f32; 3]> = Vec::new();
+    for k in 0..4000u32 {
+        let r = next();
+        let rand = |r: u64, span: u32| {
+            let exp = (127 + (r >> 40) as u32 % span).wrapping_sub(span / 2) & 0xff;
+            f32::from_bits(((r as u32) & 0x807f_ffff) | (exp.min(254) << 23))
+        };
+        let (a, b) = (rand(r, 60), rand(r.rotate_left(23), 60));
+        let c = match k % 4 {
+            0 => -(a * b),
+            1 => f32::from_bits((-(a * b)).to_bits().wrapping_add(k % 5)),
+            2 => rand(r.rotate_left(41), 120),
+            _ => f32::from_bits(r as u32 >> 9),
+        };
+        t.push([a, b, c]);
+    }
+    let data: Vec<[f64; 3]> = t
+        .iter()
+        .map(|x| x.map(|v| f64::from_bits(u64::from(v.to_bits()))))
+        .collect();
+    let mut gpu = GpuContext::new(&GpuOptions {
+        disable_f64: true,
+        disable_int64: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    let out = run(&mut gpu, lowered, &data);
+    let f = |x: f32| Val::new(DataType::F, u64::from(x.to_bits()));
+    let mut bad = Vec::new();
+    for (i, x) in t.iter().enumerate() {
+        for md in 0..4u8 {
+            let env = FpEnv {
+                rounding: md,
+                ..FpEnv::IEEE_DENORMS
+            };
+            let want = exec(
+                AluOp::Mad,
+                DataType::F,
+                &[f(x[0]), f(x[1]), f(x[2])],
+                false,
+                &env,
+            )
+            .unwrap()
+            .dst as u32;
+            let got = out[i * (3 + N_OUT) + 3 + md as usize] as u32;
+            let nan = f32::from_bits(got).is_nan() && f32::from_bits(want).is_nan();
+            if got != want && !nan && bad.len() < 12 {
+                bad.push(format!(
+                    "mode {md}: fma({:e}, {:e}, {:e}) = {:#x}, interpreter {want:#x}",
+                    x[0], x[1], x[2], got
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
