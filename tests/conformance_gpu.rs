@@ -447,12 +447,7 @@ const EMULATED_SET: &[&str] = &[
 #[test]
 fn emulated_64_bit_types_agree_with_the_interpreter() {
     let root = visa_emu::corpus::paths::default_corpus_dir();
-    let mut gpu = GpuContext::new(&GpuOptions {
-        disable_f64: true,
-        disable_int64: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut gpu = emulated_gpu();
     let emu = visa_emu::backend::select::emulation(&gpu);
     assert!(emu.f64 && emu.int64, "the device still offers 64-bit types");
     let names: Vec<String> = match std::env::var("VISA_GPU_EMULATED_ONLY") {
@@ -726,12 +721,7 @@ fn nan_rules_agree_natively_and_emulated() {
     for v in ["nan_rules/tgllp-simd32", "nan_rules/acm-g10-simd32"] {
         own_variant_agrees(&mut ctx, v);
     }
-    let mut emulated = GpuContext::new(&GpuOptions {
-        disable_f64: true,
-        disable_int64: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut emulated = emulated_gpu();
     own_variant_agrees(&mut emulated, "nan_rules/tgllp-simd32");
 }
 
@@ -806,6 +796,17 @@ fn gpu_agrees(
     g
 }
 
+/// A device opened without f64 and 64-bit integers: modules lowered to the exact
+/// emulation (`translate::lower64`).
+fn emulated_gpu() -> GpuContext {
+    GpuContext::new(&GpuOptions {
+        disable_f64: true,
+        disable_int64: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)")
+}
+
 /// A device taken for one whose floats are loose (`distrust_floats`): every exact
 /// float form on, native f32 results flushed as a flushing adapter's.
 fn distrusting_gpu() -> GpuContext {
@@ -829,12 +830,7 @@ fn special_float_inputs_agree_with_the_interpreter() {
     let tmp = std::env::temp_dir().join(format!("visa-emu-special-{}", std::process::id()));
     let mut native =
         GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let mut emulated = GpuContext::new(&GpuOptions {
-        disable_f64: true,
-        disable_int64: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut emulated = emulated_gpu();
     for (v, emulate) in [
         ("float_arith/tgllp-simd8", true),
         ("math_round_minmax/tgllp-simd32", false),
@@ -999,12 +995,7 @@ fn patched_variant(
 fn ieee_macros_follow_the_cr0_mode_like_the_interpreter() {
     let mut native =
         GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let mut emulated = GpuContext::new(&GpuOptions {
-        disable_f64: true,
-        disable_int64: true,
-        ..Default::default()
-    })
-    .expect("a GPU adapter (lavapipe in CI)");
+    let mut emulated = emulated_gpu();
     for md in 0u32..4 {
         let cr = 0x4c0 | md << 4;
         let (dir, variant) = patched_variant("double_arith", "skl-simd32", "ieee", &|text| {

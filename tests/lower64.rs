@@ -319,18 +319,7 @@ fn corpus_modules_lower_without_64_bit_features() {
     for dir in visa_emu::corpus::paths::first_variants() {
         let p = common::prepared(&dir);
         for lanes in [false, true] {
-            let target = visa_emu::translate::Target {
-                threads_per_group: if lanes { 1 } else { 2 },
-                slm_bytes: 4096,
-                lanes,
-                straight: true,
-                probe: false,
-                table: None,
-                shared_payload_from: None,
-                local_ids: None,
-                grf_in_state: false,
-                full_lanes: false,
-            };
+            let target = common::target(if lanes { 1 } else { 2 }, 4096, lanes, true);
             let m = visa_emu::translate::translate(&p, &target).unwrap();
             for int64 in [false, true] {
                 n += 1;
@@ -359,18 +348,7 @@ fn lowered_modules_leave_out_idle_float_paths() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cases/float_atomics/acm-g10-simd16");
     let p = common::prepared(&dir);
-    let target = visa_emu::translate::Target {
-        threads_per_group: 2,
-        slm_bytes: 4096,
-        lanes: false,
-        straight: false,
-        probe: false,
-        table: None,
-        shared_payload_from: None,
-        local_ids: None,
-        grf_in_state: false,
-        full_lanes: false,
-    };
+    let target = common::target(2, 4096, false, false);
     let m = visa_emu::translate::translate(&p, &target).unwrap();
     assert!(m.wgsl.contains("fadd32_rne("), "the float atomics moved");
     let emu = Emulate {
@@ -454,8 +432,6 @@ fn main() { io[0] = u32(frac_of(f64(io[1]))); }
 /// (`runtime_wgsl.rs`).
 #[test]
 fn f32_mad_on_integers_is_exact_on_u32_pairs() {
-    use visa_emu::interp::alu::{exec, AluOp, FpEnv, Val};
-    use visa_emu::ir::DataType;
     let mut wgsl = String::from(
         r#"
 @group(0) @binding(0) var<storage, read_write> io: array<u32>;
@@ -475,13 +451,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 "#,
     );
-    for f in [
-        "fma32_bits",
-        "fma32_sig",
-        "fma32_exp",
-        "fma32_clz64",
-        "fma32_jam",
-    ] {
+    for f in common::FMA32_FUNCTIONS {
         wgsl += visa_emu::translate::runtime_function(f).unwrap();
         wgsl += "\n";
     }
@@ -494,23 +464,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(!mentions(&lowered, "u64"), "64-bit integers left");
-    let mut next = common::xorshift(0x0f32_fa11_2026_1128);
-    let mut t: Vec<[f32; 3]> = Vec::new();
-    for k in 0..4000u32 {
-        let r = next();
-        let rand = |r: u64, span: u32| {
-            let exp = (127 + (r >> 40) as u32 % span).wrapping_sub(span / 2) & 0xff;
-            f32::from_bits(((r as u32) & 0x807f_ffff) | (exp.min(254) << 23))
-        };
-        let (a, b) = (rand(r, 60), rand(r.rotate_left(23), 60));
-        let c = match k % 4 {
-            0 => -(a * b),
-            1 => f32::from_bits((-(a * b)).to_bits().wrapping_add(k % 5)),
-            2 => rand(r.rotate_left(41), 120),
-            _ => f32::from_bits(r as u32 >> 9),
-        };
-        t.push([a, b, c]);
-    }
+    let t = common::f32_mad_triples(0x0f32_fa11_2026_1128);
     let data: Vec<[f64; 3]> = t
         .iter()
         .map(|x| x.map(|v| f64::from_bits(u64::from(v.to_bits()))))
@@ -522,23 +476,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     })
     .expect("a GPU adapter (lavapipe in CI)");
     let out = run(&mut gpu, lowered, &data);
-    let f = |x: f32| Val::new(DataType::F, u64::from(x.to_bits()));
     let mut bad = Vec::new();
     for (i, x) in t.iter().enumerate() {
         for md in 0..4u8 {
-            let env = FpEnv {
-                rounding: md,
-                ..FpEnv::IEEE_DENORMS
-            };
-            let want = exec(
-                AluOp::Mad,
-                DataType::F,
-                &[f(x[0]), f(x[1]), f(x[2])],
-                false,
-                &env,
-            )
-            .unwrap()
-            .dst as u32;
+            let want = common::interpreter_mad_f32(x, md);
             let got = out[i * (3 + N_OUT) + 3 + md as usize] as u32;
             let nan = f32::from_bits(got).is_nan() && f32::from_bits(want).is_nan();
             if got != want && !nan && bad.len() < 12 {

@@ -1,6 +1,8 @@
 //! Round trips over every corpus kernel and the project's own cases (images' `load_lz`
 //! among them): `parse(print(parse(t))) == parse(t)`.
 
+mod common;
+
 use visa_emu::corpus::paths::{default_corpus_dir, grf_bytes_of_device, variant_dirs};
 use visa_emu::decode::text::parse_visaasm;
 use visa_emu::print::print_program;
@@ -52,18 +54,7 @@ fn sampler_reads_round_trip_and_translate() {
     assert!(printed.contains("sample_lz.RGBA (M1, 16) 0x0:uw S0 T6 V0065.0 V0061.0 V0063.0"));
     assert_eq!(parse_visaasm(&printed, 32).unwrap(), p);
     let prepared = visa_emu::interp::prepare(&p, "smp").unwrap();
-    let target = visa_emu::translate::Target {
-        threads_per_group: 1,
-        slm_bytes: 0,
-        lanes: false,
-        straight: false,
-        probe: false,
-        table: None,
-        shared_payload_from: None,
-        local_ids: None,
-        grf_in_state: false,
-        full_lanes: false,
-    };
+    let target = common::target(1, 0, false, false);
     let m = visa_emu::translate::translate(&prepared, &target).unwrap();
     assert!(m.wgsl.contains("img_sample(bt, 0u,"));
 }

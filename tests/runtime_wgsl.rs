@@ -315,90 +315,21 @@ fn f32_mad_is_one_rounding_like_mul_add() {
 }
 
 /// `fma32_bits`, the F mad on 64-bit integers that modules with f64 emulated call, gives
-/// the interpreter's bits in all four rounding modes: products and addends with
-/// exponents spread over f32's range, denormals, near-cancellations (`c = -a*b` within
-/// a few ulps), overflow, and every special value.
+/// the interpreter's bits in all four rounding modes on `common::f32_mad_triples`.
 #[test]
 fn f32_mad_on_integers_rounds_once_in_every_mode() {
-    use visa_emu::interp::alu::{exec, AluOp, FpEnv, Val};
-    use visa_emu::ir::DataType;
-    let mut next = common::xorshift(0x51f1_5eed_2026_1128);
-    let mut rand32 = move |span: u32| {
-        let r = next();
-        let exp = (127 + (r >> 40) as u32 % span).wrapping_sub(span / 2) & 0xff;
-        f32::from_bits(((r as u32) & 0x807f_ffff) | (exp.min(254) << 23))
-    };
-    let mut t: Vec<[f32; 3]> = Vec::new();
-    for k in 0..3000 {
-        let (a, b) = (rand32(60), rand32(60));
-        let c = match k % 4 {
-            0 => -(a * b),
-            1 => f32::from_bits((-(a * b)).to_bits().wrapping_add(k % 5)),
-            2 => rand32(120),
-            _ => rand32(250),
-        };
-        t.push([a, b, c]);
-    }
-    let specials = [
-        0.0f32,
-        -0.0,
-        1.0,
-        -1.5,
-        f32::from_bits(1),
-        -f32::from_bits(0x007f_ffff),
-        f32::MIN_POSITIVE,
-        f32::MAX,
-        -f32::MAX,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::NAN,
-        1.0e-20,
-        3.0e19,
-    ];
-    for &a in &specials {
-        for &b in &specials {
-            for &c in &[
-                0.0f32,
-                -0.0,
-                1.0,
-                -f32::MAX,
-                f32::INFINITY,
-                f32::from_bits(3),
-            ] {
-                t.push([a, b, c]);
-            }
-        }
-    }
+    let t = common::f32_mad_triples(0x51f1_5eed_2026_1128);
     let wide: Vec<[f64; 3]> = t.iter().map(|x| x.map(f64::from)).collect();
-    let f = |x: f32| Val::new(DataType::F, u64::from(x.to_bits()));
     let mut bad = Vec::new();
-    for md in 0u32..4 {
-        let env = FpEnv {
-            rounding: md as u8,
-            ..FpEnv::IEEE_DENORMS
-        };
+    for md in 0u8..4 {
         let got = run_f64_extra(
-            &[
-                "fma32_bits",
-                "fma32_sig",
-                "fma32_exp",
-                "fma32_clz64",
-                "fma32_jam",
-            ],
+            &common::FMA32_FUNCTIONS,
             "",
             &format!("f64(fma32_bits(f32(a), f32(b), f32(c), {md}u))"),
             &wide,
         );
         for (x, g) in t.iter().zip(&got) {
-            let want = exec(
-                AluOp::Mad,
-                DataType::F,
-                &[f(x[0]), f(x[1]), f(x[2])],
-                false,
-                &env,
-            )
-            .unwrap()
-            .dst as u32;
+            let want = common::interpreter_mad_f32(x, md);
             let g = *g as f32;
             let same = g.to_bits() == want || (g.is_nan() && f32::from_bits(want).is_nan());
             if !same && bad.len() < 12 {

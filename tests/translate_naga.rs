@@ -42,16 +42,10 @@ fn corpus_kernels_translate_to_valid_wgsl() {
             (false, true, false),
         ] {
             let target = Target {
-                threads_per_group: if lanes { 1 } else { 2 },
-                slm_bytes: 4096,
-                lanes,
-                straight: true,
                 probe,
                 table: Some(table),
-                shared_payload_from: None,
-                local_ids: None,
-                grf_in_state: false,
                 full_lanes: lanes,
+                ..common::target(if lanes { 1 } else { 2 }, 4096, lanes, true)
             };
             match translate(&p, &target) {
                 Ok(m) => {
@@ -126,18 +120,7 @@ fn straight_module(name: &str) -> visa_emu::translate::Module {
 /// The variant in `dir` translated for the lane mapping with the straight form.
 fn straight_module_at(dir: &std::path::Path) -> visa_emu::translate::Module {
     let p = common::prepared(dir);
-    let target = Target {
-        threads_per_group: 1,
-        slm_bytes: 4096,
-        lanes: true,
-        straight: true,
-        probe: false,
-        table: None,
-        shared_payload_from: None,
-        local_ids: None,
-        grf_in_state: false,
-        full_lanes: false,
-    };
+    let target = common::target(1, 4096, true, true);
     translate(&p, &target).unwrap()
 }
 
@@ -466,18 +449,7 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
     ] {
         let p = common::prepared(&dir);
         for lanes in [false, true] {
-            let target = Target {
-                threads_per_group: if lanes { 1 } else { 2 },
-                slm_bytes: 4096,
-                lanes,
-                straight: true,
-                probe: false,
-                table: None,
-                shared_payload_from: None,
-                local_ids: None,
-                grf_in_state: false,
-                full_lanes: false,
-            };
+            let target = common::target(if lanes { 1 } else { 2 }, 4096, lanes, true);
             let m = translate(&p, &target).unwrap();
             assert_eq!(
                 m.wgsl.contains(ATOMIC64_SLM_MARK),
@@ -524,16 +496,9 @@ fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
     let p = common::prepared(&dir);
     for grf_in_state in [false, true] {
         let target = Target {
-            threads_per_group: 1,
-            slm_bytes: 0,
-            lanes: false,
-            straight: false,
-            probe: false,
             table: Some(false),
-            shared_payload_from: None,
-            local_ids: None,
             grf_in_state,
-            full_lanes: false,
+            ..common::target(1, 0, false, false)
         };
         let m = translate(&p, &target).unwrap();
         assert_eq!(m.grf_in_state, grf_in_state);

@@ -767,19 +767,19 @@ impl Thread {
                 eprintln!("    [{}] lane {i} <- {v:#x}", inst.index);
             }
         }
-        let pred_dst_shift = matches!(dst, Dst::Pred(_));
+        // A predicate destination's bit for channel i is i + the mask offset (cmp's, and
+        // INVM's and RSQTM's second destination).
+        let lane = |d: &Dst, i: u32| {
+            if matches!(d, Dst::Pred(_)) {
+                i + moff
+            } else {
+                i
+            }
+        };
         for (i, v, extra) in &out {
-            let lane = if pred_dst_shift { *i + moff } else { *i };
-            self.write_dst(dst, lane, *v);
+            self.write_dst(dst, lane(dst, *i), *v);
             if let (Some(e), Some(d2)) = (extra, dsts.get(1)) {
-                // A predicate destination's bit for channel i is i + the mask offset,
-                // as cmp's (INVM, RSQTM).
-                let at = if matches!(d2, Dst::Pred(_)) {
-                    *i + moff
-                } else {
-                    *i
-                };
-                self.write_dst(d2, at, *e);
+                self.write_dst(d2, lane(d2, *i), *e);
             }
             if let (Some(e), Madw) = (extra, inst.op) {
                 // High halves follow the low halves, starting on the next GRF.

@@ -137,6 +137,13 @@ const DIV: FOp = FOp {
     df: Some("ddiv($x, $y)"),
 };
 
+/// RSQRT's and RSQTM's reciprocal square root (RSQTM's F rounds to nearest apart).
+const RSQRT: FOp = FOp {
+    f64: "fdiv64(1.0lf, fsqrt64($x))",
+    f32: None,
+    df: Some("ddiv(1.0lf, dsqrt($x))"),
+};
+
 /// DIVM's and INVM's division: DF's in the cr0 mode.
 const DIV_IN_MODE: FOp = FOp {
     f64: "fdiv64($x, $y)",
@@ -439,25 +446,9 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
                 "f64_to_f32_rm(fdiv64(1.0lf, fsqrt64(w32({}))), 0u)",
                 operand(&v, 0).as_f32()
             )),
-            _ => fop(
-                fexec,
-                &v,
-                FOp {
-                    f64: "fdiv64(1.0lf, fsqrt64($x))",
-                    f32: None,
-                    df: Some("ddiv(1.0lf, dsqrt($x))"),
-                },
-            )?,
+            _ => fop(fexec, &v, RSQRT)?,
         }),
-        Rsqrt => Out::N(fop(
-            fexec,
-            &v,
-            FOp {
-                f64: "fdiv64(1.0lf, fsqrt64($x))",
-                f32: None,
-                df: Some("ddiv(1.0lf, dsqrt($x))"),
-            },
-        )?),
+        Rsqrt => Out::N(fop(fexec, &v, RSQRT)?),
         Exp => Out::N(fmath(fexec, &v, "fexp2($x)")?),
         Log => Out::N(fmath(fexec, &v, "flog2($x)")?),
         Sin => Out::N(fmath(fexec, &v, "fsin($x)")?),
@@ -671,12 +662,17 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         "x"
     });
     // Where results go: cmp writes predicate bits at the mask offset, or all ones.
-    let is_pred = matches!(dst, Dst::Pred(_));
-    let lane = if is_pred {
-        format!("i + {moff}u")
-    } else {
-        "i".into()
+    // A predicate's bit for channel i is i + the mask offset (cmp's, and INVM's and
+    // RSQTM's second destination).
+    let lane_of = |d: &Dst| {
+        if matches!(d, Dst::Pred(_)) {
+            format!("i + {moff}u")
+        } else {
+            "i".to_string()
+        }
     };
+    let is_pred = matches!(dst, Dst::Pred(_));
+    let lane = lane_of(dst);
     let value = if inst.op == Cmp && !is_pred {
         let ones = if dty.size() >= 8 {
             u64::MAX
@@ -689,7 +685,6 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     } else {
         "v".to_string()
     };
-    let lane_of_pred = format!("i + {moff}u");
     let mut stores = vec![operand::store_at(
         em,
         dst,
@@ -699,13 +694,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     if let Some(x) = second {
         let xs = if two_pass { "tx[i]" } else { x };
         if let Some(d2) = dsts.get(1) {
-            // A predicate's bit for channel i is i + the mask offset (cmp's, INVM's).
-            let at = if matches!(d2, Dst::Pred(_)) {
-                &lane_of_pred
-            } else {
-                "i"
-            };
-            stores.push(operand::store_at(em, d2, at, xs));
+            stores.push(operand::store_at(em, d2, &lane_of(d2), xs));
         }
         if inst.op == Madw {
             if let Dst::Direct { off, ty, hs, sat } = dst {

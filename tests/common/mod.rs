@@ -210,3 +210,110 @@ pub fn uneven_3d_mismatches(case: &visa_emu::corpus::case::Case, o: &[u8]) -> us
     }
     bad
 }
+
+/// A translation target as the tests build them: `threads_per_group` threads, `slm_bytes`
+/// of SLM, the lane mapping where `lanes`, the straight form where `straight`; no probe,
+/// no forced table form, no shared payload or computed local ids, the GRF not in the
+/// state buffer, lanes not full. Tests set other fields with `..common::target(..)`.
+pub fn target(
+    threads_per_group: u32,
+    slm_bytes: u32,
+    lanes: bool,
+    straight: bool,
+) -> visa_emu::translate::Target {
+    visa_emu::translate::Target {
+        threads_per_group,
+        slm_bytes,
+        lanes,
+        straight,
+        probe: false,
+        table: None,
+        shared_payload_from: None,
+        local_ids: None,
+        grf_in_state: false,
+        full_lanes: false,
+    }
+}
+
+/// F32 triples for an F mad: products and addends with exponents spread over f32's
+/// range, denormals, near-cancellations (`c = -a*b` within a few ulps), overflow, and
+/// every special value.
+pub fn f32_mad_triples(seed: u64) -> Vec<[f32; 3]> {
+    let mut next = xorshift(seed);
+    let mut rand32 = move |span: u32| {
+        let r = next();
+        let exp = (127 + (r >> 40) as u32 % span).wrapping_sub(span / 2) & 0xff;
+        f32::from_bits(((r as u32) & 0x807f_ffff) | (exp.min(254) << 23))
+    };
+    let mut t: Vec<[f32; 3]> = Vec::new();
+    for k in 0..3000 {
+        let (a, b) = (rand32(60), rand32(60));
+        let c = match k % 4 {
+            0 => -(a * b),
+            1 => f32::from_bits((-(a * b)).to_bits().wrapping_add(k % 5)),
+            2 => rand32(120),
+            _ => rand32(250),
+        };
+        t.push([a, b, c]);
+    }
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.5,
+        f32::from_bits(1),
+        -f32::from_bits(0x007f_ffff),
+        f32::MIN_POSITIVE,
+        f32::MAX,
+        -f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        1.0e-20,
+        3.0e19,
+    ];
+    for &a in &specials {
+        for &b in &specials {
+            for &c in &[
+                0.0f32,
+                -0.0,
+                1.0,
+                -f32::MAX,
+                f32::INFINITY,
+                f32::from_bits(3),
+            ] {
+                t.push([a, b, c]);
+            }
+        }
+    }
+    t
+}
+
+/// `fma32_bits` (shaders/runtime.wgsl) and the functions it calls.
+pub const FMA32_FUNCTIONS: [&str; 5] = [
+    "fma32_bits",
+    "fma32_sig",
+    "fma32_exp",
+    "fma32_clz64",
+    "fma32_jam",
+];
+
+/// The interpreter's F `mad` of `x` in rounding mode `md` (denormals kept), as bits.
+pub fn interpreter_mad_f32(x: &[f32; 3], md: u8) -> u32 {
+    use visa_emu::interp::alu::{exec, AluOp, FpEnv, Val};
+    use visa_emu::ir::DataType;
+    let env = FpEnv {
+        rounding: md,
+        ..FpEnv::IEEE_DENORMS
+    };
+    let f = |x: f32| Val::new(DataType::F, u64::from(x.to_bits()));
+    exec(
+        AluOp::Mad,
+        DataType::F,
+        &[f(x[0]), f(x[1]), f(x[2])],
+        false,
+        &env,
+    )
+    .unwrap()
+    .dst as u32
+}
