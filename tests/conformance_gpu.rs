@@ -963,22 +963,7 @@ fn patched_variant(
 ) -> (std::path::PathBuf, std::path::PathBuf) {
     let src = visa_emu::corpus::paths::default_corpus_dir().join(case);
     let dir = std::env::temp_dir().join(format!("visa-emu-{tag}-{}", std::process::id()));
-    let to_variant = dir.join(case).join(variant);
-    std::fs::create_dir_all(&to_variant).unwrap();
-    std::fs::copy(src.join("case.json"), dir.join(case).join("case.json")).unwrap();
-    for sub in ["inputs", "expected"] {
-        let to = dir.join(case).join(sub);
-        std::fs::create_dir_all(&to).unwrap();
-        for f in std::fs::read_dir(src.join(sub)).unwrap() {
-            let f = f.unwrap();
-            std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-        }
-    }
-    std::fs::copy(
-        src.join(variant).join("kernel.bin"),
-        to_variant.join("kernel.bin"),
-    )
-    .unwrap();
+    let to_variant = common::copy_case(&src, variant, &dir).join(variant);
     let text = std::fs::read_to_string(src.join(variant).join("kernel.visaasm")).unwrap();
     std::fs::write(to_variant.join("kernel.visaasm"), edit(&text)).unwrap();
     (dir, to_variant)
