@@ -485,10 +485,18 @@ fn round_even64(x: f64) -> f64 {
     return select(r, bitcast<f64>(bitcast<u64>(x) & 0x8000000000000000lu), r == 0.0lf);
 }
 
+// A float result's bits behind a barrier: the XOR with `CFG_ZERO` (always 0, unknown
+// to compilers) keeps a driver from rewriting one vISA instruction's arithmetic
+// together with the next one's (lavapipe reassociated `(x + c1) + c2` across two
+// `add`s of math_trig's cos reduction where the first result was visible to it).
+// Every float arithmetic result passes here, through `canon_nan` or on its own.
+fn fence(b: u64) -> u64 { return b ^ u64(cfh(CFG_ZERO)); }
+
 // A NaN result of float arithmetic as the canonical NaN `nan` of its type (sign bit
 // `sign`, infinity `inf`): `alu::canonical_nan` of the interpreter.
 fn canon_nan(b: u64, sign: u64, inf: u64, nan: u64) -> u64 {
-    return select(b, nan, (b & ~sign) > inf);
+    let x = fence(b);
+    return select(x, nan, (x & ~sign) > inf);
 }
 
 // f64 -> i64 as Rust's `as` (NaN 0, saturating, toward zero): the integer view of a
@@ -1555,12 +1563,13 @@ fn surf_value(id: u32) -> u32 {
 // A 64-bit immediate (naga cannot constant-fold conversions of 64-bit literals).
 fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 
-// An immediate that is an infinity or a NaN (`translate::operand::special_float`),
-// read through `CFG_ZERO` so that no compiler knows it. Vulkan lets a driver assume
-// that float operations meet no infinities or NaNs where a shader does not ask to
-// preserve them, which naga cannot ask; NVIDIA's compiler (driver 580) acted on a
-// literal one: in math_trig, `mul x, 0x7f800000:f` took the H200's invocations off
-// the rest of the kernel (the block records of lanes with h = inf end there).
+// A float immediate, or an integer one with an infinity's or a NaN's bits
+// (`translate::operand::immediate`), read through `CFG_ZERO` so that no compiler
+// knows it. Vulkan drivers rewrite float operations on literals algebraically where a
+// shader cannot forbid it (naga has no `NoContraction`): lavapipe made `x * 0.0` a +0
+// and `(x + c1) + c2` an `x + (c1 + c2)`; NVIDIA's compiler (driver 580) assumed
+// infinities away: in math_trig, `mul x, 0x7f800000:f` took the H200's invocations
+// off the rest of the kernel (the block records of lanes with h = inf end there).
 fn imm_opaque(lo: u32, hi: u32) -> u64 { return imm(lo ^ cfh(CFG_ZERO), hi); }
 
 // The runtime's own infinities and NaNs, hidden the same way.

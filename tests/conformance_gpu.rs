@@ -725,6 +725,20 @@ fn nan_rules_agree_natively_and_emulated() {
     own_variant_agrees(&mut emulated, "nan_rules/tgllp-simd32");
 }
 
+/// Float arithmetic on literals (own case `float_literals`: `x * 0.0`, `x + 0.0`, the
+/// round-to-integer idiom of IGC's cos reduction, in float and double) agrees with the
+/// interpreter and the model, natively and with 64-bit types emulated. Before stop 48
+/// lavapipe's compiler rewrote them where the literal or the previous result was
+/// visible to it: `x * 0.0` gave +0 for negative x natively, and with 64-bit integers
+/// emulated `(v + c1) - c1 - 0.5` lost its 0.5 (math_trig's `cos(-3382.09)`).
+#[test]
+fn float_literals_are_not_rewritten_by_the_driver() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    own_variant_agrees(&mut ctx, "float_literals/skl-simd32");
+    let mut emulated = emulated_gpu();
+    own_variant_agrees(&mut emulated, "float_literals/skl-simd32");
+}
+
 /// Float inputs full of special values: NaNs of both signs, quiet and signaling, with
 /// payloads; infinities; signed zeros; denormals; the largest finite values; values at
 /// the integer limits (every fourth element random bits).

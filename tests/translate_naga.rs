@@ -735,12 +735,14 @@ fn own_lane_predicates_are_whole_words_in_straight_modules() {
     assert!(m.wgsl.contains("(pr[1u] == 0u)"), "the inverted goto");
 }
 
-/// Float immediates that are infinities or NaNs reach the kernel through `imm_opaque`
-/// (a driver may assume no float operation meets one it can see: NVIDIA's took the
-/// invocations that multiplied by a literal +inf off the rest of math_trig), and every
-/// other immediate stays a plain `imm` the compiler may fold.
+/// Float immediates, and integer ones with an infinity's or a NaN's bits, reach the
+/// kernel through `imm_opaque` (drivers rewrite float arithmetic on literals they can
+/// see: lavapipe made `x * 0.0` a +0 and reassociated math_trig's cos reduction;
+/// NVIDIA's took the invocations that multiplied by a literal +inf off the rest of
+/// math_trig), every float result through `fence` (alone or in `canon_nan`), and the
+/// other integer immediates stay a plain `imm` the compiler may fold.
 #[test]
-fn special_float_immediates_are_hidden_from_the_compiler() {
+fn float_immediates_are_hidden_from_the_compiler() {
     use visa_emu::ir::DataType;
     use visa_emu::translate::special_float;
     assert!(special_float(DataType::F, 0x7f80_0000));
@@ -760,10 +762,15 @@ fn special_float_immediates_are_hidden_from_the_compiler() {
     assert!(calls(&m.wgsl, "imm_opaque") > 0);
     assert!(m.wgsl.contains("imm_opaque(2139095040u, 0u)"));
     assert!(!m.wgsl.contains("imm(2139095040u, 0u)"));
+    assert!(m.wgsl.contains("imm_opaque(1065353216u, 0u)"), "1.0f");
+    assert!(!m.wgsl.contains("imm(1065353216u, 0u)"), "1.0f");
     assert!(
-        m.wgsl.contains("imm(1065353216u, 0u)"),
-        "1.0f stays foldable"
+        m.wgsl.contains("imm(2u, 0u)"),
+        "`shl .. 0x2:d` stays foldable"
     );
+    // mandelbrot's NaN-blind adds and muls keep the adapter's NaN behind the barrier.
+    let m = straight_module("mandelbrot/tgllp-simd16");
+    assert!(calls(&m.wgsl, "fence") >= 11, "{}", calls(&m.wgsl, "fence"));
 }
 
 /// A module keeps only the atomic operations its kernel uses (`translate::atomic_ops`):

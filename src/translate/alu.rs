@@ -633,16 +633,17 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                 keep_moved_nan(to_bits(&x, dty, sat), &bound[0], dty, sat),
                 None,
             ),
-            Out::N(x) if em.nan_blind => (to_bits(&x, dty, sat), None),
+            Out::N(x) if em.nan_blind => (fenced(to_bits(&x, dty, sat), dty), None),
             Out::N(x) => (canonical_nan(to_bits(&x, dty, sat), dty), None),
-            Out::Bits(b) if em.nan_blind || inst.op == Cmp => (b, None),
+            Out::Bits(b) if inst.op == Cmp => (b, None),
+            Out::Bits(b) if em.nan_blind => (fenced(b, dty), None),
             Out::Bits(b) => (canonical_nan(b, dty), None),
             Out::Two(a, b) => (a, Some(b)),
             Out::Eo(x) => {
                 // INVM and RSQTM do not saturate (their pages), as `ieee_macro`.
                 let bits = to_bits(&x, dty, false);
                 let bits = if em.nan_blind {
-                    bits
+                    fenced(bits, dty)
                 } else {
                     canonical_nan(bits, dty)
                 };
@@ -722,6 +723,16 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
     }
     em.close();
     Ok(())
+}
+
+/// A float result that keeps the adapter's NaN, behind the same barrier as
+/// `canon_nan`'s (`fence`, runtime.wgsl): no driver rewrites it with its readers.
+fn fenced(bits: String, t: DataType) -> String {
+    if float_layout(t).is_some() {
+        format!("fence({bits})")
+    } else {
+        bits
+    }
 }
 
 /// The interpreter's `alu::canonical_nan`: a NaN result of float arithmetic becomes

@@ -172,7 +172,7 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
             if ty.is_packed() {
                 let lanes = if *ty == DataType::VF { 4 } else { 8 };
                 let vals: Vec<_> = (0..lanes).map(|l| unpack(*ty, *bits, l)).collect();
-                let list: Vec<String> = vals.iter().map(|v| imm(v.bits)).collect();
+                let list: Vec<String> = vals.iter().map(|v| immediate(v.ty, v.bits)).collect();
                 Elem {
                     raw: format!("array<u64, {lanes}>({})[i % {lanes}u]", list.join(", ")),
                     ty: vals[0].ty,
@@ -180,11 +180,7 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
                 }
             } else {
                 Elem {
-                    raw: if special_float(*ty, *bits) {
-                        imm_call("imm_opaque", *bits)
-                    } else {
-                        imm(*bits)
-                    },
+                    raw: immediate(*ty, *bits),
                     ty: *ty,
                     m: Modifier::None,
                 }
@@ -221,6 +217,23 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
             ty: DataType::UD,
             m: Modifier::None,
         },
+    }
+}
+
+/// An immediate operand: a float one, or an integer one with a special float's bits,
+/// through `imm_opaque` (runtime.wgsl), which no compiler can fold; others through
+/// `imm`. Vulkan drivers treat float operations not decorated `NoContraction` (WGSL
+/// cannot ask for it) as free to rewrite algebraically, and a literal operand invites
+/// it: lavapipe's NIR turns `x * 0.0` into `+0` (wrong for negative `x`), `x + 0.0`
+/// into `x` (wrong for `-0`) and `(x + c1) + c2` into `x + (c1 + c2)`, which changed
+/// IGC's `cos` reduction `(v + 1.5*2^23) - 1.5*2^23 - 0.5` (own case `math_trig`
+/// with 64-bit types emulated); NVIDIA's acted on a literal infinity. The results
+/// themselves reach the next instruction through `canon_nan`'s barrier.
+pub fn immediate(ty: DataType, bits: u64) -> String {
+    if is_float(ty) || special_float(ty, bits) {
+        imm_call("imm_opaque", bits)
+    } else {
+        imm(bits)
     }
 }
 
