@@ -304,8 +304,10 @@ pub fn validate_variant(
                     // Probes run the thread mapping: a disagreement of another
                     // mapping that the thread mapping does not share localizes to
                     // an error saying the registers never part.
-                    let localization = (!agree && localize)
-                        .then(|| crate::backend::localize::localize(ctx, dir, &case));
+                    let localization = (!agree && localize).then(|| {
+                        crate::backend::localize::localize(ctx, dir, &case)
+                            .map_err(|e| not_localized(e, &run.mapping))
+                    });
                     targets.push(TargetResult {
                         target,
                         verdict: if agree { "agree" } else { "disagree" }.into(),
@@ -320,6 +322,20 @@ pub fn validate_variant(
         }
     }
     VariantReport { variant, targets }
+}
+
+/// Why a disagreement was not localized; where the probes (thread mapping) found no
+/// register difference but the run used another mapping, that mapping is the suspect.
+fn not_localized(e: String, mapping: &str) -> String {
+    if e == crate::backend::localize::NO_REGISTER_DIFFERENCE && mapping != "threads" {
+        format!(
+            "the thread mapping's registers agree with the interpreter at every probed \
+             step, so the disagreement is the {mapping} mapping's own or in memory \
+             operations (`--threads` runs the thread mapping's outputs too)"
+        )
+    } else {
+        e
+    }
 }
 
 fn expected(case: &Case, buffers: &[(String, Vec<u8>)]) -> String {
@@ -442,5 +458,15 @@ mod tests {
         assert_eq!(d.reference, "2e0");
         let short = compare_buffer("x", "int16", &a, &a[..4]);
         assert_eq!(short.first_difference.unwrap().got, "(missing)");
+    }
+
+    #[test]
+    fn an_unlocalized_disagreement_of_another_mapping_names_it() {
+        use crate::backend::localize::NO_REGISTER_DIFFERENCE;
+        let m = not_localized(NO_REGISTER_DIFFERENCE.into(), "straight");
+        assert!(m.contains("straight mapping's own"), "{m}");
+        let t = not_localized(NO_REGISTER_DIFFERENCE.into(), "threads");
+        assert_eq!(t, NO_REGISTER_DIFFERENCE);
+        assert_eq!(not_localized("x".into(), "lanes"), "x");
     }
 }
