@@ -306,7 +306,7 @@ pub fn validate_variant(
                     // an error saying the registers never part.
                     let localization = (!agree && localize).then(|| {
                         crate::backend::localize::localize(ctx, dir, &case)
-                            .map_err(|e| not_localized(e, &run.mapping))
+                            .map_err(|e| not_localized(e, run.mapping))
                     });
                     targets.push(TargetResult {
                         target,
