@@ -490,7 +490,11 @@ fn round_even64(x: f64) -> f64 {
 // together with the next one's (lavapipe reassociated `(x + c1) + c2` across two
 // `add`s of math_trig's cos reduction where the first result was visible to it).
 // Every float arithmetic result passes here, through `canon_nan` or on its own.
-fn fence(b: u64) -> u64 { return b ^ u64(cfh(CFG_ZERO)); }
+fn fence(b: u64) -> u64 { return b ^ u64(zero_word); }
+
+// `cfh(CFG_ZERO)`, read once by each entry point: a uniform load at every fence cost
+// mandelbrot's loop 20-30% of lavapipe's GPU time.
+var<private> zero_word: u32;
 
 // A NaN result of float arithmetic as the canonical NaN `nan` of its type (sign bit
 // `sign`, infinity `inf`): `alu::canonical_nan` of the interpreter.
@@ -1570,7 +1574,7 @@ fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 // and `(x + c1) + c2` an `x + (c1 + c2)`; NVIDIA's compiler (driver 580) assumed
 // infinities away: in math_trig, `mul x, 0x7f800000:f` took the H200's invocations
 // off the rest of the kernel (the block records of lanes with h = inf end there).
-fn imm_opaque(lo: u32, hi: u32) -> u64 { return imm(lo ^ cfh(CFG_ZERO), hi); }
+fn imm_opaque(lo: u32, hi: u32) -> u64 { return imm(lo ^ zero_word, hi); }
 
 // The runtime's own infinities and NaNs, hidden the same way.
 fn hidden_f32(bits: u32) -> f32 { return bitcast<f32>(bits ^ cfh(CFG_ZERO)); }

@@ -240,6 +240,7 @@ fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64) {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) l: u32) {{
     keep_bindings();
     lane = l;
+    zero_word = cfh(CFG_ZERO);
     let wx = wid.x + chunk.x;
     let t = wx % {tpg}u;
     let grp = vec3<u32>(wx / {tpg}u, wid.y + chunk.y, wid.z + chunk.z);

@@ -1510,6 +1510,7 @@ fn emit_main(em: &mut Emit, tpg: u32, start_cost: u64, grf_in_state: bool, switc
 @compute @workgroup_size({tpg})
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) t: u32) {{
     keep_bindings();
+    zero_word = cfh(CFG_ZERO);
     let grp = wid + chunk.xyz;
     let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
     let tid = group * cfh(CFG_THREADS) + t;{grf}

@@ -1205,6 +1205,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     // {tpw} thread(s) of a group per workgroup, {per} workgroup(s) per group.
     let l = li % K_SIMD;
     lane = l;
+    zero_word = cfh(CFG_ZERO);
     step_limit = cfh(CFG_STEP_LIMIT);
     // No budget (0): a limit no pass count reaches, so a pass tests both limits at once.
     edge_budget = select(cfh(CFG_EDGE_BUDGET), 0xffffffffu, cfh(CFG_EDGE_BUDGET) == 0u);
