@@ -729,8 +729,9 @@ fn nan_rules_agree_natively_and_emulated() {
 /// round-to-integer idiom of IGC's cos reduction, in float and double) agrees with the
 /// interpreter and the model, natively and with 64-bit types emulated. Before stop 48
 /// lavapipe's compiler rewrote them where the literal or the previous result was
-/// visible to it: `x * 0.0` gave +0 for negative x natively, and with 64-bit integers
-/// emulated `(v + c1) - c1 - 0.5` lost its 0.5 (math_trig's `cos(-3382.09)`).
+/// visible to it: o_mul0, o_add0, o_dmul0 and o_dround differed natively, o_mul0,
+/// o_add0, o_round and o_chain emulated (`(v + c1) - c1 - 0.5` lost its 0.5, as in
+/// math_trig's `cos(-3382.09)`).
 #[test]
 fn float_literals_are_not_rewritten_by_the_driver() {
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
