@@ -921,6 +921,71 @@ fn ieee_macros_honour_directed_rounding() {
     assert!((rd as f64) < 2f64.sqrt() && (ru as f64) > 2f64.sqrt());
 }
 
+/// DIV and INV on F are the quotient correctly rounded in the %cr0 mode, as the
+/// interpreter's instruction loop and the GPU path (`f64_to_f32_rm`) compute them: one
+/// model. Before `alu::exec` followed them it took `x * INV(y)` rounded to nearest.
+#[test]
+fn div_and_inv_round_the_quotient_once_in_the_cr0_mode() {
+    // The f32 neighbours of an f64 quotient `q` (exact for a quotient of f32 values:
+    // it is never within 2^-53 of an f32 without being one).
+    let directed = |q: f64, mode: u8| -> f32 {
+        let r = q as f32;
+        let up = |x: f32| {
+            if x == 0.0 {
+                f32::from_bits(1)
+            } else if x > 0.0 {
+                f32::from_bits(x.to_bits() + 1)
+            } else {
+                f32::from_bits(x.to_bits() - 1)
+            }
+        };
+        let down = |x: f32| -(up(-x));
+        match mode {
+            1 if (r as f64) < q => up(r),
+            2 if (r as f64) > q => down(r),
+            3 if (r as f64).abs() > q.abs() => {
+                if q > 0.0 {
+                    down(r)
+                } else {
+                    up(r)
+                }
+            }
+            _ => r,
+        }
+    };
+    let mut seen_difference = false;
+    for (a, b) in [
+        (1.0f32, 3.0f32),
+        (2.0, 7.0),
+        (-5.0, 3.0),
+        (1e-20, 3.3),
+        (7.0, -1.1),
+        (0.1, 0.3),
+    ] {
+        for mode in 0..4u8 {
+            let env = env_mode(mode);
+            let want = directed(a as f64 / b as f64, mode);
+            let got = as_f(run_env(AluOp::Div, F, &[f(a), f(b)], &env));
+            assert_eq!(got.to_bits(), want.to_bits(), "div {a}/{b} in mode {mode}");
+            let inv = as_f(run_env(AluOp::Inv, F, &[f(b)], &env));
+            assert_eq!(
+                inv.to_bits(),
+                directed(1.0 / b as f64, mode).to_bits(),
+                "inv {b} in mode {mode}"
+            );
+            seen_difference |= mode != 0 && want != directed(a as f64 / b as f64, 0);
+        }
+    }
+    assert!(
+        seen_difference,
+        "the directed modes must matter for these operands"
+    );
+    // To nearest, DIV is the division, not the product with the rounded reciprocal.
+    let (a, b) = (0.1f32, 0.3f32);
+    assert_ne!(a / b, a * (1.0 / b), "operands where the two differ");
+    assert_eq!(as_f(run(AluOp::Div, F, &[f(a), f(b)]).dst), a / b);
+}
+
 #[test]
 fn math_special_values() {
     let m = |op: AluOp, x: f32| as_f(run(op, F, &[f(x)]).dst);
@@ -943,7 +1008,7 @@ fn math_special_values() {
     assert_eq!(as_f(run_env(AluOp::Log, F, &[f(-8.0)], &alt)), 3.0);
     assert_eq!(as_f(run_env(AluOp::Sqrt, F, &[f(-4.0)], &alt)), 2.0);
     assert_eq!(as_f(run_env(AluOp::Inv, F, &[f(0.0)], &alt)), f32::MAX);
-    // DIV is x * INV(y).
+    // DIV is src0 / src1 (its page's pseudo-code).
     assert_eq!(as_f(run(AluOp::Div, F, &[f(6.0), f(3.0)]).dst), 2.0);
     assert!(as_f(run(AluOp::Div, F, &[f(0.0), f(0.0)]).dst).is_nan());
     assert_eq!(

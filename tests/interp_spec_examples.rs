@@ -368,3 +368,67 @@ fn load_status_bits_and_append_counters_follow_the_page() {
         "the surface itself is not touched"
     );
 }
+
+/// 2_datatypes' ALT mode (%cr0 bit 0): an infinite F result becomes the largest finite
+/// one, and LOG and SQRT take the absolute value of their source. The same kernel
+/// without the bit gives IEEE's infinities and NaNs.
+#[test]
+fn alt_mode_flushes_infinities_and_takes_absolute_values() {
+    let kernel = |alt: bool, op: &str| {
+        format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
+             .decl V0033 v_type=G type=f num_elts=8 align=hword alias=<V0032, 0>\n\
+             .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
+             .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
+             .decl V0041 v_type=G type=f num_elts=8 align=hword alias=<V0040, 0>\n\
+             .decl T6 v_type=T num_elts=1 v_name=T006\n\
+             .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
+             {}\
+             {op}\n\
+             mov (M1, 8) V0034(0,0)<1> 0x76543210:uv\n\
+             shl (M1, 8) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x2:ud\n\
+             movs (M1_NM, 1) T6(0) 0x0:ud\n\
+             scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
+             ret (M1, 1)\n",
+            if alt {
+                "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x1:ud\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let input = [2.0f32, -4.0, 0.25, -0.25, 16.0, -16.0, 1.0, -1.0].map(f32::to_bits);
+    let run = |alt: bool, op: &str| {
+        let mut mem = Memory::new();
+        let out = mem.add("out", 0x1000, vec![0; 32]);
+        mem.bind(0, out);
+        run_one_thread(&kernel(alt, op), &mut mem, input);
+        dwords(mem.get(out))
+    };
+    // x * 2^127: 2 and -4 overflow, 0.25 does not.
+    let mul = "mul (M1, 8) V0033(0,0)<1> V0041(0,0)<1;1,0> 0x7f000000:f";
+    let alt = run(true, mul);
+    assert_eq!(alt[0], f32::MAX.to_bits(), "2 * 2^127 in ALT mode");
+    assert_eq!(alt[1], (-f32::MAX).to_bits(), "-4 * 2^127 in ALT mode");
+    assert_eq!(alt[2], 2f32.powi(125).to_bits());
+    let ieee = run(false, mul);
+    assert_eq!(ieee[0], f32::INFINITY.to_bits());
+    assert_eq!(ieee[1], f32::NEG_INFINITY.to_bits());
+    // log2 |x| and sqrt |x|.
+    let log = "log (M1, 8) V0033(0,0)<1> V0041(0,0)<1;1,0>";
+    let alt = run(true, log);
+    assert_eq!(f32::from_bits(alt[1]), 2.0, "log2(-4) in ALT mode");
+    assert_eq!(f32::from_bits(alt[3]), -2.0, "log2(-0.25) in ALT mode");
+    assert!(
+        f32::from_bits(run(false, log)[1]).is_nan(),
+        "log2(-4) in IEEE mode"
+    );
+    let sqrt = "sqrt (M1, 8) V0033(0,0)<1> V0041(0,0)<1;1,0>";
+    let alt = run(true, sqrt);
+    assert_eq!(f32::from_bits(alt[5]), 4.0, "sqrt(-16) in ALT mode");
+    assert!(
+        f32::from_bits(run(false, sqrt)[5]).is_nan(),
+        "sqrt(-16) in IEEE mode"
+    );
+}

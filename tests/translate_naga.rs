@@ -818,3 +818,52 @@ fn only_the_kernels_atomic_operations_stay() {
         validate_wgsl(&pruned).unwrap_or_else(|e| panic!("{variant}: {e}"));
     }
 }
+
+/// ALT floating-point mode is the interpreter's alone: a kernel that may set %cr0's
+/// bit 0 is refused with the instruction named, in every mapping; IGC's own %cr0
+/// writes (OR and XOR of immediates without that bit) translate.
+#[test]
+fn alt_mode_is_refused_and_named() {
+    let kernel = |cr0_write: &str| {
+        format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G type=f num_elts=8 align=hword\n\
+             .decl V0033 v_type=G type=ud num_elts=1 align=dword\n\
+             .kernel_attr SimdSize=8\n\
+             {cr0_write}\n\
+             mul (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0> 0x7f000000:f\n\
+             ret (M1, 1)\n"
+        )
+    };
+    let translated = |cr0_write: &str, lanes: bool| {
+        let text = kernel(cr0_write);
+        let k = visa_emu::decode::text::parse_visaasm(&text, 32).unwrap();
+        let p = visa_emu::interp::prepare(&k, "k").unwrap();
+        translate(&p, &common::target(1, 0, lanes, lanes))
+    };
+    for lanes in [false, true] {
+        for refused in [
+            "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x1:ud",
+            "mov (M1_NM, 1) %cr0(0,0)<1> V0033(0,0)<0;1,0>",
+            "xor (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x31:ud",
+        ] {
+            let Err(e) = translated(refused, lanes) else {
+                panic!("{refused}: translated");
+            };
+            let e = e.to_string();
+            assert!(
+                e.starts_with("instruction 0 (") && e.contains("ALT floating-point mode"),
+                "{refused}: {e}"
+            );
+        }
+        for kept in [
+            "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x4c0:ud",
+            "xor (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x30:ud",
+            "and (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0xffffffcf:ud",
+        ] {
+            if let Err(e) = translated(kept, lanes) {
+                panic!("{kept}: {e}");
+            }
+        }
+    }
+}

@@ -893,10 +893,26 @@ fn element(
     // Directed rounding modes (IGC sets RZ, RU, RD around conversions and its integer
     // division), and HF's mad in any mode: ADD, MUL and MAD round once from the exact
     // result, as `alu::exec` computes it; the f64 formulas below would round twice.
-    let once = env.rounding != 0 || (inst.op == Mad && fexec == Some(DataType::HF));
+    // ALT mode (2_datatypes: no infinite F results; log, rsq, sqrt of |src|) is
+    // `alu::exec`'s too.
+    let once = env.rounding != 0 || env.alt || (inst.op == Mad && fexec == Some(DataType::HF));
     if once && fexec.is_some() && matches!(inst.op, Add | Mul | Mad) {
         if let Some(bits) = rounded_once(inst.op, dty, v, sat, env) {
             return Ok((alu::canonical_nan(bits, dty), None));
+        }
+    }
+    // Float DIV and the math unit: one model, `alu::exec`'s (math.rs: the rounding,
+    // the precision, ALT mode). DF math other than INV is refused there and below.
+    // Where %cr0 flushes denormals, `exec` flushes sources too, the formulas below and
+    // the GPU path only results: those keep that mode until both flush sources.
+    let math = matches!(
+        inst.op,
+        Div | Inv | Sqrt | Rsqrt | Exp | Log | Sin | Cos | Pow
+    );
+    let keeps_denorms = env.f_denorm && env.df_denorm && env.hf_denorm;
+    if fexec.is_some() && math && (keeps_denorms || env.alt) {
+        if let Some(o) = by_exec(inst.op, dty, v, sat, env) {
+            return Ok((alu::canonical_nan(o.dst, dty), None));
         }
     }
     // The IEEE macros (F and DF only): `alu::exec`'s, correctly rounded in the cr0

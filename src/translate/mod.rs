@@ -16,6 +16,7 @@
 //! workgroup words after the round's barrier (three in turn: runtime.wgsl, `wg_live`).
 //! The result never depends on the subgroup size, and no subgroup operation is used.
 
+mod alt_mode;
 mod alu;
 pub mod atomic_ops;
 mod blocks;
@@ -746,6 +747,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     if tpg > 1024 {
         return Err(TranslateError::GroupTooLarge { threads: tpg });
     }
+    alt_mode::refuse_alt_mode(p)?;
     let cfg_blocks = blocks::split(&p.insts);
     let depth = call_depth(p);
     let mut em = Emit::new(p.pre.cr0);

@@ -819,7 +819,7 @@ pub(super) fn cr0_values(
 }
 
 /// The value a NoMask scalar write of %cr0 from itself and immediates leaves.
-fn cr0_write(inst: &PInst, cr0: u32, cur: u32) -> Option<u32> {
+pub(super) fn cr0_write(inst: &PInst, cr0: u32, cur: u32) -> Option<u32> {
     use Opcode::*;
     if inst.exec.size != 1 || !inst.exec.mask.no_mask || inst.pred.is_some() {
         return None;

@@ -2,26 +2,45 @@
 //! macros (DIVM SQRTM INVM RSQTM).
 //!
 //! Precision. The pages state no error bound for the math unit. The model computes
-//! each function in f64 (Rust's libm: within 1 ULP of f64) and rounds that once to
-//! nearest-even in the execution format, so an F or HF result is within
-//! 0.5 + 2^-28 ULP of the exact value (1 ULP bound tested); INV, SQRT and the
-//! F/DF SQRTM, DIVM are correctly rounded. The math unit does not take the %cr0
-//! rounding mode (it rounds to nearest); the IEEE macros and DIV's multiply do.
-//! DIV on floats is `x * INV(y)` as its page says (two roundings; DIVM is the
-//! correctly rounded one). In ALT mode LOG, RSQRT and SQRT take |src0|.
-
-use super::float::{self, two_prod, Fmt};
+//! each function in f64 (Rust's libm: within 1 ULP of f64) and rounds that once in the
+//! execution format, so an F or HF result is within 0.5 + 2^-28 ULP of the exact value
+//! (1 ULP bound tested); INV, SQRT, DIV and the F/DF SQRTM, DIVM are correctly rounded.
+//! Rounding: the spec says nothing of the math unit and %cr0, so this follows the
+//! interpreter's and the GPU path's one rule: F results round in the %cr0 mode (IGC's
+//! integer division runs INV under RZ), HF, BF and DF results to nearest. DIV is
+//! `src0 / src1` as its page's pseudo-code says. In ALT mode LOG, RSQRT and SQRT take
+//! |src0| and an infinite F result becomes the largest finite one (2_datatypes).
+use super::float::{self, Fmt};
 use super::float_ops::{fin, finish};
 use super::types::{AluOp, AluOut, FpEnv, Rounding, Val};
 use crate::ir::DataType;
 
-/// DIV on floats: `x * INV(y)`.
+/// DIV on floats: the quotient, correctly rounded ([`math_mode`]).
 pub fn div(exec: Fmt, dst: DataType, s: &[Val], sat: bool, env: &FpEnv) -> u64 {
-    let x = fin(s[0], env);
-    let y = fin(s[1], env);
-    let inv = float::round(exec, 1.0 / y, 0, Rounding::Rne, exec.keeps_denorms(env));
-    let (p, e) = two_prod(x, inv);
-    finish((p, float::sign(e)), exec, dst, s, sat, env.mode(), env)
+    let (a, b) = (fin(s[0], env), fin(s[1], env));
+    finish(quotient(a, b), exec, dst, s, sat, math_mode(exec, env), env)
+}
+
+/// The rounding the math unit applies: the %cr0 mode for F, to nearest otherwise.
+fn math_mode(exec: Fmt, env: &FpEnv) -> Rounding {
+    if exec == Fmt::F {
+        env.mode()
+    } else {
+        Rounding::Rne
+    }
+}
+
+/// `a / b` in f64 and the sign of what rounding dropped (a - q*b is exact; its sign
+/// over b's is the tail's), for one correct rounding in any mode.
+fn quotient(a: f64, b: f64) -> (f64, i8) {
+    let q = a / b;
+    let rem = (-q).mul_add(b, a);
+    let t = if q.is_finite() && q != 0.0 || (q == 0.0 && a != 0.0) {
+        float::sign(rem) * float::sign(b)
+    } else {
+        0
+    };
+    (q, t)
 }
 
 /// The f64 value of a math-unit function.
@@ -48,7 +67,7 @@ pub fn unary_or_pow(op: AluOp, exec: Fmt, dst: DataType, s: &[Val], sat: bool, e
     let alt = env.alt && exec == Fmt::F;
     let r = function(op, a, b, alt);
     // rsqrt(-0) is -inf and sqrt(-0) is -0 (IEEE); f64 already does both.
-    finish((r, 0), exec, dst, s, sat, Rounding::Rne, env)
+    finish((r, 0), exec, dst, s, sat, math_mode(exec, env), env)
 }
 
 /// DIVM SQRTM (correctly rounded in the %cr0 mode), INVM RSQTM (the same values as
@@ -84,17 +103,7 @@ pub fn ieee_macro(
             let rem = (-r).mul_add(r, a);
             (r, if r.is_finite() { float::sign(rem) } else { 0 })
         }
-        AluOp::Divm | AluOp::Invm => {
-            let q = a / b;
-            // The remainder a - q*b is exact; its sign over b's is the tail's.
-            let rem = (-q).mul_add(b, a);
-            let t = if q.is_finite() && q != 0.0 || (q == 0.0 && a != 0.0) {
-                float::sign(rem) * float::sign(b)
-            } else {
-                0
-            };
-            (q, t)
-        }
+        AluOp::Divm | AluOp::Invm => quotient(a, b),
         _ => (1.0 / a.sqrt(), 0),
     };
     let sat = sat && matches!(op, AluOp::Sqrtm | AluOp::Divm);
