@@ -43,7 +43,7 @@ const CFG_COUNT: u32 = 12u;         // straight modules: 1 = record the blocks e
 const CFG_BTI: u32 = 16u;           // 256 entries: allocation index + 1, 0 = unbound
 const CFG_TABLE: u32 = 272u;       // the table form: where its table starts (translate/table_form.rs)
 const CFG_TRASH: u32 = 273u;       // straight modules: a heap word no allocation holds (`bti_st4`)
-const CFG_ZERO: u32 = 274u;        // always 0, a value no compiler can fold (`keep32`, `keep64`)
+const CFG_ZERO: u32 = 274u;        // always 0, a value no compiler can fold (`zero_word`)
 const CFG_GSLM: u32 = 275u;        // SLM in the heap (over the adapter's workgroup memory): its first word
 const CFG_BTI_SPAN: u32 = 276u;    // 256 entries of 2 words: bound bytes (0 = unbound), heap byte offset
 const CFG_ALLOC: u32 = 788u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
@@ -365,7 +365,7 @@ const F32_FTZ: bool = false;
 
 // Adapters whose compiler fuses a product into the sum it feeds (SPIR-V allows it
 // unless `NoContraction`, which WGSL cannot ask for; the host's probe finds out) get
-// `true` here: each native F and DF product is then XORed with `cfg[CFG_ZERO]`, a
+// `true` here: each native F and DF product is then XORed with `zero_word` (`CFG_ZERO`), a
 // word that is always 0 but that no compiler can know, so the product is rounded on
 // its own as the vISA `mul` rounds it. Elsewhere `keep32`/`keep64` fold away.
 const F_KEEP_PRODUCTS: bool = false;
@@ -415,12 +415,12 @@ fn zero_exp32(r: f32) -> bool {
 
 fn keep32(x: f32) -> f32 {
     if (!F_KEEP_PRODUCTS) { return x; }
-    return bitcast<f32>(bitcast<u32>(x) ^ cfg[CFG_ZERO]);
+    return bitcast<f32>(bitcast<u32>(x) ^ zero_word);
 }
 
 fn keep64(x: f64) -> f64 {
     if (!F_KEEP_PRODUCTS) { return x; }
-    return bitcast<f64>(bitcast<u64>(x) ^ u64(cfg[CFG_ZERO]));
+    return bitcast<f64>(bitcast<u64>(x) ^ u64(zero_word));
 }
 
 // f32 -> f64, exact for denormals on any adapter.
@@ -492,8 +492,9 @@ fn round_even64(x: f64) -> f64 {
 // Every float arithmetic result passes here, through `canon_nan` or on its own.
 fn fence(b: u64) -> u64 { return b ^ u64(zero_word); }
 
-// `cfh(CFG_ZERO)`, read once by each entry point: a uniform load at every fence cost
-// mandelbrot's loop 20-30% of lavapipe's GPU time.
+// `cfh(CFG_ZERO)`, read once by each entry point: the one zero that `fence`,
+// `imm_opaque`, `keep32`/`keep64` and `hidden_f32`/`hidden_f64` hide values behind (a
+// uniform load at every fence cost mandelbrot's loop 20-30% of lavapipe's GPU time).
 var<private> zero_word: u32;
 
 // A NaN result of float arithmetic as the canonical NaN `nan` of its type (sign bit
@@ -1577,8 +1578,8 @@ fn imm(lo: u32, hi: u32) -> u64 { return u64(lo) | (u64(hi) << 32u); }
 fn imm_opaque(lo: u32, hi: u32) -> u64 { return imm(lo ^ zero_word, hi); }
 
 // The runtime's own infinities and NaNs, hidden the same way.
-fn hidden_f32(bits: u32) -> f32 { return bitcast<f32>(bits ^ cfh(CFG_ZERO)); }
-fn hidden_f64(bits: u64) -> f64 { return bitcast<f64>(bits ^ u64(cfh(CFG_ZERO))); }
+fn hidden_f32(bits: u32) -> f32 { return bitcast<f32>(bits ^ zero_word); }
+fn hidden_f64(bits: u64) -> f64 { return bitcast<f64>(bits ^ u64(zero_word)); }
 
 // F, HF and BF division, reciprocal and square root run on native f64: a few ulps of
 // f64 cannot move their once-rounded results, but a native sequence that is not
@@ -1646,9 +1647,9 @@ fn to_odd(s: f64, err: f64) -> f64 {
 
 // `x`, hidden from the shader compiler's algebra: without SPIR-V's NoContraction
 // (naga emits none), Mesa's NIR rewrites TwoSum's (a + b) - b to a and its error term
-// to 0. cfg word 0 (threads per group) is never 0xffffffff.
+// to 0.
 fn opaque_f64(x: f64) -> f64 {
-    return select(x, -x, cfg[0u] == 0xffffffffu);
+    return bitcast<f64>(bitcast<u64>(x) ^ u64(zero_word));
 }
 
 // The error of s = a + b (TwoSum; `opaque_f64` keeps the driver from folding it).

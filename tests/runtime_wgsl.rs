@@ -115,7 +115,19 @@ fn float_switches(wgsl: &mut String, funcs: &[&str]) {
 
 /// The runtime reads cfg's head through `cfh` (a uniform copy in the generated modules);
 /// these modules give it the `cfg` storage binding itself, which holds the same words.
+/// The runtime's hidden zero (`zero_word`, which the modules' entry points read from
+/// `CFG_ZERO`) likewise: declared where a pulled function reads it, set first in `main`.
 fn cfh_from_storage(wgsl: String) -> String {
+    let mut wgsl = wgsl;
+    if wgsl.contains("zero_word") && !wgsl.contains("var<private> zero_word") {
+        let open = wgsl.find("fn main(").expect("the harness module's main");
+        let body = open + wgsl[open..].find('{').expect("main's body") + 1;
+        let zero = runtime_const("CFG_ZERO");
+        let index = zero.split('=').nth(1).expect("CFG_ZERO's value").trim();
+        let index = index.trim_end_matches(';');
+        wgsl.insert_str(body, &format!("\n    zero_word = cfg[{index}];"));
+        wgsl += "var<private> zero_word: u32;\n";
+    }
     if wgsl.contains("cfh(") && !wgsl.contains("fn cfh(") {
         wgsl + "fn cfh(i: u32) -> u32 { return cfg[i]; }\n"
     } else {

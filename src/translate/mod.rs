@@ -335,7 +335,7 @@ pub mod cfg {
     /// Straight modules: the heap word index of a word no allocation holds, where
     /// `bti_st4` sends stores out of bounds.
     pub const TRASH: usize = 273;
-    /// Always 0 (`keep32`/`keep64` of runtime.wgsl: a value no compiler can fold).
+    /// Always 0 (`zero_word` of runtime.wgsl: a value no compiler can fold).
     pub const ZERO: usize = 274;
     /// The heap word where the groups' SLM starts when it lives in the heap.
     pub const GSLM: usize = 275;
