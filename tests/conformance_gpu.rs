@@ -740,6 +740,19 @@ fn float_literals_are_not_rewritten_by_the_driver() {
     own_variant_agrees(&mut emulated, "float_literals/skl-simd32");
 }
 
+/// F arithmetic with %cr0's F denorm bit clear (own case `denorms_are_zero`, built
+/// with -cl-denorms-are-zero: IGC's prologue ORs 0x40, not 0x4c0) flushes denormal
+/// sources as well as results, like the interpreter (`alu::flush_source`), natively and
+/// with 64-bit types emulated. Before stop 49 both flushed results only: a denormal
+/// times 2^30 came out normal (o_mul element 0 on the interpreter).
+#[test]
+fn denormal_sources_are_flushed_where_cr0_says() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    own_variant_agrees(&mut ctx, "denorms_are_zero/tgllp-simd32");
+    let mut emulated = emulated_gpu();
+    own_variant_agrees(&mut emulated, "denorms_are_zero/tgllp-simd32");
+}
+
 /// Float inputs full of special values: NaNs of both signs, quiet and signaling, with
 /// payloads; infinities; signed zeros; denormals; the largest finite values; values at
 /// the integer limits (every fourth element random bits).

@@ -864,10 +864,22 @@ fn element(
     env: &FpEnv,
 ) -> Result<(u64, Option<u64>), String> {
     use Opcode::*;
+    let fexec = alu::float_exec_type(dty, raw);
+    // Denormal sources a flushing %cr0 mode turns into zeros (on input, as results).
+    let flushed: [(Num, DataType); 3];
+    let v = if fexec.is_some() && alu::flushes_denormal_sources(inst.op) && v.len() <= 3 {
+        let mut f = [(Num::Int(0), DataType::UD); 3];
+        for (slot, &(n, ty)) in f.iter_mut().zip(v) {
+            *slot = (alu::flush_source(n, ty, env), ty);
+        }
+        flushed = f;
+        &flushed[..v.len()]
+    } else {
+        v
+    };
     let a = v.first().map(|x| x.0).unwrap_or(Num::Int(0));
     let b = v.get(1).map(|x| x.0).unwrap_or(Num::Int(0));
     let c = v.get(2).map(|x| x.0).unwrap_or(Num::Int(0));
-    let fexec = alu::float_exec_type(dty, raw);
     let out = |n: Num| alu::to_bits(n, dty, sat, env);
     // Float arithmetic in the execution type.
     let fop = |f: &dyn Fn(f64, f64, f64) -> f64, f32op: &dyn Fn(f32, f32, f32) -> f32| -> Num {
@@ -903,14 +915,11 @@ fn element(
     }
     // Float DIV and the math unit: one model, `alu::exec`'s (math.rs: the rounding,
     // the precision, ALT mode). DF math other than INV is refused there and below.
-    // Where %cr0 flushes denormals, `exec` flushes sources too, the formulas below and
-    // the GPU path only results: those keep that mode until both flush sources.
     let math = matches!(
         inst.op,
         Div | Inv | Sqrt | Rsqrt | Exp | Log | Sin | Cos | Pow
     );
-    let keeps_denorms = env.f_denorm && env.df_denorm && env.hf_denorm;
-    if fexec.is_some() && math && (keeps_denorms || env.alt) {
+    if fexec.is_some() && math {
         if let Some(o) = by_exec(inst.op, dty, v, sat, env) {
             return Ok((alu::canonical_nan(o.dst, dty), None));
         }

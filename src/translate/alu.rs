@@ -6,7 +6,7 @@
 
 use super::operand::{self, dst_range, is_float, num, src_elem, to_bits, Elem, Num};
 use super::{chen_expr, Emit, TranslateError};
-use crate::interp::alu::{default_nan, float_layout};
+use crate::interp::alu::{default_nan, float_layout, flushes_denormal_sources};
 use crate::interp::prepare::{Dst, PInst, Src};
 use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
@@ -158,9 +158,23 @@ fn int_bits(t: DataType) -> u32 {
 /// One element: the interpreter's `element`.
 fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, String> {
     use Opcode::*;
-    let v: Vec<Num> = e.iter().map(num).collect();
     let tys: Vec<DataType> = e.iter().map(|x| x.ty).collect();
     let fexec = float_exec_type(dty, &tys);
+    // Denormal sources a flushing %cr0 mode turns into zeros (`alu::flush_source`);
+    // tidy.rs drops the flush where %cr0 is known to keep them.
+    let flush = fexec.is_some() && flushes_denormal_sources(op);
+    let v: Vec<Num> = e
+        .iter()
+        .map(|x| match (num(x), x.ty) {
+            (Num::F32(s), DataType::F) if flush => {
+                Num::F32(format!("flush32({s}, ((cr & 0x80u) != 0u))"))
+            }
+            (Num::F64(s), DataType::DF) if flush => {
+                Num::F64(format!("flush64({s}, ((cr & 0x40u) != 0u))"))
+            }
+            (n, _) => n,
+        })
+        .collect();
     let n = |k: usize| {
         v.get(k)
             .cloned()

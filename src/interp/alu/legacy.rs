@@ -410,6 +410,65 @@ pub fn unpack(ty: DataType, bits: u64, lane: u32) -> Val {
     }
 }
 
+/// The float operations whose F and DF sources %cr0's denorm bits flush (2_datatypes:
+/// denormals are flushed "in mathematical operations", on input and output): the
+/// arithmetic, the math unit and the IEEE macros, the rounding instructions. Moves,
+/// selects, comparisons and min/max pass sources as they are. The interpreter's
+/// `element` and the GPU path's both ask here.
+pub fn flushes_denormal_sources(op: crate::isa::Opcode) -> bool {
+    use crate::isa::Opcode::*;
+    matches!(
+        op,
+        Add | Mul
+            | Mad
+            | Div
+            | Inv
+            | Sqrt
+            | Rsqrt
+            | Exp
+            | Log
+            | Sin
+            | Cos
+            | Pow
+            | Divm
+            | Sqrtm
+            | Invm
+            | Rsqtm
+            | Lrp
+            | Pln
+            | Frc
+            | Rndd
+            | Rndu
+            | Rnde
+            | Rndz
+    )
+}
+
+/// `n` (an element of type `ty`) flushed to a zero of its sign where it is an F or DF
+/// denormal and `env` flushes that type.
+pub fn flush_source(n: Num, ty: DataType, env: &FpEnv) -> Num {
+    let keep = match ty {
+        DataType::F => env.f_denorm,
+        DataType::DF => env.df_denorm,
+        _ => true,
+    };
+    match n {
+        Num::Float(x) if !keep => {
+            let tiny = if ty == DataType::F {
+                f32::MIN_POSITIVE as f64
+            } else {
+                f64::MIN_POSITIVE
+            };
+            if x != 0.0 && x.abs() < tiny {
+                Num::Float(0f64.copysign(x))
+            } else {
+                n
+            }
+        }
+        _ => n,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,8 +46,9 @@ pub use convert::convert;
 pub use dpas::{check as dpas_check, dpas, DpasShape, Precision};
 pub use exec::exec;
 pub use legacy::{
-    canonical_nan, compare, default_nan, f64_to_f32, float_exec_type, float_layout, fmin_max,
-    is_float, is_nan_bits, modify, moved_nan, num, round_exec, to_bits, unpack, val_of, Num,
+    canonical_nan, compare, default_nan, f64_to_f32, float_exec_type, float_layout, flush_source,
+    flushes_denormal_sources, fmin_max, is_float, is_nan_bits, modify, moved_nan, num, round_exec,
+    to_bits, unpack, val_of, Num,
 };
 pub use modifier::{apply_src_modifier, unpack_immediate};
 pub use types::{AluError, AluOp, AluOut, FpEnv, RelOp, Rounding, TypeList, Val};
