@@ -431,4 +431,28 @@ fn alt_mode_flushes_infinities_and_takes_absolute_values() {
         f32::from_bits(run(false, sqrt)[5]).is_nan(),
         "sqrt(-16) in IEEE mode"
     );
+    // A conversion that overflows F (1e300 as DF) gives the largest finite float.
+    let cvt = "mov (M1, 8) V0033(0,0)<1> 0x7e37e43c8800759c:df";
+    assert_eq!(
+        run(true, cvt)[0],
+        f32::MAX.to_bits(),
+        "DF 1e300 -> F in ALT mode"
+    );
+    assert_eq!(
+        run(false, cvt)[0],
+        f32::INFINITY.to_bits(),
+        "DF 1e300 -> F in IEEE mode"
+    );
+    // lrp's overflow likewise: 2 * fmax + (1 - 2) * 0.
+    let lrp = "lrp (M1, 8) V0033(0,0)<1> 0x40000000:f 0x7f7fffff:f 0x0:f";
+    assert_eq!(
+        run(true, lrp)[0],
+        f32::MAX.to_bits(),
+        "lrp overflow in ALT mode"
+    );
+    assert_eq!(
+        run(false, lrp)[0],
+        f32::INFINITY.to_bits(),
+        "lrp overflow in IEEE mode"
+    );
 }

@@ -913,6 +913,13 @@ fn element(
             return Ok((alu::canonical_nan(bits, dty), None));
         }
     }
+    // ALT mode's other F results (lrp, pln, frc, the roundings): `exec`'s too.
+    let alt_f = matches!(inst.op, Lrp | Pln | Frc | Rndd | Rndu | Rnde | Rndz);
+    if env.alt && alt_f && fexec == Some(DataType::F) {
+        if let Some(bits) = rounded_once(inst.op, dty, v, sat, env) {
+            return Ok((alu::canonical_nan(bits, dty), None));
+        }
+    }
     // Float DIV and the math unit: one model, `alu::exec`'s (math.rs: the rounding,
     // the precision, ALT mode). DF math other than INV is refused there and below.
     let math = matches!(
@@ -934,10 +941,19 @@ fn element(
         }
     }
     let r = match inst.op {
-        Mov | Fcvt => match raw.first() {
-            Some(&r) => alu::moved_nan(r, a, dty, sat).unwrap_or_else(|| out(a)),
-            None => out(a),
-        },
+        Mov | Fcvt => {
+            let r = match raw.first() {
+                Some(&r) => alu::moved_nan(r, a, dty, sat).unwrap_or_else(|| out(a)),
+                None => out(a),
+            };
+            // ALT mode: a conversion that overflows F (DF -> F) gives ±fmax, not ±inf.
+            let inf = r as u32 & 0x7fff_ffff == 0x7f80_0000;
+            if env.alt && dty == DataType::F && inf && a.as_f64().is_finite() {
+                (r as u32 & 0x8000_0000 | 0x7f7f_ffff) as u64
+            } else {
+                r
+            }
+        }
         Add => match fexec {
             Some(_) => out(fop(&|x, y, _| x + y, &|x, y, _| x + y)),
             None => out(Num::Int(a.as_int() + b.as_int())),
