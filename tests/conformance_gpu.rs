@@ -651,6 +651,13 @@ fn own_variant_agrees(ctx: &mut GpuContext, v: &str) -> visa_emu::backend::gpu::
     g
 }
 
+/// [`own_variant_agrees`] on the default adapter and with 64-bit types emulated.
+fn own_variant_agrees_native_and_emulated(v: &str) {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    own_variant_agrees(&mut ctx, v);
+    own_variant_agrees(&mut emulated_gpu(), v);
+}
+
 /// Images (own cases `image_rw`, `image_sample`): sampler-less reads (3D_LOAD ld_lz) of
 /// RGBA float, R float and RGBA uint8 images, writes (SCATTER4_TYPED) to RGBA float,
 /// unorm8 and uint32 images, the image queries, and nearest samples (3D_SAMPLE
@@ -734,10 +741,7 @@ fn nan_rules_agree_natively_and_emulated() {
 /// math_trig's `cos(-3382.09)`).
 #[test]
 fn float_literals_are_not_rewritten_by_the_driver() {
-    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    own_variant_agrees(&mut ctx, "float_literals/skl-simd32");
-    let mut emulated = emulated_gpu();
-    own_variant_agrees(&mut emulated, "float_literals/skl-simd32");
+    own_variant_agrees_native_and_emulated("float_literals/skl-simd32");
 }
 
 /// F arithmetic with %cr0's F denorm bit clear (own case `denorms_are_zero`, built
@@ -747,10 +751,7 @@ fn float_literals_are_not_rewritten_by_the_driver() {
 /// times 2^30 came out normal (o_mul element 0 on the interpreter).
 #[test]
 fn denormal_sources_are_flushed_where_cr0_says() {
-    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    own_variant_agrees(&mut ctx, "denorms_are_zero/tgllp-simd32");
-    let mut emulated = emulated_gpu();
-    own_variant_agrees(&mut emulated, "denorms_are_zero/tgllp-simd32");
+    own_variant_agrees_native_and_emulated("denorms_are_zero/tgllp-simd32");
 }
 
 /// Float inputs full of special values: NaNs of both signs, quiet and signaling, with

@@ -907,15 +907,12 @@ fn element(
     // result, as `alu::exec` computes it; the f64 formulas below would round twice.
     // ALT mode (2_datatypes: no infinite F results; log, rsq, sqrt of |src|) is
     // `alu::exec`'s too.
+    // So are ALT mode's other F results (lrp, pln, frc, the roundings).
     let once = env.rounding != 0 || env.alt || (inst.op == Mad && fexec == Some(DataType::HF));
-    if once && fexec.is_some() && matches!(inst.op, Add | Mul | Mad) {
-        if let Some(bits) = rounded_once(inst.op, dty, v, sat, env) {
-            return Ok((alu::canonical_nan(bits, dty), None));
-        }
-    }
-    // ALT mode's other F results (lrp, pln, frc, the roundings): `exec`'s too.
     let alt_f = matches!(inst.op, Lrp | Pln | Frc | Rndd | Rndu | Rnde | Rndz);
-    if env.alt && alt_f && fexec == Some(DataType::F) {
+    if (once && fexec.is_some() && matches!(inst.op, Add | Mul | Mad))
+        || (env.alt && alt_f && fexec == Some(DataType::F))
+    {
         if let Some(bits) = rounded_once(inst.op, dty, v, sat, env) {
             return Ok((alu::canonical_nan(bits, dty), None));
         }

@@ -4,9 +4,10 @@
 //! so that no run gives IEEE results where the kernel asked for ALT ones. IGC's output
 //! only ORs and XORs %cr0 with immediates (denorm and rounding bits), which passes.
 
+use super::operand::dst_range;
 use super::simt::cr0_write;
 use super::TranslateError;
-use crate::interp::prepare::{Dst, Prepared};
+use crate::interp::prepare::Prepared;
 
 /// `Err` naming the first instruction that may set %cr0's ALT bit: one that writes
 /// %cr0's first byte unless, from any value with the bit clear, it leaves it clear.
@@ -14,14 +15,11 @@ pub(super) fn refuse_alt_mode(p: &Prepared) -> Result<(), TranslateError> {
     let cr0 = p.pre.cr0;
     for inst in &p.insts {
         let (dsts, _, _) = inst.alu_operands();
-        let n = u32::from(inst.exec.size).max(1);
-        let writes_bit0 = dsts.iter().any(|d| match d {
-            Dst::Direct { off, ty, hs, .. } => {
-                let end = off + ((n - 1) * (*hs).max(1) + 1) * ty.size();
-                *off <= cr0 && cr0 < end
-            }
-            _ => false,
-        });
+        let n = u32::from(inst.exec.size);
+        let writes_bit0 = dsts
+            .iter()
+            .filter_map(|d| dst_range(d, n))
+            .any(|(start, end)| start <= cr0 && cr0 < end);
         if !writes_bit0 {
             continue;
         }

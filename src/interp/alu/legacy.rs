@@ -447,24 +447,8 @@ pub fn flushes_denormal_sources(op: crate::isa::Opcode) -> bool {
 /// `n` (an element of type `ty`) flushed to a zero of its sign where it is an F or DF
 /// denormal and `env` flushes that type.
 pub fn flush_source(n: Num, ty: DataType, env: &FpEnv) -> Num {
-    let keep = match ty {
-        DataType::F => env.f_denorm,
-        DataType::DF => env.df_denorm,
-        _ => true,
-    };
-    match n {
-        Num::Float(x) if !keep => {
-            let tiny = if ty == DataType::F {
-                f32::MIN_POSITIVE as f64
-            } else {
-                f64::MIN_POSITIVE
-            };
-            if x != 0.0 && x.abs() < tiny {
-                Num::Float(0f64.copysign(x))
-            } else {
-                n
-            }
-        }
+    match (n, ty) {
+        (Num::Float(x), DataType::F | DataType::DF) => Num::Float(flush(x, ty, env)),
         _ => n,
     }
 }
