@@ -901,6 +901,14 @@ fn flat_hits_bti(addr: u64, n: u32, bti: u32) -> bool {
     return bti_holds(locate(0u, 0u, addr, n), bti);
 }
 
+// Straight modules: an unplaced flat load's address `addr` (`n` bytes), recording
+// instruction `at` (its index + 1) in `alias_at` where it falls in the allocation bound
+// at `bti`, which another instruction stores to.
+fn flat_avoid(addr: u64, n: u32, bti: u32, at: u32) -> u64 {
+    if (flat_hits_bti(addr, n, bti)) { alias_at = at; }
+    return addr;
+}
+
 // Whether heap byte offset `o` (NO_WORD: none) lies in the allocation bound at `bti`.
 fn bti_holds(o: u32, bti: u32) -> bool {
     if (o == NO_WORD || bti >= 256u) { return false; }

@@ -660,6 +660,12 @@ fn run_variant(
             m.mapping(),
             emu.describe()
         );
+        // Why a kernel left the fast lane form: what a user can change or report.
+        if m.mapping() != "straight" {
+            if let Some(why) = &m.why_not_straight {
+                eprintln!("visa-emu: not the straight lane form: {why}");
+            }
+        }
     }
     // The GPU's total includes its translation; the interpreter's starts here.
     let t = if gpu.is_some() {

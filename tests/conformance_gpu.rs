@@ -347,7 +347,8 @@ fn straight_lane_mapping_agrees_with_the_interpreter() {
         // the launch to the thread mapping (unplaced_atomics_run_straight_unless...);
         // word_unaligned_oob reads unaligned words (unaligned_words_leave_...).
         let handed_over = (g.note.as_deref()).is_some_and(|n| {
-            n.contains("the atomic at instruction") || n.contains("is not word-aligned")
+            n.contains("the flat atomic or load at instruction")
+                || n.contains("is not word-aligned")
         });
         assert!(
             g.mapping == "straight" || handed_over,
@@ -752,6 +753,43 @@ fn float_literals_are_not_rewritten_by_the_driver() {
 #[test]
 fn denormal_sources_are_flushed_where_cr0_says() {
     own_variant_agrees_native_and_emulated("denorms_are_zero/tgllp-simd32");
+}
+
+/// HF arithmetic with %cr0's HF denorm bit clear (`half_arith` with its prologue's
+/// 0x4c0 patched to 0x0c0; IGC always sets the bit): denormal half sources flush to
+/// zeros of their sign on both paths (`alu::flush_source`, `flush_h`), natively, with
+/// f16 and the 64-bit types emulated, on the special inputs (half denormals among
+/// them). Before stop 50 both paths flushed HF results only.
+#[test]
+fn hf_denormal_sources_are_flushed_where_cr0_says() {
+    let (dir, variant) = patched_variant("half_arith", "tgllp-simd32", "hf-flush", &|text| {
+        let from = "%cr0(0,0)<0;1,0> 0x4c0:ud";
+        assert!(text.contains(from), "half_arith's prologue moved");
+        text.replacen(from, "%cr0(0,0)<0;1,0> 0xc0:ud", 1)
+    });
+    let mut case = visa_emu::corpus::case::Case::load(&dir.join("half_arith")).unwrap();
+    special_inputs(&mut case, &dir.join("special"));
+    let cpu = visa_emu::backend::cpu::run_case(&variant, &case, &Default::default()).unwrap();
+    let mut native =
+        GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut emulated = GpuContext::new(&GpuOptions {
+        disable_f16: true,
+        disable_f64: true,
+        disable_int64: true,
+        ..Default::default()
+    })
+    .expect("a GPU adapter (lavapipe in CI)");
+    for (gpu, how) in [(&mut native, "native"), (&mut emulated, "emulated")] {
+        gpu_agrees(gpu, &variant, &case, &cpu, &format!("hf flush ({how})"));
+    }
+    // The flush is visible: the unpatched kernel writes other bytes on these inputs.
+    let src = visa_emu::corpus::paths::default_corpus_dir().join("half_arith/tgllp-simd32");
+    let kept = visa_emu::backend::cpu::run_case(&src, &case, &Default::default()).unwrap();
+    assert_ne!(
+        kept.buffers, cpu.buffers,
+        "no half denormal met an arithmetic operation"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Float inputs full of special values: NaNs of both signs, quiet and signaling, with
@@ -1234,7 +1272,7 @@ fn straight_or_handed_over(
     (launch, cpu, g)
 }
 
-/// Atomics at data-dependent flat addresses (`lane_memory::Conditions::flat_atomics`):
+/// Atomics at data-dependent flat addresses (`lane_memory::Conditions::flat_unplaced`):
 /// the histogram's increments commute and never reach the bytes the kernel reads, so
 /// it runs straight; in the own case `atomic_flat_alias` they land in the buffer the
 /// kernel also reads, the shader's address check stops the straight run and the thread
@@ -1251,7 +1289,7 @@ fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
         (own.join("atomic_flat_alias/acm-g10-simd8"), false),
     ] {
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let handed_over = (!straight).then_some("the atomic at instruction");
+        let handed_over = (!straight).then_some("the flat atomic or load at instruction");
         straight_or_handed_over(&mut ctx, &dir, &case, "flat_hits_bti(", handed_over);
     }
 }

@@ -456,3 +456,60 @@ fn alt_mode_flushes_infinities_and_takes_absolute_values() {
         "lrp overflow in IEEE mode"
     );
 }
+
+/// 2_datatypes: HF denormals are flushed on input and output of a mathematical
+/// operation (by %cr0's HF denorm bit 10, which IGC sets): a denormal times 1024 is a
+/// zero of its sign with the bit clear and the normal 2^-14 with it set; two denormals
+/// whose sum is normal add to zero.
+#[test]
+fn hf_denormal_sources_flush_where_cr0_says() {
+    let kernel = |cr0: u32, op: &str| {
+        format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
+             .decl V0033 v_type=G type=hf num_elts=16 align=hword alias=<V0032, 0>\n\
+             .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
+             .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
+             .decl V0041 v_type=G type=hf num_elts=16 align=hword alias=<V0040, 0>\n\
+             .decl T6 v_type=T num_elts=1 v_name=T006\n\
+             .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
+             mov (M1_NM, 1) %cr0(0,0)<1> {cr0:#x}:ud\n\
+             {op}\n\
+             mov (M1, 8) V0034(0,0)<1> 0x76543210:uv\n\
+             shl (M1, 8) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x2:ud\n\
+             movs (M1_NM, 1) T6(0) 0x0:ud\n\
+             scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
+             ret (M1, 1)\n"
+        )
+    };
+    // Halves: 2^-24 (the smallest denormal), -1023 * 2^-24, 1.0, 2^-14 (the smallest
+    // normal), 2^-15, -2^-24.
+    let mut halves = [0u16; 16];
+    halves[..6].copy_from_slice(&[1, 0x83ff, 0x3c00, 0x0400, 0x0200, 0x8001]);
+    let mut input = [0u32; 8];
+    for (k, w) in input.iter_mut().enumerate() {
+        *w = halves[2 * k] as u32 | (halves[2 * k + 1] as u32) << 16;
+    }
+    let run = |cr0: u32, op: &str| {
+        let mut mem = Memory::new();
+        let out = mem.add("out", 0x1000, vec![0; 32]);
+        mem.bind(0, out);
+        run_one_thread(&kernel(cr0, op), &mut mem, input);
+        let d = dwords(mem.get(out));
+        (0..16)
+            .map(|k| (d[k / 2] >> (16 * (k % 2))) as u16)
+            .collect::<Vec<_>>()
+    };
+    let mul = "mul (M1, 16) V0033(0,0)<1> V0041(0,0)<1;1,0> 0x6400:hf";
+    let kept = run(0x4c0, mul);
+    assert_eq!(
+        &kept[..6],
+        &[0x0400, 0xabfe, 0x6400, 0x2c00, 0x2800, 0x8400]
+    );
+    let flushed = run(0x0c0, mul);
+    assert_eq!(&flushed[..6], &[0, 0x8000, 0x6400, 0x2c00, 0, 0x8000]);
+    // An add of two denormals whose exact sum is normal: 0 when flushed on input.
+    let add = "add (M1, 16) V0033(0,0)<1> V0041(0,0)<1;1,0> V0041(0,0)<1;1,0>";
+    assert_eq!(run(0x4c0, add)[4], 0x0400, "2^-15 + 2^-15 kept");
+    assert_eq!(run(0x0c0, add)[4], 0, "2^-15 + 2^-15 flushed");
+}

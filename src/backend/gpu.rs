@@ -1569,8 +1569,9 @@ fn finish(
             "a thread needs more loop iterations than one dispatch allows: the driver's loop limiter stopped the straight form before the block at instruction {at}"
         )),
         runtime_error::STRAIGHT_ALIAS => Some(format!(
-            "the atomic at instruction {at} reached an allocation other instructions of \
-             the kernel address, which the straight form does not order against it"
+            "the flat atomic or load at instruction {at} reached an allocation other \
+             instructions of the kernel address, which the straight form does not order \
+             against it"
         )),
         runtime_error::STRAIGHT_SLOW => Some(format!(
             "the access at instruction {at} is not word-aligned, which the straight \

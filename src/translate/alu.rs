@@ -172,6 +172,9 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             (Num::F64(s), DataType::DF) if flush => {
                 Num::F64(format!("flush64({s}, ((cr & 0x40u) != 0u))"))
             }
+            (Num::F64(s), DataType::HF) if flush => {
+                Num::F64(format!("flush_h({s}, ((cr & 0x400u) != 0u))"))
+            }
             (n, _) => n,
         })
         .collect();

@@ -45,11 +45,13 @@ pub struct Conditions {
     /// then makes the thread's access.
     pub single: Vec<Guard>,
     /// Atomics on flat addresses the translator cannot place, with no result used and
-    /// an operation whose updates commute (`free_atomic`): `(instruction position,
-    /// binding-table index)` where the atomic must not touch the allocation bound at
-    /// that index (another instruction's). The shader checks each address; a hit stops
-    /// the straight run and the host runs the thread mapping instead.
-    pub flat_atomics: Vec<(usize, u32)>,
+    /// an operation whose updates commute (`free_atomic`), and loads from flat
+    /// addresses (`flat_load`: IGC's constant tables, read through the constant
+    /// buffer's address): `(instruction position, binding-table index)` where the
+    /// access must not touch the allocation bound at that index (another instruction's
+    /// store or atomic). The shader checks each address; a hit stops the straight run
+    /// and the host runs the thread mapping instead.
+    pub flat_unplaced: Vec<(usize, u32)>,
     /// The loop scalars the forms' terms and guards read ([`lane_passes`]).
     pub passes: Passes,
 }
@@ -603,21 +605,26 @@ pub fn conditions(
             let at = |k: usize| p.insts[k].index;
             // Unplaced commuting atomics: with each other the order of their updates
             // does not matter; against a placed instruction the shader checks that the
-            // address stays out of that instruction's allocation.
-            let (fx, fy) = (free_atomic(p, x), free_atomic(p, y));
+            // address stays out of that instruction's allocation. Unplaced flat loads
+            // likewise (class `u8::MAX`: two loads never pair here, a load meets no
+            // unplaced atomic's class).
+            let unplaced = |k: usize| {
+                free_atomic(p, k).or_else(|| flat_load(p, plan, k).then_some((u8::MAX, 0)))
+            };
+            let (fx, fy) = (unplaced(x), unplaced(y));
             match ((sx, fx), (sy, fy)) {
-                ((None, Some(a)), (None, Some(b))) if a == b => continue,
+                ((None, Some(a)), (None, Some(b))) if a == b && a.0 != u8::MAX => continue,
                 ((None, Some(_)), (Some(Space::Slm), _))
                 | ((Some(Space::Slm), _), (None, Some(_))) => continue,
                 ((None, Some(_)), (Some(Space::Bti(b)), _)) => {
-                    if !out.flat_atomics.contains(&(x, b)) {
-                        out.flat_atomics.push((x, b));
+                    if !out.flat_unplaced.contains(&(x, b)) {
+                        out.flat_unplaced.push((x, b));
                     }
                     continue;
                 }
                 ((Some(Space::Bti(b)), _), (None, Some(_))) => {
-                    if !out.flat_atomics.contains(&(y, b)) {
-                        out.flat_atomics.push((y, b));
+                    if !out.flat_unplaced.contains(&(y, b)) {
+                        out.flat_unplaced.push((y, b));
                     }
                     continue;
                 }
@@ -658,6 +665,20 @@ pub fn conditions(
     }
     out.passes = passes.into_inner();
     Ok(out)
+}
+
+/// A load from a flat (SVM / LSC stateless) address: SVM gathers and block loads, LSC
+/// loads of `flat[...]` addresses.
+fn flat_load(p: &Prepared, plan: &Plan, k: usize) -> bool {
+    let inst = &p.insts[k];
+    plan.mem[k] == (true, false)
+        && match inst.op {
+            Opcode::SvmGather | Opcode::SvmGather4Scaled | Opcode::SvmBlockLd => true,
+            Opcode::LscUntyped => {
+                int(inst, "LscSFID") != 3 && int(inst, "AddrType") == 1 && !is_atomic(inst)
+            }
+            _ => false,
+        }
 }
 
 /// An atomic on a flat (SVM / LSC stateless) address whose result nobody reads and

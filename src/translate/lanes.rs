@@ -54,6 +54,9 @@ pub struct Plan {
     pub mirrored: Vec<bool>,
     /// Predicates every write mirrors.
     pub mirrored_preds: Vec<bool>,
+    /// The first instruction (position in `insts`) that reads a register another
+    /// channel wrote: why a kernel is not straight, for its message.
+    pub first_cross_read: Option<usize>,
     /// Predicates only ever read and written at their own lane's bit (channel `c`'s
     /// bit by lane `c`, never whole, never by a uniform instruction or an any/all
     /// combine): a straight module keeps them as all-ones or zero (`pown`), which
@@ -255,7 +258,8 @@ fn per_lane_message(inst: &PInst) -> bool {
     use Opcode::*;
     match inst.op {
         Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled | GatherScaled
-        | ScatterScaled | DwordAtomic | SvmAtomic | QwGather | QwScatter => true,
+        | ScatterScaled | DwordAtomic | SvmAtomic | QwGather | QwScatter | SvmGather
+        | SvmScatter => true,
         // Typed messages: each channel's coordinates and texel in its own elements (a
         // pixel null mask is a whole-thread word: not per lane).
         Gather4Typed | Scatter4Typed | TypedAtomic => true,
@@ -526,6 +530,32 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
             }
         }
+        SvmGather | SvmScatter => {
+            // `message.rs`: lane i's address at 8 i; 4/8-byte blocks j at (j n + i)
+            // blocks, byte blocks packed per lane max(num_blocks, 4) bytes apart.
+            let bsize = match int(inst, "Block_size") & 3 {
+                0 => 1u32,
+                1 => 4,
+                _ => 8,
+            };
+            let blocks = 1u32 << (int(inst, "Num_blocks") & 3);
+            for i in 0..n {
+                let l = lane_of(i);
+                rd("Addresses", (0, 8, i), 8, l, f);
+                for j in 0..blocks {
+                    let at = if bsize == 1 {
+                        (j, blocks.max(4), i)
+                    } else {
+                        (j * n * bsize, bsize, i)
+                    };
+                    if inst.op == SvmGather {
+                        wr("Dst", at, bsize, l, f);
+                    } else {
+                        rd("Src", at, bsize, l, f);
+                    }
+                }
+            }
+        }
         TypedAtomic => {
             for i in 0..n {
                 let l = lane_of(i);
@@ -790,11 +820,13 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
     let ok = |o: u32, l: Option<u32>| o == 0 || l.is_some_and(|l| o == l + 1);
     let mut mirrored = vec![false; total / 4 + 1];
     let mut mirrored_preds = vec![false; npred];
-    for f in &feet {
+    let mut first_cross_read = None;
+    for (k, f) in feet.iter().enumerate() {
         for &(a, b, l) in &f.reads {
             for x in a..b.min(total as u32) {
                 if !ok(owner[x as usize], l) {
                     mirrored[x as usize / 4] = true;
+                    first_cross_read.get_or_insert(k);
                 }
             }
         }
@@ -802,6 +834,7 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
             if let Some(po) = pred_owner.get(pid as usize) {
                 if (0..32).any(|c| bits & (1 << c) != 0 && !ok(po[c], l)) {
                     mirrored_preds[pid as usize] = true;
+                    first_cross_read.get_or_insert(k);
                 }
             }
         }
@@ -898,6 +931,7 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
         run,
         mirrored,
         mirrored_preds,
+        first_cross_read,
         own_preds,
         publish,
         mirrors,

@@ -175,7 +175,16 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
 
 /// A load of `n` bytes at `addr` from the space `sp`/`bt` (a short form where the space
 /// is known).
-fn ld(known: Known, addr: &str, n: u32, at: usize) -> String {
+fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
+    // Straight modules: an unplaced flat load checks its address against the
+    // allocations the kernel stores to (`Conditions::flat_unplaced`).
+    let addr = match known {
+        Known::Any => em.atomic_avoid.iter().fold(addr.to_string(), |a, b| {
+            format!("flat_avoid({a}, {n}u, {b}u, {}u)", at + 1)
+        }),
+        _ => addr.to_string(),
+    };
+    let addr = addr.as_str();
     match known {
         Known::BtiFast if n == 4 => format!("u64(bti_ld4(bt, {addr}, {at}u))"),
         Known::Bti | Known::BtiFast if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
@@ -420,7 +429,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                 em.line(&format!("let a = base + {eoff} + {}lu;", 4 * ch));
                 let k = 4 * pos * slots;
                 if load {
-                    em.line(&wrv(em, data, k, 4, 4, &ld(bti, "a", 4, inst.index)));
+                    em.line(&wrv(em, data, k, 4, 4, &ld(em, bti, "a", 4, inst.index)));
                 } else {
                     em.line(&st(bti, "a", 4, &rdv(em, data, k, 4, 4), inst.index));
                 }
@@ -478,7 +487,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                         k,
                         stride,
                         bsize,
-                        &ld(Known::Any, &at, bsize, inst.index),
+                        &ld(em, Known::Any, &at, bsize, inst.index),
                     ));
                 } else {
                     em.line(&st(
@@ -520,7 +529,14 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             let load = matches!(inst.op, GatherScaled | Gather);
             let data = raw(inst, if load { "Dst" } else { "Src" });
             if load {
-                em.line(&wrv(em, data, 0, 4, 4, &ld(bti, "a", bytes, inst.index)));
+                em.line(&wrv(
+                    em,
+                    data,
+                    0,
+                    4,
+                    4,
+                    &ld(em, bti, "a", bytes, inst.index),
+                ));
             } else {
                 em.line(&st(
                     bti,
@@ -545,7 +561,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                 let a = format!("(a + {}lu)", 8 * j);
                 let k = 8 * j * n;
                 if load {
-                    em.line(&wrv(em, data, k, 8, 8, &ld(bti, &a, 8, inst.index)));
+                    em.line(&wrv(em, data, k, 8, 8, &ld(em, bti, &a, 8, inst.index)));
                 } else {
                     em.line(&st(bti, &a, 8, &rdv(em, data, k, 8, 8), inst.index));
                 }
@@ -575,7 +591,12 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             if store {
                 em.line(&st(bti, "base + u64(b)", 4, &rd(data, "b", 4), inst.index));
             } else {
-                em.line(&wr(data, "b", 4, &ld(bti, "base + u64(b)", 4, inst.index)));
+                em.line(&wr(
+                    data,
+                    "b",
+                    4,
+                    &ld(em, bti, "base + u64(b)", 4, inst.index),
+                ));
             }
             em.close();
         }
@@ -765,7 +786,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                 let a = format!("(addr + {}lu)", e * mem_bytes);
                 let r = format!("{}u + i * {slot}u", v * pitch);
                 if load {
-                    em.line(&wr(dst, &r, slot, &ld(bti, &a, mem_bytes, inst.index)));
+                    em.line(&wr(dst, &r, slot, &ld(em, bti, &a, mem_bytes, inst.index)));
                 } else {
                     let x = format!("{}{keep}", rd(src1, &r, slot));
                     em.line(&st(bti, &a, mem_bytes, &x, inst.index));
@@ -782,7 +803,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                     let a = format!("(addr + {}lu)", v * mem_bytes);
                     let r = format!("{}u", v * slot);
                     if load {
-                        em.line(&wr(dst, &r, slot, &ld(bti, &a, mem_bytes, inst.index)));
+                        em.line(&wr(dst, &r, slot, &ld(em, bti, &a, mem_bytes, inst.index)));
                     } else {
                         em.line(&st(
                             bti,
@@ -804,7 +825,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         dst,
                         &format!("v * {slot}u"),
                         slot,
-                        &ld(bti, "a", mem_bytes, inst.index),
+                        &ld(em, bti, "a", mem_bytes, inst.index),
                     ));
                 } else {
                     em.line(&st(
@@ -829,7 +850,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         0,
                         slot,
                         slot,
-                        &ld(bti, "addr", mem_bytes, inst.index),
+                        &ld(em, bti, "addr", mem_bytes, inst.index),
                     ));
                 } else {
                     let v = format!("{}{keep}", rdv(em, src1, 0, slot, slot));
@@ -844,7 +865,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                 for v in 0..vec {
                     let a = format!("(addr + {}lu)", v * mem_bytes);
                     if load {
-                        let x = ld(bti, &a, mem_bytes, inst.index);
+                        let x = ld(em, bti, &a, mem_bytes, inst.index);
                         em.line(&wrv(em, dst, v * pitch, slot, slot, &x));
                     } else {
                         let x = format!("{}{keep}", rdv(em, src1, v * pitch, slot, slot));
@@ -858,7 +879,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             em.line(&format!("let a = addr + u64(v * {mem_bytes}u);"));
             let r = format!("v * {pitch}u + i * {slot}u");
             if load {
-                em.line(&wr(dst, &r, slot, &ld(bti, "a", mem_bytes, inst.index)));
+                em.line(&wr(dst, &r, slot, &ld(em, bti, "a", mem_bytes, inst.index)));
             } else {
                 let v = format!("{}{keep}", rd(src1, &r, slot));
                 em.line(&st(bti, "a", mem_bytes, &v, inst.index));
@@ -942,7 +963,7 @@ fn block2d(em: &mut Emit, inst: &PInst, gb: u32) -> Result<(), String> {
         em.line("var v = 0lu;");
         em.line(&format!(
             "if (ok) {{ v = {}; }}",
-            ld(Known::Any, "a", e, inst.index)
+            ld(em, Known::Any, "a", e, inst.index)
         ));
         em.line(&wr(data, &format!("e * {e}u"), e, "v"));
     } else {

@@ -360,7 +360,7 @@ pub mod runtime_error {
     pub const SAMPLER: u32 = 8;
     pub const LINEAR_INT: u32 = 9;
     /// A straight module's unplaced atomic reached an allocation another instruction
-    /// addresses (`lane_memory::Conditions::flat_atomics`): the host runs the thread
+    /// addresses (`lane_memory::Conditions::flat_unplaced`): the host runs the thread
     /// mapping instead.
     pub const STRAIGHT_ALIAS: u32 = 10;
     /// A straight module's branch-free access met a case it leaves out (an unaligned
@@ -542,7 +542,7 @@ pub struct Emit {
     /// translator knows it (straight modules: `lane_memory`'s resolution).
     pub surface_bti: Option<u32>,
     /// Straight modules: binding-table indices whose allocations the current atomic
-    /// must not touch (`lane_memory::Conditions::flat_atomics`).
+    /// must not touch (`lane_memory::Conditions::flat_unplaced`).
     pub atomic_avoid: Vec<u32>,
     /// A straight module: a run it cannot finish exactly hands the launch to the
     /// thread mapping, so its accesses may take branch-free forms that leave rare

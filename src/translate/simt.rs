@@ -75,7 +75,14 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
         ));
     }
     if plan.mirrored.iter().any(|&m| m) || plan.mirrored_preds.iter().any(|&m| m) {
-        return Some("channels read each other's registers".into());
+        return Some(match plan.first_cross_read {
+            Some(k) => format!(
+                "channels read each other's registers (first at instruction {}: {})",
+                p.insts[k].index,
+                p.insts[k].op.spec_name()
+            ),
+            None => "channels read each other's registers".into(),
+        });
     }
     if let Some(k) = plan.run.iter().position(|r| *r == Run::Lane0) {
         return Some(format!(
@@ -215,7 +222,7 @@ fn uniform_consistency(
     // Constants (IGC materializes float constants with `mov (M1_NM, 1) V imm` where
     // they are first needed) are exact in every copy that reads them after a write.
     let dom = super::lane_memory::dominators(p, block_of);
-    loose.retain(|key, _| !constant_key(p, plan, block_of, &dom, key));
+    loose.retain(|key, _| !constant_key(p, plan, block_of, prefix, &dom, key));
     let first = loose.values().min().copied()?;
     parting_branch(p, plan, block_of, &loose).map(|at| {
         format!(
@@ -226,14 +233,18 @@ fn uniform_consistency(
 }
 
 /// The third way a copy of a scalar written outside the entry blocks stays exact: it
-/// holds a constant. Every write of the byte `key` is a NoMask scalar `mov` of an
-/// immediate of the destination's own type, all giving it one value, and every read of
-/// it comes after a write in its block or in a block such a write dominates: every
-/// channel that reads it wrote that value first, and nothing writes another.
+/// holds a constant. Every write of the byte `key` is a NoMask scalar `mov`, without
+/// modifiers, of an immediate of the destination's own type or of a scalar that only
+/// the entry blocks write (a kernel input, a pre-defined variable, an address IGC
+/// computes in its prologue), of the same type or both integers of one size; all give it one value (the same immediate byte or the same source byte),
+/// and every read of it comes after a write in its block or in a block such a write
+/// dominates: every channel that reads it wrote that value first, and nothing writes
+/// another.
 fn constant_key(
     p: &Prepared,
     plan: &Plan,
     block_of: &[usize],
+    prefix: usize,
     dom: &[Vec<bool>],
     key: &Key,
 ) -> bool {
@@ -241,6 +252,20 @@ fn constant_key(
         return false;
     };
     let touches = |ranges: &[(u32, u32)]| ranges.iter().any(|&(a, b)| a <= x && x < b);
+    // Bytes `[a, b)` no instruction writes after the entry blocks, which every channel
+    // runs alike: the same in every lane's copy (a per-lane write that a scalar read
+    // meets is another channel's register, which the plan mirrors: not straight).
+    let settled = |a: u32, b: u32| {
+        (0..p.insts.len())
+            .filter(|&k| block_of[k] >= prefix)
+            .all(|k| plan.writes[k].0.iter().all(|&(wa, wb)| wb <= a || b <= wa))
+    };
+    /// A byte's value: an immediate's byte or the byte at a GRF offset.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Value {
+        Imm(u64),
+        Grf(u32),
+    }
     let mut value = None;
     let mut writers = Vec::new();
     for (k, inst) in p.insts.iter().enumerate() {
@@ -248,26 +273,37 @@ fn constant_key(
             continue;
         }
         let (dsts, srcs, _) = inst.alu_operands();
-        let byte = match (inst.op, dsts.as_slice(), srcs.as_slice()) {
+        let scalar_mov = inst.op == Opcode::Mov
+            && inst.exec.size == 1
+            && inst.exec.mask.no_mask
+            && inst.pred.is_none();
+        let byte = match (dsts.as_slice(), srcs.as_slice()) {
             (
-                Opcode::Mov,
                 [Dst::Direct {
                     off,
                     ty,
                     sat: false,
                     ..
                 }],
-                [Src::Imm { ty: it, bits }],
-            ) if inst.exec.size == 1
-                && inst.exec.mask.no_mask
-                && inst.pred.is_none()
-                && it == ty
-                && !ty.is_packed()
-                && *off <= x
-                && x < off + ty.size() =>
-            {
-                (bits >> (8 * (x - off))) & 0xff
-            }
+                [src],
+            ) if scalar_mov && *off <= x && x < off + ty.size() => match src {
+                Src::Imm { ty: it, bits } if it == ty && !ty.is_packed() => {
+                    Value::Imm((bits >> (8 * (x - off))) & 0xff)
+                }
+                Src::Direct {
+                    off: so,
+                    ty: st,
+                    m: crate::ir::types::Modifier::None,
+                    ..
+                } if (st == ty || (st.is_int() && ty.is_int()))
+                    && st.size() == ty.size()
+                    && !ty.is_packed()
+                    && settled(*so, so + st.size()) =>
+                {
+                    Value::Grf(so + (x - off))
+                }
+                _ => return false,
+            },
             _ => return false,
         };
         if value.is_some_and(|v| v != byte) {
@@ -570,7 +606,7 @@ pub(super) fn translate(
         prefix,
         cr0_at: &cr0_at,
         nan_blind: &nan_blind,
-        flat_atomics: &launch.flat_atomics,
+        flat_unplaced: &launch.flat_unplaced,
         cyclic,
         passes: Vec::new(),
         guards: Vec::new(),

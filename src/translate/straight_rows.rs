@@ -30,8 +30,8 @@ pub(super) struct Rows<'a> {
     pub(super) cr0_at: &'a [Option<u32>],
     /// `nan_blind::blind_results`, per instruction.
     pub(super) nan_blind: &'a [bool],
-    /// `Conditions::flat_atomics`: allocations each unplaced atomic must stay out of.
-    pub(super) flat_atomics: &'a [(usize, u32)],
+    /// `Conditions::flat_unplaced`: allocations each unplaced atomic must stay out of.
+    pub(super) flat_unplaced: &'a [(usize, u32)],
     pub(super) cyclic: bool,
     /// Each loop's name (`first_last` block) and the text of its rows (for its pass
     /// cost).
@@ -414,7 +414,7 @@ impl Rows<'_> {
     }
 
     fn avoid_at(&self, k: usize) -> Vec<u32> {
-        (self.flat_atomics.iter())
+        (self.flat_unplaced.iter())
             .filter(|f| f.0 == k)
             .map(|f| f.1)
             .collect()

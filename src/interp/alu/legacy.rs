@@ -410,8 +410,9 @@ pub fn unpack(ty: DataType, bits: u64, lane: u32) -> Val {
     }
 }
 
-/// The float operations whose F and DF sources %cr0's denorm bits flush (2_datatypes:
-/// denormals are flushed "in mathematical operations", on input and output): the
+/// The float operations whose F, DF and HF sources %cr0's denorm bits flush (2_datatypes:
+/// denormals are flushed "in mathematical operations", on input and output; HF's by bit
+/// 10, which the hardware has and IGC sets, where the chapter says always): the
 /// arithmetic, the math unit and the IEEE macros, the rounding instructions. Moves,
 /// selects, comparisons and min/max pass sources as they are. The interpreter's
 /// `element` and the GPU path's both ask here.
@@ -444,11 +445,11 @@ pub fn flushes_denormal_sources(op: crate::isa::Opcode) -> bool {
     )
 }
 
-/// `n` (an element of type `ty`) flushed to a zero of its sign where it is an F or DF
+/// `n` (an element of type `ty`) flushed to a zero of its sign where it is an F, DF or HF
 /// denormal and `env` flushes that type.
 pub fn flush_source(n: Num, ty: DataType, env: &FpEnv) -> Num {
     match (n, ty) {
-        (Num::Float(x), DataType::F | DataType::DF) => Num::Float(flush(x, ty, env)),
+        (Num::Float(x), DataType::F | DataType::DF | DataType::HF) => Num::Float(flush(x, ty, env)),
         _ => n,
     }
 }
