@@ -1519,9 +1519,12 @@ fn flush_f(x: f64, keep: bool) -> f64 {
 }
 
 fn flush_h(x: f64, keep: bool) -> f64 {
-    if (keep || x == 0.0lf || abs(x) >= 6.103515625e-05lf) { return x; }
-    if ((bitcast<u64>(x) >> 63u) == 1lu) { return -0.0lf; }
-    return 0.0lf;
+    if (keep) { return x; }
+    // On the bits: below 2^-14 (an f64 exponent field under 1009) is an HF denormal
+    // or a zero; a NaN (which every comparison called small) stays.
+    let b = bitcast<u64>(x);
+    if (((b >> 52u) & 0x7fflu) < 1009lu) { return bitcast<f64>(b & 0x8000000000000000lu); }
+    return x;
 }
 
 // EvaluateChEn of 5_operands: mask control offset, NoMask, predicate any/all/inverse.
