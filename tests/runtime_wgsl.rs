@@ -451,6 +451,43 @@ fn nan_rules_hold_on_the_adapter() {
     assert!(got[0].is_nan(), "f64_to_f32_rm(NaN, RU) = {}", got[0]);
 }
 
+/// `flush_h` (HF denormals as f64, flushed where %cr0's HF denorm bit is clear): half
+/// denormals become zeros of their sign; the smallest normal half, the specials and a
+/// NaN stay (before stop 50 every comparison with a NaN fell through to the flush).
+#[test]
+fn half_flush_keeps_nans_and_normals() {
+    let denormal = 2f64.powi(-24);
+    let inputs = [
+        [denormal, 0.0, 0.0],
+        [-1023.0 * denormal, 0.0, 0.0],
+        [2f64.powi(-14), 0.0, 0.0],
+        [-0.0, 0.0, 0.0],
+        [f64::NAN, 0.0, 0.0],
+        [f64::NEG_INFINITY, 0.0, 0.0],
+        [65504.0, 0.0, 0.0],
+    ];
+    let want: [f64; 7] = [
+        0.0,
+        -0.0,
+        2f64.powi(-14),
+        -0.0,
+        f64::NAN,
+        f64::NEG_INFINITY,
+        65504.0,
+    ];
+    let got = run_f64(&["flush_h"], "flush_h(a, false)", &inputs);
+    for ((g, w), i) in got.iter().zip(want).zip(inputs) {
+        assert!(
+            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+            "flush_h({}) = {g}, want {w}",
+            i[0]
+        );
+    }
+    // With the bit set nothing changes.
+    let kept = run_f64(&["flush_h"], "flush_h(a, true)", &inputs);
+    assert_eq!(kept[0], denormal);
+}
+
 /// Float atomics (`atomic_apply`'s FMAX, FMIN, FADD, FSUB on 16, 32 and 64 bits) give
 /// the interpreter's new memory value on special operands, NaN results included (the
 /// canonical NaN on both sides).
