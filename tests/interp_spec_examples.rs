@@ -369,34 +369,41 @@ fn load_status_bits_and_append_counters_follow_the_page() {
     );
 }
 
+/// A SIMD8 kernel over eight input dwords (the payload's second GRF, V0040, viewed as
+/// V0041) and eight output dwords (V0032, viewed as V0033; the views of `view`, e.g.
+/// `type=f num_elts=8`): `prologue`, then `op`, then the output stored to surface 0.
+fn dword_io_kernel(view: &str, prologue: &str, op: &str) -> String {
+    format!(
+        ".version 4.1\n.kernel \"k\"\n\
+         .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0033 v_type=G {view} align=hword alias=<V0032, 0>\n\
+         .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
+         .decl V0041 v_type=G {view} align=hword alias=<V0040, 0>\n\
+         .decl T6 v_type=T num_elts=1 v_name=T006\n\
+         .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
+         {prologue}\
+         {op}\n\
+         mov (M1, 8) V0034(0,0)<1> 0x76543210:uv\n\
+         shl (M1, 8) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x2:ud\n\
+         movs (M1_NM, 1) T6(0) 0x0:ud\n\
+         scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
+         ret (M1, 1)\n"
+    )
+}
+
 /// 2_datatypes' ALT mode (%cr0 bit 0): an infinite F result becomes the largest finite
 /// one, and LOG and SQRT take the absolute value of their source. The same kernel
 /// without the bit gives IEEE's infinities and NaNs.
 #[test]
 fn alt_mode_flushes_infinities_and_takes_absolute_values() {
     let kernel = |alt: bool, op: &str| {
-        format!(
-            ".version 4.1\n.kernel \"k\"\n\
-             .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
-             .decl V0033 v_type=G type=f num_elts=8 align=hword alias=<V0032, 0>\n\
-             .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
-             .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
-             .decl V0041 v_type=G type=f num_elts=8 align=hword alias=<V0040, 0>\n\
-             .decl T6 v_type=T num_elts=1 v_name=T006\n\
-             .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
-             {}\
-             {op}\n\
-             mov (M1, 8) V0034(0,0)<1> 0x76543210:uv\n\
-             shl (M1, 8) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x2:ud\n\
-             movs (M1_NM, 1) T6(0) 0x0:ud\n\
-             scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
-             ret (M1, 1)\n",
-            if alt {
-                "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x1:ud\n"
-            } else {
-                ""
-            }
-        )
+        let prologue = if alt {
+            "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x1:ud\n"
+        } else {
+            ""
+        };
+        dword_io_kernel("type=f num_elts=8", prologue, op)
     };
     let input = [2.0f32, -4.0, 0.25, -0.25, 16.0, -16.0, 1.0, -1.0].map(f32::to_bits);
     let run = |alt: bool, op: &str| {
@@ -464,23 +471,8 @@ fn alt_mode_flushes_infinities_and_takes_absolute_values() {
 #[test]
 fn hf_denormal_sources_flush_where_cr0_says() {
     let kernel = |cr0: u32, op: &str| {
-        format!(
-            ".version 4.1\n.kernel \"k\"\n\
-             .decl V0032 v_type=G type=ud num_elts=8 align=hword\n\
-             .decl V0033 v_type=G type=hf num_elts=16 align=hword alias=<V0032, 0>\n\
-             .decl V0034 v_type=G type=ud num_elts=8 align=hword\n\
-             .decl V0040 v_type=G type=ud num_elts=8 align=hword\n\
-             .decl V0041 v_type=G type=hf num_elts=16 align=hword alias=<V0040, 0>\n\
-             .decl T6 v_type=T num_elts=1 v_name=T006\n\
-             .input V0040 offset=32 size=32\n.kernel_attr SimdSize=8\n\
-             mov (M1_NM, 1) %cr0(0,0)<1> {cr0:#x}:ud\n\
-             {op}\n\
-             mov (M1, 8) V0034(0,0)<1> 0x76543210:uv\n\
-             shl (M1, 8) V0034(0,0)<1> V0034(0,0)<1;1,0> 0x2:ud\n\
-             movs (M1_NM, 1) T6(0) 0x0:ud\n\
-             scatter4_scaled.R (M1, 8) T6 0x0:ud V0034.0 V0032.0\n\
-             ret (M1, 1)\n"
-        )
+        let prologue = format!("mov (M1_NM, 1) %cr0(0,0)<1> {cr0:#x}:ud\n");
+        dword_io_kernel("type=hf num_elts=16", &prologue, op)
     };
     // Halves: 2^-24 (the smallest denormal), -1023 * 2^-24, 1.0, 2^-14 (the smallest
     // normal), 2^-15, -2^-24.

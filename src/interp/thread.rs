@@ -1760,26 +1760,15 @@ impl Thread {
             }
             LscUntyped => self.lsc(inst, chen, cx)?,
             SvmGather | SvmScatter => {
-                // The pages' pseudo-code: 4/8-byte blocks j of lane i at
-                // data[j*exec_size + i]; byte blocks packed per lane, max(num_blocks, 4)
-                // bytes apart.
-                let bsize = match int("Block_size") & 3 {
-                    0 => 1u32,
-                    1 => 4,
-                    _ => 8,
-                };
-                let blocks = 1u32 << (int("Num_blocks") & 3);
+                let (bsize, blocks) = svm_blocks(inst, n);
                 let addrs = raw("Addresses");
                 let load = inst.op == SvmGather;
                 let data = if load { raw("Dst") } else { raw("Src") };
                 for i in (0..n).filter(|i| chen & (1 << i) != 0) {
                     let base = self.raw_read(addrs, 8 * i, 8);
-                    for j in 0..blocks {
-                        let (addr, slot) = if bsize == 1 {
-                            (base.wrapping_add(j as u64), i * blocks.max(4) + j)
-                        } else {
-                            (base.wrapping_add((j * bsize) as u64), (j * n + i) * bsize)
-                        };
+                    for (j, &(k, stride)) in (0u32..).zip(&blocks) {
+                        let addr = base.wrapping_add((j * bsize) as u64);
+                        let slot = k + stride * i;
                         let len = bsize as usize;
                         if load {
                             let v = mread(cx, &self.scratch, Space::Flat, addr, len);
@@ -2329,6 +2318,30 @@ pub(crate) fn elt_size_bytes(code: u64) -> Option<u32> {
         2 => Some(4),
         _ => None,
     }
+}
+
+/// SVM_GATHER/SVM_SCATTER's data layout (the pages' pseudo-code), for the interpreter,
+/// the translator's messages and the lane plan alike: the block size in bytes, and per
+/// block j (at address offset `j * size`) its data's byte offset and per-lane stride:
+/// 4/8-byte blocks j of lane i at data[j*exec_size + i]; byte blocks packed per lane,
+/// max(num_blocks, 4) bytes apart.
+pub(crate) fn svm_blocks(inst: &PInst, n: u32) -> (u32, Vec<(u32, u32)>) {
+    let size = match fint(inst, "Block_size") & 3 {
+        0 => 1u32,
+        1 => 4,
+        _ => 8,
+    };
+    let blocks = 1u32 << (fint(inst, "Num_blocks") & 3);
+    let data = (0..blocks)
+        .map(|j| {
+            if size == 1 {
+                (j, blocks.max(4))
+            } else {
+                (j * n * size, size)
+            }
+        })
+        .collect();
+    (size, data)
 }
 
 pub(crate) fn fint(inst: &PInst, name: &str) -> u64 {

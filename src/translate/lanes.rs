@@ -531,23 +531,13 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
             }
         }
         SvmGather | SvmScatter => {
-            // `message.rs`: lane i's address at 8 i; 4/8-byte blocks j at (j n + i)
-            // blocks, byte blocks packed per lane max(num_blocks, 4) bytes apart.
-            let bsize = match int(inst, "Block_size") & 3 {
-                0 => 1u32,
-                1 => 4,
-                _ => 8,
-            };
-            let blocks = 1u32 << (int(inst, "Num_blocks") & 3);
+            // Lane i's address at 8 i, its blocks where `svm_blocks` lays them out.
+            let (bsize, blocks) = crate::interp::thread::svm_blocks(inst, n);
             for i in 0..n {
                 let l = lane_of(i);
                 rd("Addresses", (0, 8, i), 8, l, f);
-                for j in 0..blocks {
-                    let at = if bsize == 1 {
-                        (j, blocks.max(4), i)
-                    } else {
-                        (j * n * bsize, bsize, i)
-                    };
+                for &(k, stride) in &blocks {
+                    let at = (k, stride, i);
                     if inst.op == SvmGather {
                         wr("Dst", at, bsize, l, f);
                     } else {

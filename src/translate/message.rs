@@ -179,7 +179,7 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
     // Straight modules: an unplaced flat load checks its address against the
     // allocations the kernel stores to (`Conditions::flat_unplaced`).
     let addr = match known {
-        Known::Any => em.atomic_avoid.iter().fold(addr.to_string(), |a, b| {
+        Known::Any => em.avoid_btis.iter().fold(addr.to_string(), |a, b| {
             format!("flat_avoid({a}, {n}u, {b}u, {}u)", at + 1)
         }),
         _ => addr.to_string(),
@@ -265,13 +265,13 @@ fn atomic_old(
 }
 
 /// Straight modules: stop the run (the host then runs the thread mapping) when this
-/// flat atomic's address falls in an allocation another instruction of the kernel
-/// addresses through the binding table (`Emit::atomic_avoid`; `hit(b)` tests entry b).
+/// unplaced flat atomic's address falls in an allocation another instruction of the kernel
+/// addresses through the binding table (`Emit::avoid_btis`; `hit(b)` tests entry b).
 fn avoid_check(em: &mut Emit, inst: &PInst, hit: impl Fn(u32) -> String) {
-    if em.atomic_avoid.is_empty() {
+    if em.avoid_btis.is_empty() {
         return;
     }
-    let hits: Vec<String> = em.atomic_avoid.iter().map(|&b| hit(b)).collect();
+    let hits: Vec<String> = em.avoid_btis.iter().map(|&b| hit(b)).collect();
     // Recorded, reported by `main` (an atomic in every access's branch costs llvmpipe
     // even where it is never taken); the run's results are discarded then anyway.
     em.line(&format!(
@@ -458,27 +458,16 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             );
         }
         SvmGather | SvmScatter => {
-            // As the interpreter: 4/8-byte blocks j of lane i at data[j*n + i], byte
-            // blocks packed per lane max(num_blocks, 4) bytes apart.
-            let bsize = match int(inst, "Block_size") & 3 {
-                0 => 1u32,
-                1 => 4,
-                _ => 8,
-            };
-            let blocks = 1u32 << (int(inst, "Num_blocks") & 3);
+            // The interpreter's layout (`svm_blocks`).
+            let (bsize, blocks) = crate::interp::thread::svm_blocks(inst, n);
             let addrs = raw(inst, "Addresses");
             let load = inst.op == SvmGather;
             let data = raw(inst, if load { "Dst" } else { "Src" });
             em.line("let sp = SP_FLAT; let bt = 0u;");
             em.open_enabled_elems(n, "ce");
             em.line(&format!("let base = {};", rdv(em, addrs, 0, 8, 8)));
-            for j in 0..blocks {
-                let (a, k, stride) = if bsize == 1 {
-                    (j, j, blocks.max(4))
-                } else {
-                    (j * bsize, j * n * bsize, bsize)
-                };
-                em.line(&format!("let a{j} = base + {a}lu;"));
+            for (j, &(k, stride)) in (0u32..).zip(&blocks) {
+                em.line(&format!("let a{j} = base + {}lu;", j * bsize));
                 let at = format!("a{j}");
                 if load {
                     em.line(&wrv(

@@ -541,9 +541,9 @@ pub struct Emit {
     /// The binding-table index the current message's surface operand names, where the
     /// translator knows it (straight modules: `lane_memory`'s resolution).
     pub surface_bti: Option<u32>,
-    /// Straight modules: binding-table indices whose allocations the current atomic
-    /// must not touch (`lane_memory::Conditions::flat_unplaced`).
-    pub atomic_avoid: Vec<u32>,
+    /// Straight modules: binding-table indices whose allocations the current unplaced
+    /// flat atomic or load must not touch (`lane_memory::Conditions::flat_unplaced`).
+    pub avoid_btis: Vec<u32>,
     /// A straight module: a run it cannot finish exactly hands the launch to the
     /// thread mapping, so its accesses may take branch-free forms that leave rare
     /// cases (`bti_ld4`) to that fallback.
@@ -570,7 +570,7 @@ impl Emit {
             moff: 0,
             promoted: Vec::new(),
             surface_bti: None,
-            atomic_avoid: Vec::new(),
+            avoid_btis: Vec::new(),
             straight: false,
             nan_blind: false,
             own_lane: false,
@@ -644,7 +644,7 @@ impl Emit {
             moff: self.moff,
             promoted: self.promoted.clone(),
             surface_bti: self.surface_bti,
-            atomic_avoid: self.atomic_avoid.clone(),
+            avoid_btis: self.avoid_btis.clone(),
             straight: self.straight,
             own_lane: self.own_lane,
             one_elem: self.one_elem,

@@ -236,10 +236,10 @@ fn uniform_consistency(
 /// holds a constant. Every write of the byte `key` is a NoMask scalar `mov`, without
 /// modifiers, of an immediate of the destination's own type or of a scalar that only
 /// the entry blocks write (a kernel input, a pre-defined variable, an address IGC
-/// computes in its prologue), of the same type or both integers of one size; all give it one value (the same immediate byte or the same source byte),
-/// and every read of it comes after a write in its block or in a block such a write
-/// dominates: every channel that reads it wrote that value first, and nothing writes
-/// another.
+/// computes in its prologue), of the same type or both integers of one size; all give
+/// it one value (the same immediate byte or the same source byte), and every read of it
+/// comes after a write in its block or in a block such a write dominates: every channel
+/// that reads it wrote that value first, and nothing writes another.
 fn constant_key(
     p: &Prepared,
     plan: &Plan,
@@ -293,7 +293,7 @@ fn constant_key(
                 Src::Direct {
                     off: so,
                     ty: st,
-                    m: crate::ir::types::Modifier::None,
+                    m: crate::ir::Modifier::None,
                     ..
                 } if (st == ty || (st.is_int() && ty.is_int()))
                     && st.size() == ty.size()

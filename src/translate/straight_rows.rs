@@ -376,7 +376,7 @@ impl Rows<'_> {
                 em.out.push_str(&t);
             };
             em.cr0_value = self.cr0_at[k];
-            em.atomic_avoid = self.avoid_at(k);
+            em.avoid_btis = self.avoid_at(k);
             if let Some((text, parts)) =
                 self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
             {
@@ -405,7 +405,7 @@ impl Rows<'_> {
             k += 1;
         }
         em.cr0_value = None;
-        em.atomic_avoid.clear();
+        em.avoid_btis.clear();
         if !ended {
             em.line(&format!("pc = {next_block};"));
         }
@@ -454,7 +454,7 @@ impl Rows<'_> {
                 && b.exec.mask.no_mask == a.exec.mask.no_mask
                 && !blocks::ends_block(b.op)
                 && self.cr0_at[j] == self.cr0_at[k]
-                && self.avoid_at(j) == em.atomic_avoid
+                && self.avoid_at(j) == em.avoid_btis
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of
         // the block after `k` that is one, where every instruction on the way that is
