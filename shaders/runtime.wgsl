@@ -637,6 +637,26 @@ fn flush64(x: f64, keep: bool) -> f64 {
     return x;
 }
 
+// ALT mode (%cr0 bit 0, translate/alt_mode.rs): where `on`, an infinite F result is
+// the largest finite value of its sign, LOG, RSQ and SQRT take |x|, and a DF -> F
+// conversion that overflows (`v`, the F bits of DF source `src`) gives ±fmax.
+fn alt_fin32(x: f32, on: bool) -> f32 {
+    let b = bitcast<u32>(x);
+    if (on && (b & 0x7fffffffu) == 0x7f800000u) { return bitcast<f32>((b & 0x80000000u) | 0x7f7fffffu); }
+    return x;
+}
+
+fn alt_abs32(x: f32, on: bool) -> f32 {
+    if (on) { return bitcast<f32>(bitcast<u32>(x) & 0x7fffffffu); }
+    return x;
+}
+
+fn alt_fin_df32(v: u64, src: u64, on: bool) -> u64 {
+    let finite = ((src >> 52u) & 0x7fflu) != 0x7fflu;
+    if (on && finite && (v & 0x7ffffffflu) == 0x7f800000lu) { return (v & 0x80000000lu) | 0x7f7ffffflu; }
+    return v;
+}
+
 // Saturation as Rust's `clamp(0.0, 1.0)` (interp `sat_float`): -0.0 stays -0.0, where
 // WGSL's clamp may give either zero.
 fn sat64(x: f64) -> f64 {

@@ -811,6 +811,78 @@ fn hf_denormal_sources_are_flushed_where_cr0_says() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// ALT floating-point mode (%cr0 bit 0, which no IGC kernel sets) patched into float
+/// kernels' prologues (0x4c0 -> 0x4c1) and run on the special inputs: infinite F results
+/// of ADD, MUL, MAD, INV, SQRT and RSQ become ±fmax and SQRT and RSQ take |src|, as
+/// the interpreter has them. The mode bit comes from a register, so the modules test
+/// %cr0 at run time (an immediate is folded when the module is made: translate_naga).
+/// In the mapping `run` picks (straight), natively and with the 64-bit types emulated,
+/// and (math_sqrt_div) in the thread mapping. Before stop 51 the GPU path refused
+/// these kernels.
+#[test]
+fn alt_mode_runs_like_the_interpreter() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let mut native =
+        GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let mut emulated = emulated_gpu();
+    for (name, variant) in [
+        ("math_sqrt_div", "tgllp-simd32"),
+        ("float_arith", "tgllp-simd16"),
+    ] {
+        let (dir, patched) = patched_variant(name, variant, "alt", &|text| {
+            let from = "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x4c0:ud";
+            assert!(text.contains(from), "{name}'s prologue moved");
+            // 0x4c1 through a register the translator cannot fold (r0.2 & 0).
+            text.replacen(
+                from,
+                "and (M1_NM, 1) VALTX(0,0)<1> %r0(0,2)<0;1,0> 0x0:ud\n\
+                 or (M1_NM, 1) VALTX(0,0)<1> VALTX(0,0)<0;1,0> 0x4c1:ud\n\
+                 or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> VALTX(0,0)<0;1,0>",
+                1,
+            )
+            .replacen(
+                "\n.decl V0032 ",
+                "\n.decl VALTX v_type=G type=ud num_elts=1 align=dword\n.decl V0032 ",
+                1,
+            )
+        });
+        let mut case = visa_emu::corpus::case::Case::load(&dir.join(name)).unwrap();
+        special_inputs(&mut case, &dir.join("special"));
+        let cpu = visa_emu::backend::cpu::run_case(&patched, &case, &Default::default()).unwrap();
+        // The mode is visible: the IEEE kernel writes other bytes on these inputs.
+        let src = visa_emu::corpus::paths::default_corpus_dir()
+            .join(name)
+            .join(variant);
+        let ieee = visa_emu::backend::cpu::run_case(&src, &case, &Default::default()).unwrap();
+        assert_ne!(
+            ieee.buffers, cpu.buffers,
+            "{name}: ALT mode changed nothing"
+        );
+        for (gpu, how) in [(&mut native, "native"), (&mut emulated, "emulated")] {
+            let g = gpu_agrees(gpu, &patched, &case, &cpu, &format!("{name} ALT ({how})"));
+            assert_eq!(g.mapping, "straight", "{name} ({how}): {:?}", g.note);
+        }
+        if name != "math_sqrt_div" {
+            // One thread mapping is enough (each costs lavapipe 13-21 s to compile).
+            std::fs::remove_dir_all(&dir).ok();
+            continue;
+        }
+        let mut launch =
+            gpu::build_table(&patched, &case, gpu::DEFAULT_STEP_LIMIT, Some(false)).unwrap();
+        for m in std::iter::once(&launch.module).chain(launch.lanes.iter().map(|l| &l.module)) {
+            assert!(
+                m.wgsl.contains("((cr & 1u) != 0u)"),
+                "{name}: a module does not test %cr0"
+            );
+        }
+        launch.mapping = Mapping::Threads;
+        let g = gpu::execute(&mut native, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.mapping, "threads", "{name}");
+        assert_same_run(&format!("{name} ALT (threads)"), &cpu, &g);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
 /// Float inputs full of special values: NaNs of both signs, quiet and signaling, with
 /// payloads; infinities; signed zeros; denormals; the largest finite values; values at
 /// the integer limits (every fourth element random bits).

@@ -488,6 +488,70 @@ fn half_flush_keeps_nans_and_normals() {
     assert_eq!(kept[0], denormal);
 }
 
+/// ALT mode's helpers (translate/alt_mode.rs): where the mode is on, infinities become
+/// the largest finite values of their sign (a DF -> F conversion's only where its
+/// source was finite) and the roots' sources lose their sign; NaNs and finite values
+/// stay, and with the mode off nothing changes.
+#[test]
+fn alt_helpers_touch_only_what_alt_mode_changes() {
+    let (inf, max) = (f64::INFINITY, f64::from(f32::MAX));
+    let xs = [inf, -inf, f64::NAN, max, -1.5, -0.0];
+    let inputs = xs.map(|x| [x, 0.0, 0.0]);
+    let same = |got: &[f64], want: &[f64], what: &str| {
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                "{what} of {}: {g}, want {w}",
+                xs[k]
+            );
+        }
+    };
+    let fin = |on: bool| {
+        run_f64(
+            &["alt_fin32"],
+            &format!("f64(alt_fin32(f32(a), {on}))"),
+            &inputs,
+        )
+    };
+    same(
+        &fin(true),
+        &[max, -max, f64::NAN, max, -1.5, -0.0],
+        "alt_fin32 on",
+    );
+    same(&fin(false), &xs, "alt_fin32 off");
+    let abs = |on: bool| {
+        run_f64(
+            &["alt_abs32"],
+            &format!("f64(alt_abs32(f32(a), {on}))"),
+            &inputs,
+        )
+    };
+    same(
+        &abs(true),
+        &[inf, inf, f64::NAN, max, 1.5, 0.0],
+        "alt_abs32 on",
+    );
+    same(&abs(false), &xs, "alt_abs32 off");
+    // F bits `a` converted from the DF source `b`.
+    let conv = [
+        [inf, 1e300, 0.0],
+        [-inf, -1e300, 0.0],
+        [inf, inf, 0.0],
+        [2.5, 2.5, 0.0],
+    ];
+    let df = |on: bool| {
+        run_f64(
+            &["alt_fin_df32"],
+            &format!(
+                "f64(bitcast<f32>(u32(alt_fin_df32(u64(bitcast<u32>(f32(a))), bitcast<u64>(b), {on}))))"
+            ),
+            &conv,
+        )
+    };
+    same(&df(true), &[max, -max, inf, 2.5], "alt_fin_df32 on");
+    same(&df(false), &[inf, -inf, inf, 2.5], "alt_fin_df32 off");
+}
+
 /// Float atomics (`atomic_apply`'s FMAX, FMIN, FADD, FSUB on 16, 32 and 64 bits) give
 /// the interpreter's new memory value on special operands, NaN results included (the
 /// canonical NaN on both sides).

@@ -833,11 +833,13 @@ fn only_the_kernels_atomic_operations_stay() {
     }
 }
 
-/// ALT floating-point mode is the interpreter's alone: a kernel that may set %cr0's
-/// bit 0 is refused with the instruction named, in every mapping; IGC's own %cr0
-/// writes (OR and XOR of immediates without that bit) translate.
+/// ALT floating-point mode: a kernel that may set %cr0's bit 0 gets its F results
+/// clamped and SQRT's source made absolute (under a test of %cr0 where the translator
+/// does not know its value), in every mapping; a kernel whose %cr0 writes (IGC's: OR
+/// and XOR of immediates without that bit) keep it clear gets no ALT code. Until stop
+/// 51 the GPU path refused the former.
 #[test]
-fn alt_mode_is_refused_and_named() {
+fn alt_mode_code_appears_where_the_kernel_may_set_the_bit() {
     let kernel = |cr0_write: &str| {
         format!(
             ".version 4.1\n.kernel \"k\"\n\
@@ -846,6 +848,7 @@ fn alt_mode_is_refused_and_named() {
              .kernel_attr SimdSize=8\n\
              {cr0_write}\n\
              mul (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0> 0x7f000000:f\n\
+             sqrt (M1, 8) V0032(0,0)<1> V0032(0,0)<1;1,0>\n\
              ret (M1, 1)\n"
         )
     };
@@ -853,31 +856,38 @@ fn alt_mode_is_refused_and_named() {
         let text = kernel(cr0_write);
         let k = visa_emu::decode::text::parse_visaasm(&text, 32).unwrap();
         let p = visa_emu::interp::prepare(&k, "k").unwrap();
-        translate(&p, &common::target(1, 0, lanes, lanes))
+        let m = translate(&p, &common::target(1, 0, lanes, lanes))
+            .unwrap_or_else(|e| panic!("{cr0_write}: {e}"));
+        validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{cr0_write}: {e}"));
+        m.wgsl
     };
     for lanes in [false, true] {
-        for refused in [
-            "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x1:ud",
-            "mov (M1_NM, 1) %cr0(0,0)<1> V0033(0,0)<0;1,0>",
-            "xor (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x31:ud",
+        // Writes that may set the bit: the product and the root are clamped and the
+        // root's source made absolute, under a test of %cr0 where its value is not
+        // known (`known`: an immediate from %cr0's initial zero, which straight
+        // modules and the table form fold).
+        for (may_set, known) in [
+            ("or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x1:ud", true),
+            ("mov (M1_NM, 1) %cr0(0,0)<1> V0033(0,0)<0;1,0>", false),
+            ("xor (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x31:ud", true),
         ] {
-            let Err(e) = translated(refused, lanes) else {
-                panic!("{refused}: translated");
-            };
-            let e = e.to_string();
-            assert!(
-                e.starts_with("instruction 0 (") && e.contains("ALT floating-point mode"),
-                "{refused}: {e}"
-            );
+            let w = translated(may_set, lanes);
+            assert_eq!(calls(&w, "alt_fin32"), 2, "{may_set} (lanes: {lanes})");
+            assert_eq!(calls(&w, "alt_abs32"), 1, "{may_set} (lanes: {lanes})");
+            if !known {
+                assert!(
+                    w.contains("((cr & 1u) != 0u)"),
+                    "{may_set} (lanes: {lanes})"
+                );
+            }
         }
         for kept in [
             "or (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x4c0:ud",
             "xor (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0x30:ud",
             "and (M1_NM, 1) %cr0(0,0)<1> %cr0(0,0)<0;1,0> 0xffffffcf:ud",
         ] {
-            if let Err(e) = translated(kept, lanes) {
-                panic!("{kept}: {e}");
-            }
+            let w = translated(kept, lanes);
+            assert_eq!(calls(&w, "alt_fin32") + calls(&w, "alt_abs32"), 0, "{kept}");
         }
     }
 }

@@ -155,8 +155,70 @@ fn int_bits(t: DataType) -> u32 {
     8 * t.size()
 }
 
-/// One element: the interpreter's `element`.
-fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, String> {
+/// One element: the interpreter's `element`. `alt`: the WGSL condition under which
+/// %cr0 asks for ALT mode, where the kernel may set it ([`super::alt_mode`]).
+fn element(
+    op: Opcode,
+    dty: DataType,
+    e: &[Elem],
+    ints: &[u64],
+    alt: Option<&str>,
+) -> Result<Out, String> {
+    let tys: Vec<DataType> = e.iter().map(|x| x.ty).collect();
+    let fexec = float_exec_type(dty, &tys);
+    // ALT mode touches F operations on float operands only (`alu::exec` takes the
+    // others apart, without it).
+    let alt = alt.filter(|_| {
+        fexec == Some(DataType::F) && is_float(dty) && tys.iter().all(|&t| is_float(t))
+    });
+    let Some(cond) = alt else {
+        return element_in_mode(op, dty, e, ints, None);
+    };
+    let out = element_in_mode(op, dty, e, ints, Some(cond))?;
+    let clamps = matches!(
+        op,
+        Opcode::Add
+            | Opcode::Mul
+            | Opcode::Mad
+            | Opcode::Lrp
+            | Opcode::Rndd
+            | Opcode::Rndu
+            | Opcode::Rnde
+            | Opcode::Rndz
+            | Opcode::Div
+            | Opcode::Inv
+            | Opcode::Sqrt
+            | Opcode::Rsqrt
+            | Opcode::Exp
+            | Opcode::Log
+            | Opcode::Sin
+            | Opcode::Cos
+            | Opcode::Pow
+            | Opcode::Divm
+            | Opcode::Sqrtm
+            | Opcode::Invm
+            | Opcode::Rsqtm
+    );
+    if !clamps {
+        return Ok(out);
+    }
+    // Rounded to F already (RND*'s f64 values are F values or infinite).
+    let fin = |x: Num| Num::F32(format!("alt_fin32({}, {cond})", x.as_f32()));
+    Ok(match out {
+        Out::N(x) => Out::N(fin(x)),
+        Out::Eo(x) => Out::Eo(fin(x)),
+        other => other,
+    })
+}
+
+/// [`element`] with `alt_abs` the ALT condition LOG, RSQ and SQRT take |src| under.
+fn element_in_mode(
+    op: Opcode,
+    dty: DataType,
+    e: &[Elem],
+    ints: &[u64],
+    alt_abs: Option<&str>,
+) -> Result<Out, String> {
     use Opcode::*;
     let tys: Vec<DataType> = e.iter().map(|x| x.ty).collect();
     let fexec = float_exec_type(dty, &tys);
@@ -178,6 +240,13 @@ fn element(op: Opcode, dty: DataType, e: &[Elem], ints: &[u64]) -> Result<Out, S
             (n, _) => n,
         })
         .collect();
+    let v = match (alt_abs, v.split_first()) {
+        (Some(cond), Some((x, rest))) if matches!(op, Sqrt | Rsqrt | Log) => {
+            let x = Num::F32(format!("alt_abs32({}, {cond})", x.as_f32()));
+            std::iter::once(x).chain(rest.iter().cloned()).collect()
+        }
+        _ => v,
+    };
     let n = |k: usize| {
         v.get(k)
             .cloned()
@@ -530,6 +599,13 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         None => em.line(&format!("let cr = g32({}u);", em.cr0)),
     }
     em.line("let md = (cr >> 4u) & 3u;");
+    // Where the kernel may run in ALT mode: its condition, `true` where %cr0 is known.
+    let alt = match em.cr0_value {
+        _ if !em.alt_mode => None,
+        Some(v) if v & 1 == 0 => None,
+        Some(_) => Some("true".to_string()),
+        None => Some(super::alt_mode::ALT.to_string()),
+    };
     match inst.op {
         Setp => {
             let s = srcs
@@ -645,11 +721,17 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         (operand::uq_to_float_bits(&bound[0].raw, dty), None)
     } else {
         let moves = matches!(inst.op, Mov | Fcvt);
-        match element(inst.op, dty, &bound, &ints).map_err(unsupported)? {
-            Out::N(x) if moves => (
-                keep_moved_nan(to_bits(&x, dty, sat), &bound[0], dty, sat),
-                None,
-            ),
+        match element(inst.op, dty, &bound, &ints, alt.as_deref()).map_err(unsupported)? {
+            Out::N(x) if moves => {
+                let bits = keep_moved_nan(to_bits(&x, dty, sat), &bound[0], dty, sat);
+                match &alt {
+                    // ALT mode: a DF -> F conversion that overflows gives ±fmax.
+                    Some(c) if dty == DataType::F && bound[0].ty == DataType::DF => {
+                        (format!("alt_fin_df32({bits}, {}, {c})", bound[0].raw), None)
+                    }
+                    _ => (bits, None),
+                }
+            }
             Out::N(x) if em.nan_blind => (fenced(to_bits(&x, dty, sat), dty), None),
             Out::N(x) => (canonical_nan(to_bits(&x, dty, sat), dty), None),
             Out::Bits(b) if inst.op == Cmp => (b, None),

@@ -557,14 +557,18 @@ pub struct Emit {
     /// Straight modules: the instruction's float result may keep the adapter's NaN
     /// bits (`nan_blind::blind_results`).
     pub nan_blind: bool,
+    /// The kernel may set %cr0's ALT bit (`alt_mode::first_alt_write`): float code
+    /// then follows ALT mode where `cr` has it.
+    pub alt_mode: bool,
 }
 
 impl Emit {
-    fn new(cr0: u32) -> Emit {
+    fn new(cr0: u32, alt_mode: bool) -> Emit {
         Emit {
             out: String::new(),
             depth: 0,
             cr0,
+            alt_mode,
             cr0_value: None,
             lane_elems: false,
             moff: 0,
@@ -649,6 +653,7 @@ impl Emit {
             own_lane: self.own_lane,
             one_elem: self.one_elem,
             nan_blind: self.nan_blind,
+            alt_mode: self.alt_mode,
         }
     }
 
@@ -747,10 +752,10 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     if tpg > 1024 {
         return Err(TranslateError::GroupTooLarge { threads: tpg });
     }
-    alt_mode::refuse_alt_mode(p)?;
+    let alt = alt_mode::first_alt_write(p).is_some();
     let cfg_blocks = blocks::split(&p.insts);
     let depth = call_depth(p);
-    let mut em = Emit::new(p.pre.cr0);
+    let mut em = Emit::new(p.pre.cr0, alt);
     let grf_words = p.layout.total.div_ceil(4).max(1);
     // A kernel without SLM messages gets no SLM array: adapters with 32 KiB of
     // workgroup memory (GL, Metal) then run it too.
@@ -900,7 +905,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     };
     let build_tables = |b: &blocks::Blocks, cr0_at: &[Option<u32>]| {
         let mut inst_text = |k: usize, next: &str| {
-            let mut e = Emit::new(p.pre.cr0);
+            let mut e = Emit::new(p.pre.cr0, alt);
             e.cr0_value = cr0_at[k];
             let ended = emit_inst(&mut e, p, &p.insts[k], b, next)?;
             Ok((e.out, ended))

@@ -735,7 +735,7 @@ fn emit_straight_inst(
         }
         Switchjmp => {
             // The thread mapping's form sets every channel's PC to `t`.
-            let mut sub = Emit::new(p.pre.cr0);
+            let mut sub = Emit::new(p.pre.cr0, em.alt_mode);
             sub.depth = em.depth;
             let r = emit_inst(&mut sub, p, inst, cfg, next_block)?;
             let body = sub.out.replace(
