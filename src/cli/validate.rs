@@ -22,7 +22,12 @@ pub struct Difference {
 pub struct BufferVerdict {
     pub name: String,
     pub dtype: String,
+    /// Equal bytes, or (an output the case compares with a tolerance: the results of
+    /// transcendental math, whose ULP bounds the GPU path keeps) every element within
+    /// that tolerance.
     pub agree: bool,
+    /// Where the buffer agrees within a tolerance only: which (e.g. `ulp`).
+    pub within_tolerance: Option<String>,
     pub first_difference: Option<Difference>,
 }
 
@@ -130,8 +135,15 @@ fn element(dtype: &str) -> (usize, fn(&[u8]) -> String) {
     }
 }
 
-/// Compare one buffer with the reference element by element (bit-exact).
-pub fn compare_buffer(name: &str, dtype: &str, reference: &[u8], got: &[u8]) -> BufferVerdict {
+/// Compare one buffer with the reference element by element (bit-exact), and where
+/// bytes differ and the case compares this output with a tolerance, within it.
+pub fn compare_buffer(
+    name: &str,
+    dtype: &str,
+    reference: &[u8],
+    got: &[u8],
+    loose: Option<&crate::corpus::case::Output>,
+) -> BufferVerdict {
     let (size, fmt) = element(dtype);
     let mut first = None;
     let mut count = 0;
@@ -147,10 +159,16 @@ pub fn compare_buffer(name: &str, dtype: &str, reference: &[u8], got: &[u8]) -> 
             }
         }
     }
+    let within = loose.filter(|o| {
+        count > 0
+            && got.len() == reference.len()
+            && crate::corpus::compare::compare(&o.dtype, &o.tolerance, got, reference).is_ok()
+    });
     BufferVerdict {
         name: name.to_string(),
         dtype: dtype.to_string(),
-        agree: count == 0,
+        agree: count == 0 || within.is_some(),
+        within_tolerance: within.map(|o| o.tolerance.kind.to_string()),
         first_difference: first.map(|(element, reference, got)| Difference {
             element,
             reference,
@@ -158,6 +176,13 @@ pub fn compare_buffer(name: &str, dtype: &str, reference: &[u8], got: &[u8]) -> 
             count,
         }),
     }
+}
+
+/// The case's tolerance for output `buffer`, where it is not exact.
+fn loose_output<'a>(case: &'a Case, buffer: &str) -> Option<&'a crate::corpus::case::Output> {
+    case.outputs.iter().find(|o| {
+        o.arg == buffer && o.tolerance.kind != crate::corpus::compare::ToleranceKind::Exact
+    })
 }
 
 fn dtype_of(case: &Case, buffer: &str) -> String {
@@ -297,7 +322,13 @@ pub fn validate_variant(
                                 .iter()
                                 .find(|(m, _)| m == n)
                                 .map_or(&[][..], |(_, b)| b.as_slice());
-                            compare_buffer(n, &dtype_of(&case, n), want, got)
+                            compare_buffer(
+                                n,
+                                &dtype_of(&case, n),
+                                want,
+                                got,
+                                loose_output(&case, n),
+                            )
                         })
                         .collect();
                     let agree = buffers.iter().all(|b| b.agree);
@@ -381,7 +412,7 @@ pub fn table(reports: &[VariantReport]) -> String {
             if let Some(m) = &t.message {
                 details = m.lines().next().unwrap_or("").to_string();
             }
-            for b in &t.buffers {
+            for b in t.buffers.iter().filter(|b| !b.agree) {
                 if let Some(d) = &b.first_difference {
                     details += &format!(
                         "{}: {} of its elements differ, first [{}]: reference {} got {}; ",
@@ -390,7 +421,23 @@ pub fn table(reports: &[VariantReport]) -> String {
                 }
             }
             if t.verdict == "agree" {
-                details = format!("{} buffers equal", t.buffers.len());
+                let loose: Vec<String> = t
+                    .buffers
+                    .iter()
+                    .filter_map(|b| {
+                        let (kind, d) =
+                            (b.within_tolerance.as_ref()?, b.first_difference.as_ref()?);
+                        Some(format!("{} ({} elements, {kind})", b.name, d.count))
+                    })
+                    .collect();
+                details = format!("{} buffers equal", t.buffers.len() - loose.len());
+                if !loose.is_empty() {
+                    details += &format!(
+                        ", {} within the case's tolerance: {}",
+                        loose.len(),
+                        loose.join(", ")
+                    );
+                }
             }
             match t.expected_outputs.as_deref() {
                 Some("pass") | None => {}
@@ -449,15 +496,45 @@ mod tests {
             .flat_map(|x| x.to_le_bytes())
             .collect();
         let mut b = a.clone();
-        assert!(compare_buffer("x", "float32", &a, &b).agree);
+        assert!(compare_buffer("x", "float32", &a, &b, None).agree);
         b[5] ^= 1; // element 1
         b[9] ^= 1; // element 2
-        let v = compare_buffer("x", "float32", &a, &b);
+        let v = compare_buffer("x", "float32", &a, &b, None);
         let d = v.first_difference.unwrap();
         assert_eq!((d.element, d.count), (1, 2));
         assert_eq!(d.reference, "2e0");
-        let short = compare_buffer("x", "int16", &a, &a[..4]);
+        let short = compare_buffer("x", "int16", &a, &a[..4], None);
         assert_eq!(short.first_difference.unwrap().got, "(missing)");
+    }
+
+    /// An output the case compares within a tolerance agrees where every element is
+    /// within it (and says so), and disagrees past it; an exact one never.
+    #[test]
+    fn loose_outputs_agree_within_the_cases_tolerance() {
+        let output = |kind: &str| crate::corpus::case::Output {
+            arg: "x".into(),
+            file: "x.bin".into(),
+            dtype: serde_json::from_str("\"float32\"").unwrap(),
+            count: 3,
+            tolerance: serde_json::from_str(&format!(
+                "{{\"type\": \"{kind}\", \"ulp\": 2, \"check_ulp\": 4}}"
+            ))
+            .unwrap(),
+        };
+        let words = |v: [u32; 3]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let a = words([0x3f80_0000, 0x4000_0000, 0x4040_0000]);
+        let near = words([0x3f80_0000, 0x4000_0003, 0x4040_0000]);
+        let far = words([0x3f80_0000, 0x4000_0009, 0x4040_0000]);
+        let ulp = output("ulp");
+        let v = compare_buffer("x", "float32", &a, &near, Some(&ulp));
+        assert!(v.agree);
+        assert_eq!(v.within_tolerance.as_deref(), Some("ulp"));
+        assert_eq!(v.first_difference.unwrap().count, 1);
+        let v = compare_buffer("x", "float32", &a, &far, Some(&ulp));
+        assert!(!v.agree && v.within_tolerance.is_none());
+        assert!(!compare_buffer("x", "float32", &a, &near, None).agree);
+        let same = compare_buffer("x", "float32", &a, &a, Some(&ulp));
+        assert!(same.agree && same.within_tolerance.is_none());
     }
 
     #[test]
