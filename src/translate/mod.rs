@@ -1596,6 +1596,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
 /// (64-bit integers and floats). Returns naga's message on failure.
 #[cfg(feature = "gpu")]
 pub fn validate_wgsl(wgsl: &str) -> Result<(), String> {
+    parse_valid_wgsl(wgsl).map(|_| ())
+}
+
+/// [`validate_wgsl`], keeping the parsed module (for callers that inspect it too:
+/// parsing is most of naga's time).
+#[cfg(feature = "gpu")]
+pub fn parse_valid_wgsl(wgsl: &str) -> Result<naga::Module, String> {
     let module = naga::front::wgsl::parse_str(wgsl).map_err(|e| e.emit_to_string(wgsl))?;
     let caps = naga::valid::Capabilities::SHADER_INT64
         | naga::valid::Capabilities::FLOAT64
@@ -1603,5 +1610,5 @@ pub fn validate_wgsl(wgsl: &str) -> Result<(), String> {
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
         .validate(&module)
         .map_err(|e| e.emit_to_string(wgsl))?;
-    Ok(())
+    Ok(module)
 }
