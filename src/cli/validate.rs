@@ -178,13 +178,6 @@ pub fn compare_buffer(
     }
 }
 
-/// The case's tolerance for output `buffer`, where it is not exact.
-fn loose_output<'a>(case: &'a Case, buffer: &str) -> Option<&'a crate::corpus::case::Output> {
-    case.outputs.iter().find(|o| {
-        o.arg == buffer && o.tolerance.kind != crate::corpus::compare::ToleranceKind::Exact
-    })
-}
-
 fn dtype_of(case: &Case, buffer: &str) -> String {
     case.args
         .iter()
@@ -322,13 +315,7 @@ pub fn validate_variant(
                                 .iter()
                                 .find(|(m, _)| m == n)
                                 .map_or(&[][..], |(_, b)| b.as_slice());
-                            compare_buffer(
-                                n,
-                                &dtype_of(&case, n),
-                                want,
-                                got,
-                                loose_output(&case, n),
-                            )
+                            compare_buffer(n, &dtype_of(&case, n), want, got, case.loose_output(n))
                         })
                         .collect();
                     let agree = buffers.iter().all(|b| b.agree);

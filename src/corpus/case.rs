@@ -175,6 +175,14 @@ fn read(path: &Path) -> Result<Vec<u8>, CaseError> {
 }
 
 impl Case {
+    /// The output `arg` where the case compares it with a tolerance (the results of
+    /// transcendental math), not exactly.
+    pub fn loose_output(&self, arg: &str) -> Option<&Output> {
+        self.outputs
+            .iter()
+            .find(|o| o.arg == arg && o.tolerance.kind != ToleranceKind::Exact)
+    }
+
     /// Load `case_dir/case.json`.
     pub fn load(case_dir: &Path) -> Result<Case, CaseError> {
         let p = case_dir.join("case.json");

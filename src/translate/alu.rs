@@ -172,9 +172,9 @@ fn element(
         fexec == Some(DataType::F) && is_float(dty) && tys.iter().all(|&t| is_float(t))
     });
     let Some(cond) = alt else {
-        return element_in_mode(op, dty, e, ints, None);
+        return element_in_mode(op, dty, e, ints, fexec, None);
     };
-    let out = element_in_mode(op, dty, e, ints, Some(cond))?;
+    let out = element_in_mode(op, dty, e, ints, fexec, Some(cond))?;
     let clamps = matches!(
         op,
         Opcode::Add
@@ -211,17 +211,17 @@ fn element(
     })
 }
 
-/// [`element`] with `alt_abs` the ALT condition LOG, RSQ and SQRT take |src| under.
+/// [`element`] in the execution type `fexec` it found, with `alt_abs` the ALT
+/// condition LOG, RSQ and SQRT take |src| under.
 fn element_in_mode(
     op: Opcode,
     dty: DataType,
     e: &[Elem],
     ints: &[u64],
+    fexec: Option<DataType>,
     alt_abs: Option<&str>,
 ) -> Result<Out, String> {
     use Opcode::*;
-    let tys: Vec<DataType> = e.iter().map(|x| x.ty).collect();
-    let fexec = float_exec_type(dty, &tys);
     // Denormal sources a flushing %cr0 mode turns into zeros (`alu::flush_source`);
     // tidy.rs drops the flush where %cr0 is known to keep them.
     let flush = fexec.is_some() && flushes_denormal_sources(op);

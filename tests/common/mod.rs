@@ -58,15 +58,10 @@ pub fn assert_same_run_within(
     cpu: &VariantRun,
     g: &GpuRun,
 ) {
-    use visa_emu::corpus::compare::{compare, ToleranceKind};
-    let loose = |n: &str| {
-        case.outputs
-            .iter()
-            .find(|o| o.arg == n && o.tolerance.kind != ToleranceKind::Exact)
-    };
-    same_run(name, cpu, g, &|n| loose(n).is_none());
+    use visa_emu::corpus::compare::compare;
+    same_run(name, cpu, g, &|n| case.loose_output(n).is_none());
     for ((n, a), (_, b)) in cpu.buffers.iter().zip(&g.buffers) {
-        if let Some(o) = loose(n) {
+        if let Some(o) = case.loose_output(n) {
             compare(&o.dtype, &o.tolerance, b, a).unwrap_or_else(|m| {
                 panic!(
                     "{name}: output {n} element {}: GPU {} interpreter {} ({} tolerance)",
