@@ -46,8 +46,9 @@ const CFG_TRASH: u32 = 273u;       // straight modules: a heap word no allocatio
 const CFG_ZERO: u32 = 274u;        // always 0, a value no compiler can fold (`zero_word`)
 const CFG_GSLM: u32 = 275u;        // SLM in the heap (over the adapter's workgroup memory): its first word
 const CFG_BTI_SPAN: u32 = 276u;    // 256 entries of 2 words: bound bytes (0 = unbound), heap byte offset
-const CFG_ALLOC: u32 = 788u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
-const K_HEAD_QUADS: u32 = 197u;     // CFG_ALLOC / 4
+const CFG_FLAT_SPAN: u32 = 788u;   // straight modules: 32 placed flat bases, 4 words each as CFG_ALLOC's (size 0: none)
+const CFG_ALLOC: u32 = 916u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
+const K_HEAD_QUADS: u32 = 229u;     // CFG_ALLOC / 4
 
 // cfg word `i` (below CFG_ALLOC) from the uniform copy. Every invocation reads these
 // words, and a uniform read is cheaper than a storage read on llvmpipe (mandelbrot over
@@ -1086,7 +1087,11 @@ fn bti_at(bti: u32, addr: u64, n: u32) -> u32 {
 }
 
 fn bti_ld(bti: u32, addr: u64, n: u32) -> u64 {
-    let o = bti_at(bti, addr, n);
+    return heap_ld(bti_at(bti, addr, n), n);
+}
+
+// `n` (at most 4) bytes at heap byte offset `o` (NO_WORD: out of bounds, reads 0).
+fn heap_ld(o: u32, n: u32) -> u64 {
     let ok = o != NO_WORD;
     let w = select(0u, o >> 2u, ok);
     let sh = (o & 3u) * 8u;
@@ -1103,7 +1108,11 @@ fn bti_ld(bti: u32, addr: u64, n: u32) -> u64 {
 }
 
 fn bti_st(bti: u32, addr: u64, n: u32, v: u64) {
-    let o = bti_at(bti, addr, n);
+    heap_st(bti_at(bti, addr, n), n, v);
+}
+
+// The store matching `heap_ld`.
+fn heap_st(o: u32, n: u32, v: u64) {
     if (o == NO_WORD) { oob_writes += 1u; return; }
     let x = u32(v & 0xfffffffflu);
     let w = o >> 2u;
@@ -1157,6 +1166,64 @@ fn bti_st4(bti: u32, addr: u64, v: u32, at: u32) {
     let f = bti_fast(bti, addr, at);
     oob_writes += f.y;
     atomicStore(&heap[select(cfh(CFG_TRASH), f.x, f.x != NO_WORD)], v);
+}
+
+// Straight modules: the heap byte offset of `n` bytes at flat address `addr` that an
+// access placed on base `j` makes (`lane_memory::flat_base`). The host checked that
+// the base's allocation (CFG_FLAT_SPAN) is not another placed base's or a
+// binding-table entry's that a write meets, so bytes inside it are this access's
+// alone; bytes elsewhere give NO_WORD and `alias_at`: the host then runs the launch
+// in the thread mapping, which finds whatever the address holds.
+fn flat_at(j: u32, addr: u64, n: u32, at: u32) -> u32 {
+    let e = CFG_FLAT_SPAN + 4u * j;
+    let base = u64(cfh(e)) | (u64(cfh(e + 1u)) << 32u);
+    let size = cfh(e + 2u);
+    let off = addr - base;
+    let inb = (addr >= base) & ((off >> 32u) == 0lu) & (size >= n) & (u32(off) <= size - n);
+    alias_at = select(alias_at, at + 1u, !inb);
+    return select(NO_WORD, cfh(e + 3u) + u32(off), inb);
+}
+
+// `flat_at` as a word index, for 4- and 8-byte accesses without a branch; an unaligned
+// one hands the launch to the thread mapping (`slow_at`), as `bti_fast` does.
+fn flat_word(j: u32, addr: u64, n: u32, at: u32) -> u32 {
+    let o = flat_at(j, addr, n, at);
+    let ok = (o != NO_WORD) & ((o & 3u) == 0u);
+    slow_at = select(slow_at, at + 1u, (o != NO_WORD) & !ok);
+    return select(NO_WORD, o >> 2u, ok);
+}
+
+fn flat_ld4(j: u32, addr: u64, at: u32) -> u32 {
+    let w = flat_word(j, addr, 4u, at);
+    return select(0u, atomicLoad(&heap[select(0u, w, w != NO_WORD)]), w != NO_WORD);
+}
+
+fn flat_ld8(j: u32, addr: u64, at: u32) -> u64 {
+    let w = flat_word(j, addr, 8u, at);
+    let ok = w != NO_WORD;
+    let x = select(0u, w, ok);
+    let v = u64(atomicLoad(&heap[x])) | (u64(atomicLoad(&heap[x + 1u])) << 32u);
+    return select(0lu, v, ok);
+}
+
+fn flat_ld(j: u32, addr: u64, n: u32, at: u32) -> u64 {
+    return heap_ld(flat_at(j, addr, n, at), n);
+}
+
+fn flat_st4(j: u32, addr: u64, v: u32, at: u32) {
+    let w = flat_word(j, addr, 4u, at);
+    atomicStore(&heap[select(cfh(CFG_TRASH), w, w != NO_WORD)], v);
+}
+
+fn flat_st8(j: u32, addr: u64, v: u64, at: u32) {
+    let w = flat_word(j, addr, 8u, at);
+    let ok = w != NO_WORD;
+    atomicStore(&heap[select(cfh(CFG_TRASH), w, ok)], u32(v & 0xfffffffflu));
+    atomicStore(&heap[select(cfh(CFG_TRASH), w + 1u, ok)], u32(v >> 32u));
+}
+
+fn flat_st(j: u32, addr: u64, n: u32, v: u64, at: u32) {
+    heap_st(flat_at(j, addr, n, at), n, v);
 }
 
 // Straight modules: the SLM twins of `bti_ld4`/`bti_st4` (matmul_tiled16, SIMD16:

@@ -347,8 +347,7 @@ fn straight_lane_mapping_agrees_with_the_interpreter() {
         // the launch to the thread mapping (unplaced_atomics_run_straight_unless...);
         // word_unaligned_oob reads unaligned words (unaligned_words_leave_...).
         let handed_over = (g.note.as_deref()).is_some_and(|n| {
-            n.contains("the flat atomic or load at instruction")
-                || n.contains("is not word-aligned")
+            n.contains("the flat access at instruction") || n.contains("is not word-aligned")
         });
         assert!(
             g.mapping == "straight" || handed_over,
@@ -1380,8 +1379,43 @@ fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
         (own.join("atomic_flat_alias/acm-g10-simd8"), false),
     ] {
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let handed_over = (!straight).then_some("the flat atomic or load at instruction");
+        let handed_over = (!straight).then_some("the flat access at instruction");
         straight_or_handed_over(&mut ctx, &dir, &case, "flat_hits_bti(", handed_over);
+    }
+}
+
+/// Stateless accesses placed on their pointer argument (`lane_memory::flat_base`):
+/// pvc's kernels address every buffer through a 64-bit pointer, and the straight form
+/// takes them once each access is known to stay in its argument's buffer, which the
+/// shader checks (`flat_at`). double_arith over its 512 items runs straight; over 576
+/// (one more group of 64) its last 64 items read and write past every buffer's end,
+/// the check stops the straight run and the thread mapping gives the interpreter's
+/// bytes and counts.
+#[test]
+fn placed_flat_accesses_run_straight_inside_their_buffers() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let dir = visa_emu::corpus::paths::default_corpus_dir().join("double_arith/pvc-simd32");
+    let v = dir.display().to_string();
+    for items in [512, 576] {
+        let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        case.ndrange.global_size = vec![items];
+        let handed_over = (items > 512).then_some("the flat access at instruction");
+        let (launch, cpu, g) =
+            straight_or_handed_over(&mut ctx, &dir, &case, "flat_st8(", handed_over);
+        let straight = &launch.lanes.as_ref().unwrap().module;
+        let c = &straight.straight.as_ref().unwrap().launch;
+        // Ten pointer arguments, each its own base, stores apart from every other.
+        assert_eq!(c.flat_bases.len(), 10, "{v}");
+        assert!(c.distinct_flat.len() >= 8, "{v}: {:?}", c.distinct_flat);
+        // No access left to the general helpers' search over every allocation.
+        assert!(!straight.wgsl.contains("mem_ld(sp, bt,"), "{v}");
+        assert!(!straight.wgsl.contains("mem_st(sp, bt,"), "{v}");
+        assert_eq!(
+            (cpu.stats.oob_reads, cpu.stats.oob_writes),
+            (g.oob_reads as u64, g.oob_writes as u64),
+            "{v}: out-of-bounds counts"
+        );
+        assert_eq!(cpu.stats.oob_writes > 0, items > 512, "{v}");
     }
 }
 

@@ -788,7 +788,9 @@ fn short_binding_table_accesses_match_the_general_ones() {
         "mem_st",
         "bti_at",
         "bti_ld",
+        "heap_ld",
         "bti_st",
+        "heap_st",
         "flush_oob",
     ] {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
@@ -1253,7 +1255,9 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
     for f in [
         "bti_at",
         "bti_ld",
+        "heap_ld",
         "bti_st",
+        "heap_st",
         "bti_fast",
         "bti_ld4",
         "bti_st4",
@@ -2415,4 +2419,165 @@ fn sign_extended_dwords_convert_in_every_directed_mode() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Straight modules' placed flat accesses (`flat_at` and its loads and stores, on a
+/// base whose allocation the host wrote into `CFG_FLAT_SPAN`) give what the general
+/// `mem_ld`/`mem_st` give on flat addresses inside that allocation, every size and
+/// alignment the forms take. Anywhere else (before the base, past the end, a base in
+/// no allocation) they record the instruction in `alias_at`, which stops the straight
+/// run; an unaligned word records `slow_at` instead. Neither stores anything.
+#[test]
+fn placed_flat_accesses_match_the_search_or_stop_the_run() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
+        "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
+        "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_TRASH: u32 = 12u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const CFG_BTI_SPAN: u32 = 280u;\nconst CFG_FLAT_SPAN: u32 = 792u;\n",
+        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
+        "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
+        "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
+        "var<private> scratch_base: u32;\n",
+        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
+        "var<private> slow_at: u32;\nvar<private> alias_at: u32;\n",
+    ));
+    for f in [
+        "locate",
+        "wld",
+        "wstore",
+        "wmerge",
+        "byte_ld",
+        "mem_ld",
+        "mem_st",
+        "bti_at",
+        "heap_ld",
+        "heap_st",
+        "flat_at",
+        "flat_word",
+        "flat_ld4",
+        "flat_ld8",
+        "flat_ld",
+        "flat_st4",
+        "flat_st8",
+        "flat_st",
+        "flush_oob",
+    ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    // Base 0 lies in allocation 2 (0x11_0000_0000, 36 bytes at heap byte 40); base 1
+    // in none. Addresses from 4 bytes before the allocation to 4 past its end.
+    wgsl += r#"
+@compute @workgroup_size(1)
+fn main() {
+    var k = 0u;
+    let b = 0x1100000000lu;
+    for (var n = 1u; n <= 8u; n = n * 2u) {
+        for (var d = 0u; d < 44u; d++) {
+            let a = b + u64(d) - 4lu;
+            alias_at = 0u;
+            slow_at = 0u;
+            var v = 0lu;
+            switch n {
+                case 4u: { v = u64(flat_ld4(0u, a, 6u)); }
+                case 8u: { v = flat_ld8(0u, a, 6u); }
+                default: { v = flat_ld(0u, a, n, 6u); }
+            }
+            let g = mem_ld(SP_FLAT, 0u, a, n);
+            io[k] = u32(g & 0xfffffffflu);
+            io[k + 1u] = u32(g >> 32u);
+            io[k + 2u] = u32(v & 0xfffffffflu);
+            io[k + 3u] = u32(v >> 32u);
+            io[k + 4u] = alias_at;
+            io[k + 5u] = slow_at;
+            k = k + 6u;
+        }
+    }
+    alias_at = 0u;
+    io[k] = flat_ld4(1u, b, 3u);
+    io[k + 1u] = alias_at;
+    // Stores: allocation 1 through the search, allocation 2 through base 0.
+    var s = 0u;
+    for (var n = 1u; n <= 8u; n = n * 2u) {
+        for (var d = 0u; d < 36u; d = d + n) {
+            s = s + 1u;
+            let v = u64(0x9e3779b9u * s) | (u64(s) << 40u);
+            mem_st(SP_FLAT, 0u, 0x1000000000lu + u64(d), n, v);
+            switch n {
+                case 4u: { flat_st4(0u, b + u64(d), u32(v & 0xfffffffflu), 6u); }
+                case 8u: { flat_st8(0u, b + u64(d), v, 6u); }
+                default: { flat_st(0u, b + u64(d), n, v, 6u); }
+            }
+        }
+    }
+    alias_at = 0u;
+    slow_at = 0u;
+    flat_st4(0u, b + 36lu, 1u, 6u);
+    flat_st8(0u, b - 8lu, 1lu, 6u);
+    flat_st(0u, b + 35lu, 2u, 1lu, 6u);
+    io[k + 2u] = alias_at;
+    flat_st4(0u, b + 2lu, 1u, 9u);
+    io[k + 3u] = slow_at;
+    flush_oob();
+}
+"#;
+    let (init, heap, mut cfg) = two_allocations(96);
+    cfg[12] = 22; // the trash word, past both allocations
+    cfg.resize(792 + 8, 0);
+    cfg[792..796].copy_from_slice(&[0, 0x11, 36, 40]);
+    let out = run_with_cfg(
+        0xb75,
+        wgsl,
+        &cfg,
+        vec![
+            rw(heap, true),
+            rw(vec![0; 64], true),
+            rw(vec![0; 16], false),
+            rw(vec![0; 4 * 1100], true),
+        ],
+    );
+    let io = words(&out[4]);
+    let mut k = 0;
+    for n in [1usize, 2, 4, 8] {
+        for d in 0..44usize {
+            let r = &io[k..k + 6];
+            k += 6;
+            let inside = d >= 4 && d - 4 + n <= 36;
+            let what = format!("{n} bytes at base {:+}", d as i64 - 4);
+            if !inside {
+                assert_eq!((r[2], r[3], r[4]), (0, 0, 7), "{what}: stops the run");
+            } else if n >= 4 && (d - 4) % 4 != 0 {
+                assert_eq!(
+                    (r[2], r[3], r[4], r[5]),
+                    (0, 0, 0, 7),
+                    "{what}: unaligned word"
+                );
+            } else {
+                assert_eq!((r[2], r[3], r[4], r[5]), (r[0], r[1], 0, 0), "{what}");
+                let mut want = [0u8; 8];
+                want[..n].copy_from_slice(&init[d - 4..d - 4 + n]);
+                let got = u64::from(r[0]) | (u64::from(r[1]) << 32);
+                assert_eq!(got, u64::from_le_bytes(want), "{what}: the bytes");
+            }
+        }
+    }
+    assert_eq!(
+        &io[k..k + 2],
+        &[0, 4],
+        "a base in no allocation stops the run"
+    );
+    assert_eq!(io[k + 2], 7, "stores outside stop the run");
+    assert_eq!(io[k + 3], 10, "an unaligned word store is refused");
+    let h = &out[1];
+    assert_eq!(&h[..36], &h[40..76], "searched vs placed stores");
+    assert!(
+        h[36..40].iter().chain(&h[76..88]).all(|&b| b == 0xee),
+        "stores outside touched nothing: {:?}",
+        &h[36..]
+    );
 }

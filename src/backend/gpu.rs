@@ -328,6 +328,11 @@ fn build_piece(
             }
         }
     }
+    // The straight module's placed flat bases: the allocation each pointer lies in.
+    if let Some(s) = lanes.as_ref().and_then(|m| m.straight.as_ref()) {
+        let image = lp.payload(l.first, 0).bytes;
+        flat_spans(&mut table, &s.launch.flat_bases, &image, allocs.len());
+    }
     // A word no allocation holds: straight modules' stores out of bounds land there.
     table[cfg::TRASH] = u32::try_from(heap.len() / 4).map_err(|_| "heap over 16 GiB")?;
     heap.resize(heap.len() + 8, 0);
@@ -684,6 +689,48 @@ fn probe_piece(
     Ok((out, heap))
 }
 
+/// `cfg::FLAT_SPAN`: for each placed flat base (a payload byte offset of `image`, the
+/// payload every thread shares), the `cfg::ALLOC` entry of the allocation its pointer
+/// lies in, or zeros (no allocation: every access through it leaves the straight run).
+fn flat_spans(table: &mut [u32], bases: &[u32], image: &[u8], nalloc: usize) {
+    for (j, &poff) in bases.iter().enumerate() {
+        let Some(ptr) = image
+            .get(poff as usize..poff as usize + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        else {
+            continue;
+        };
+        let holds = |k: &usize| {
+            let t = cfg::ALLOC + 4 * k;
+            let base = u64::from(table[t]) | (u64::from(table[t + 1]) << 32);
+            ptr >= base && ptr - base < u64::from(table[t + 2])
+        };
+        if let Some(k) = (0..nalloc).find(holds) {
+            let (from, to) = (cfg::ALLOC + 4 * k, cfg::FLAT_SPAN + 4 * j);
+            table.copy_within(from..from + 4, to);
+        }
+    }
+}
+
+/// Whether the placed flat bases `a` and `b`'s allocations (`flat_spans`), or base `a`'s
+/// and binding-table entry `b`'s, are one: the same heap offset, both holding bytes.
+fn one_allocation(table: &[u32], a: u32, b: translate::lane_memory::Apart) -> bool {
+    use translate::lane_memory::Apart;
+    let fa = cfg::FLAT_SPAN + 4 * a as usize;
+    let (size, off) = match b {
+        Apart::Base(b) => {
+            let fb = cfg::FLAT_SPAN + 4 * b as usize;
+            (table[fb + 2], table[fb + 3])
+        }
+        Apart::Bti(b) if b < 256 => {
+            let e = cfg::BTI_SPAN + 2 * b as usize;
+            (table[e], table[e + 1])
+        }
+        Apart::Bti(_) => (0, 0),
+    };
+    table[fa + 2] != 0 && size != 0 && table[fa + 3] == off
+}
+
 /// Why a straight module's launch conditions (`translate::lane_memory`) fail for this
 /// launch: binding-table entries that must differ name one allocation, or a payload
 /// vector the addresses are injective in repeats within a thread.
@@ -698,6 +745,19 @@ fn straight_unsafe(
         if x != 0 && x == y {
             return Some(format!(
                 "binding-table entries {a} and {b} are one buffer (a store through one may be read through the other)"
+            ));
+        }
+    }
+    for &(a, b) in &c.distinct_flat {
+        if one_allocation(table, a, b) {
+            return Some(format!(
+                "the pointer argument at payload byte {} and {} lie in one buffer (a store through one may be read through the other)",
+                c.flat_bases[a as usize],
+                match b {
+                    translate::lane_memory::Apart::Base(b) =>
+                        format!("the one at byte {}", c.flat_bases[b as usize]),
+                    translate::lane_memory::Apart::Bti(b) => format!("binding-table entry {b}"),
+                }
             ));
         }
     }
@@ -1569,9 +1629,10 @@ fn finish(
             "a thread needs more loop iterations than one dispatch allows: the driver's loop limiter stopped the straight form before the block at instruction {at}"
         )),
         runtime_error::STRAIGHT_ALIAS => Some(format!(
-            "the flat atomic or load at instruction {at} reached an allocation other \
-             instructions of the kernel address, which the straight form does not order \
-             against it"
+            "the flat access at instruction {at} left the memory the straight form \
+             ordered it in (an unplaced atomic or load reached an allocation other \
+             instructions address, or an access placed on a pointer argument left that \
+             argument's buffer)"
         )),
         runtime_error::STRAIGHT_SLOW => Some(format!(
             "the access at instruction {at} is not word-aligned, which the straight \
@@ -2299,6 +2360,63 @@ mod tests {
         assert!(!f.reads_group_ids(16));
         f.terms[0].factors = vec![(28, 4)];
         assert!(f.reads_group_ids(16));
+    }
+
+    /// Placed flat bases (`Conditions::flat_bases`): each pointer finds the allocation
+    /// it lies in, and bases or binding-table entries that must differ are checked.
+    #[test]
+    fn placed_flat_bases_find_their_allocations() {
+        use translate::lane_memory::Apart;
+        // Allocations 0x10_0000_0000 (64 bytes, heap 0), 0x11_0000_0000 (32, heap 64),
+        // the second bound at binding-table entry 3.
+        let mut table = vec![0u32; cfg::ALLOC + 8];
+        for (k, (base, size, off)) in [(0x10_0000_0000u64, 64, 0), (0x11_0000_0000, 32, 64)]
+            .into_iter()
+            .enumerate()
+        {
+            let t = cfg::ALLOC + 4 * k;
+            table[t..t + 4].copy_from_slice(&[base as u32, (base >> 32) as u32, size, off]);
+        }
+        table[cfg::BTI_SPAN + 6..cfg::BTI_SPAN + 8].copy_from_slice(&[32, 64]);
+        // Pointers at payload bytes 0, 8, 16, 24: the first buffer, inside it, the
+        // second, and past both (one past the first's end lies in none).
+        let mut image = vec![0u8; 40];
+        for (o, p) in [
+            (0, 0x10_0000_0000u64),
+            (8, 0x10_0000_0010),
+            (16, 0x11_0000_0000),
+            (24, 0x10_0000_0040),
+        ] {
+            image[o..o + 8].copy_from_slice(&p.to_le_bytes());
+        }
+        flat_spans(&mut table, &[0, 8, 16, 24, 36], &image, 2);
+        let span = |j: usize| &table[cfg::FLAT_SPAN + 4 * j..cfg::FLAT_SPAN + 4 * j + 4];
+        assert_eq!(span(0), &[0, 0x10, 64, 0]);
+        assert_eq!(span(1), span(0));
+        assert_eq!(span(2), &[0, 0x11, 32, 64]);
+        // In no allocation, or past the payload: size 0, every access leaves the run.
+        assert_eq!(span(3), &[0, 0, 0, 0]);
+        assert_eq!(span(4), &[0, 0, 0, 0]);
+        assert!(one_allocation(&table, 0, Apart::Base(1)));
+        assert!(!one_allocation(&table, 0, Apart::Base(2)));
+        assert!(one_allocation(&table, 2, Apart::Bti(3)));
+        assert!(!one_allocation(&table, 0, Apart::Bti(3)));
+        assert!(!one_allocation(&table, 3, Apart::Base(4)));
+        let c = |pair| Conditions {
+            flat_bases: vec![0, 8, 16, 24, 36],
+            distinct_flat: vec![pair],
+            ..Default::default()
+        };
+        let why = straight_unsafe(&c((0, Apart::Base(1))), &table, std::iter::empty(), 16);
+        assert!(why
+            .unwrap()
+            .contains("payload byte 0 and the one at byte 8"));
+        let why = straight_unsafe(&c((2, Apart::Bti(3))), &table, std::iter::empty(), 16);
+        assert!(why.unwrap().contains("binding-table entry 3"));
+        assert_eq!(
+            straight_unsafe(&c((1, Apart::Base(2))), &table, std::iter::empty(), 16),
+            None
+        );
     }
 
     #[test]

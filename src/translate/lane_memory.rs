@@ -52,8 +52,33 @@ pub struct Conditions {
     /// store or atomic). The shader checks each address; a hit stops the straight run
     /// and the host runs the thread mapping instead.
     pub flat_unplaced: Vec<(usize, u32)>,
+    /// Flat (stateless LSC) accesses placed on the pointer argument their address
+    /// adds to ([`flat_base`]): the payload byte offsets of those pointers, at most
+    /// [`FLAT_BASES`]. The host writes the allocation each pointer lies in
+    /// (`cfg::FLAT_SPAN`); a placed access whose bytes leave it stops the straight run
+    /// (the host then runs the thread mapping), so within a run every placed access
+    /// stays in its base's allocation.
+    pub flat_bases: Vec<u32>,
+    /// `(instruction position, index into flat_bases)` of every placed access.
+    pub flat_placed: Vec<(usize, u32)>,
+    /// A placed base (its index) and what must lie in another allocation: a second
+    /// base or a binding-table entry that an access meets with a write between them.
+    pub distinct_flat: Vec<(u32, Apart)>,
     /// The loop scalars the forms' terms and guards read ([`lane_passes`]).
     pub passes: Passes,
+}
+
+/// How many pointer arguments a straight module places accesses on (`cfg::FLAT_SPAN`
+/// holds one entry each).
+pub const FLAT_BASES: usize = 32;
+
+/// What a placed flat base's allocation must differ from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Apart {
+    /// Another placed base (its index).
+    Base(u32),
+    /// A binding-table entry.
+    Bti(u32),
 }
 
 impl Conditions {
@@ -401,6 +426,8 @@ fn offsets(
 pub(super) enum Space {
     Bti(u32),
     Slm,
+    /// Flat memory through placed base `j` (`Conditions::flat_bases`).
+    Flat(u32),
 }
 
 /// A per-lane access: the address register, its element bytes, what else forms the
@@ -570,6 +597,24 @@ pub fn conditions(
         loops: &loops,
         passes: &passes,
     };
+    // Flat accesses placed on their pointer argument.
+    let mut placed = vec![None; p.insts.len()];
+    for &k in &mem {
+        let Some(poff) = flat_base(&chains, k) else {
+            continue;
+        };
+        let j = match out.flat_bases.iter().position(|&b| b == poff) {
+            Some(j) => j,
+            None if out.flat_bases.len() < FLAT_BASES => {
+                out.flat_bases.push(poff);
+                out.flat_bases.len() - 1
+            }
+            None => continue,
+        };
+        placed[k] = Some(Space::Flat(j as u32));
+        out.flat_placed.push((k, j as u32));
+    }
+    let space_of = |k: usize| placed[k].or_else(|| space(p, k));
     // Whole-thread stores and atomics: one channel's invocation makes them, so one
     // channel at most may reach them.
     let mut single_at = Vec::new();
@@ -601,7 +646,7 @@ pub fn conditions(
             {
                 continue;
             }
-            let (sx, sy) = (space(p, x), space(p, y));
+            let (sx, sy) = (space_of(x), space_of(y));
             let at = |k: usize| p.insts[k].index;
             // Unplaced commuting atomics: with each other the order of their updates
             // does not matter; against a placed instruction the shader checks that the
@@ -637,7 +682,7 @@ pub fn conditions(
                     at(k)
                 ));
             };
-            match (sx, sy) {
+            let apart = match (sx, sy) {
                 (Space::Bti(a), Space::Bti(b)) if a != b => {
                     let pair = (a.min(b), a.max(b));
                     if !out.distinct_btis.contains(&pair) {
@@ -645,8 +690,21 @@ pub fn conditions(
                     }
                     continue;
                 }
-                (Space::Bti(_), Space::Slm) | (Space::Slm, Space::Bti(_)) => continue,
-                _ => {}
+                (Space::Bti(_) | Space::Flat(_), Space::Slm)
+                | (Space::Slm, Space::Bti(_) | Space::Flat(_)) => continue,
+                (Space::Flat(a), Space::Flat(b)) if a != b => {
+                    Some((a.min(b), Apart::Base(a.max(b))))
+                }
+                (Space::Flat(a), Space::Bti(b)) | (Space::Bti(b), Space::Flat(a)) => {
+                    Some((a, Apart::Bti(b)))
+                }
+                _ => None,
+            };
+            if let Some(pair) = apart {
+                if !out.distinct_flat.contains(&pair) {
+                    out.distinct_flat.push(pair);
+                }
+                continue;
             }
             // The same space: the same injective per-lane address at both.
             let forms = same_lane_address(&chains, &targets, x, y).ok_or_else(|| {
@@ -665,6 +723,60 @@ pub fn conditions(
     }
     out.passes = passes.into_inner();
     Ok(out)
+}
+
+/// The payload byte offset of the pointer argument a flat LSC access's 64-bit addresses
+/// add to (`p[i]`: the pointer plus a per-channel offset): the one 8-byte input scalar
+/// that enters the address with coefficient 1. A guess the shader checks: a placed
+/// access outside the pointer's allocation stops the straight run.
+fn flat_base(c: &Chains, k: usize) -> Option<u32> {
+    let inst = &c.p.insts[k];
+    if inst.op != Opcode::LscUntyped || int(inst, "LscSFID") == 3 || int(inst, "AddrType") != 1 {
+        return None;
+    }
+    let a = access(c.p, c.plan, k)?;
+    if a.asize != 8 {
+        return None;
+    }
+    let chain = c.chain(k);
+    if let Some(f) = chain.vector(a.reg, a.asize, a.moff, a.n, k, 0) {
+        let mut pointers = f.uni.iter().filter_map(|(s, m)| match s.as_slice() {
+            [s] if *m == 1 && s.size == 8 && s.pass.is_none() => s.input,
+            _ => None,
+        });
+        if let (Some(base), None) = (pointers.next(), pointers.next()) {
+            return Some(base);
+        }
+    }
+    // Where the address has no form here (written on several paths): every
+    // instruction that writes the address register adds one pointer to something.
+    let end = a.reg + a.n * a.asize;
+    let mut bases = (0..c.p.insts.len())
+        .filter(|&d| writes_any(c.plan, d, a.reg, end))
+        .map(|d| {
+            let w = &c.p.insts[d];
+            let (_, srcs, _) = w.alu_operands();
+            if w.op != Opcode::Add || srcs.len() != 2 {
+                return None;
+            }
+            let mut inputs = srcs.iter().filter_map(|s| match s {
+                Src::Direct {
+                    ty,
+                    m: Modifier::None,
+                    ..
+                } if ty.size() == 8 && ty.is_int() => {
+                    let (at, stride) = lanes::src_linear(s, w.exec.size as u32)?;
+                    (stride == 0).then(|| chain.input_scalar(at, 8)).flatten()
+                }
+                _ => None,
+            });
+            match (inputs.next(), inputs.next()) {
+                (Some(b), None) => Some(b),
+                _ => None,
+            }
+        });
+    let first = bases.next()??;
+    bases.all(|b| b == Some(first)).then_some(first)
 }
 
 /// A load from a flat (SVM / LSC stateless) address: SVM gathers and block loads, LSC
@@ -973,8 +1085,9 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
     let fy = cy.vector(ay.reg, ay.asize, ay.moff, ay.n, y, 0)?;
     // The same register unchanged, or two computing the same function up to a
     // constant (the fields of a struct: `o[4 * i + 3]`).
-    let same_reg = ax.reg == ay.reg
-        && !(x + 1..y).any(|k| writes_any(plan, k, ax.reg, ax.reg + ax.n * ax.asize));
+    let same_reg = (ax.reg == ay.reg
+        && !(x + 1..y).any(|k| writes_any(plan, k, ax.reg, ax.reg + ax.n * ax.asize)))
+        || twin_defs(c, (x, &ax), (y, &ay));
     let linear = |f: &Affine| Affine {
         konst: 0,
         ..f.clone()
@@ -1078,6 +1191,99 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
     }
     // No pieces: a load none of whose elements is ever read.
     Some(forms)
+}
+
+/// Whether the address registers of accesses `x` and `y` hold one value: IGC adds a
+/// pointer to an offset again for each store through it, into another register, and
+/// may compute the offset again too ([`twin_values`]).
+fn twin_defs(c: &Chains, (x, ax): (usize, &Access), (y, ay): (usize, &Access)) -> bool {
+    let len = ax.n * ax.asize;
+    ax.n == ay.n && ax.asize == ay.asize && twin_values(c, (x, ax.reg), (y, ay.reg), len, 0)
+}
+
+/// Whether registers `[rx, rx + len)` read at instruction `kx` and `[ry, ry + len)`
+/// read at `ky` hold one value for every channel: the same register, written only by
+/// the entry blocks before both; or each with one definition, which ran before its
+/// read, the two the same instruction but for their destinations and registers that
+/// are twins in turn.
+fn twin_values(
+    c: &Chains,
+    (kx, rx): (usize, u32),
+    (ky, ry): (usize, u32),
+    len: u32,
+    depth: u32,
+) -> bool {
+    let first = kx.min(ky);
+    if rx == ry
+        && (0..c.p.insts.len())
+            .filter(|&w| writes_any(c.plan, w, rx, rx + len))
+            .all(|w| w < first && c.block_of[w] < c.prefix)
+    {
+        return true;
+    }
+    if depth > 4 {
+        return false;
+    }
+    let def = |k: usize, r: u32| match c.chain(k).reaching(r, r + len, k) {
+        Ok(Some(d)) if c.chain(k).ran_before(d, k) => Some(d),
+        _ => None,
+    };
+    let (Some(dx), Some(dy)) = (def(kx, rx), def(ky, ry)) else {
+        return false;
+    };
+    let (ix, iy) = (&c.p.insts[dx], &c.p.insts[dy]);
+    let (dsx, srcs_x, _) = ix.alu_operands();
+    let (dsy, srcs_y, _) = iy.alu_operands();
+    // Each definition writes exactly the register read, element after element.
+    let whole = |d: &[&Dst], r: u32| match d {
+        [Dst::Direct {
+            off,
+            ty,
+            hs: 1,
+            sat,
+        }] if *off == r && ty.size() * u32::from(ix.exec.size) == len => Some((*ty, *sat)),
+        _ => None,
+    };
+    if ix.op != iy.op
+        || ix.exec != iy.exec
+        || ix.pred.is_some()
+        || iy.pred.is_some()
+        || whole(&dsx, rx).is_none()
+        || whole(&dsx, rx) != whole(&dsy, ry)
+        || srcs_x.len() != srcs_y.len()
+    {
+        return false;
+    }
+    let n = u32::from(ix.exec.size);
+    srcs_x.iter().zip(&srcs_y).all(|(sx, sy)| match (sx, sy) {
+        (Src::Imm { .. }, Src::Imm { .. }) => sx == sy,
+        (
+            Src::Direct {
+                off: ox,
+                ty: tx,
+                vs: vx,
+                w: wx,
+                hs: hx,
+                m: mx,
+            },
+            Src::Direct {
+                off: oy,
+                ty: ty_,
+                vs: vy,
+                w: wy,
+                hs: hy,
+                m: my,
+            },
+        ) if (tx, vx, wx, hx, mx) == (ty_, vy, wy, hy, my) => {
+            let stride = match (lanes::src_linear(sx, n), lanes::src_linear(sy, n)) {
+                (Some((_, a)), Some((_, b))) if a == b => a,
+                _ => return false,
+            };
+            let span = if stride == 0 { tx.size() } else { stride * n };
+            twin_values(c, (dx, *ox), (dy, *oy), span, depth + 1)
+        }
+        _ => false,
+    })
 }
 
 /// Whether instructions `x` and `y` read one pass's values of the loop scalars whose

@@ -116,6 +116,9 @@ enum Known {
     Slm,
     /// SLM in a straight module (`slm_ld4`/`slm_st4`).
     SlmFast,
+    /// Flat memory through placed base `j` in a straight module (`flat_at`): an
+    /// access outside the base's allocation hands the launch to the thread mapping.
+    Flat(u32),
 }
 
 /// [`Known::Bti`], or its branch-free form where the module can fall back.
@@ -186,6 +189,9 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
     };
     let addr = addr.as_str();
     match known {
+        Known::Flat(j) if n == 4 => format!("u64(flat_ld4({j}u, {addr}, {at}u))"),
+        Known::Flat(j) if n == 8 => format!("flat_ld8({j}u, {addr}, {at}u)"),
+        Known::Flat(j) if n < 4 => format!("flat_ld({j}u, {addr}, {n}u, {at}u)"),
         Known::BtiFast if n == 4 => format!("u64(bti_ld4(bt, {addr}, {at}u))"),
         Known::Bti | Known::BtiFast if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
         Known::SlmFast if n == 4 => format!("u64(slm_ld4({addr}, {at}u))"),
@@ -197,6 +203,11 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
 /// The store matching [`ld`].
 fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
     match known {
+        Known::Flat(j) if n == 4 => {
+            format!("flat_st4({j}u, {addr}, u32(({v}) & 0xfffffffflu), {at}u);")
+        }
+        Known::Flat(j) if n == 8 => format!("flat_st8({j}u, {addr}, {v}, {at}u);"),
+        Known::Flat(j) if n < 4 => format!("flat_st({j}u, {addr}, {n}u, {v}, {at}u);"),
         Known::BtiFast if n == 4 => {
             format!("bti_st4(bt, {addr}, u32(({v}) & 0xfffffffflu), {at}u);")
         }
@@ -229,6 +240,10 @@ fn atomic_old(
     let located = match known {
         Known::BtiFast => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
         Known::SlmFast => Some(("SP_SLM", format!("slm_at({addr}, 4u)"))),
+        Known::Flat(j) => Some((
+            "SP_FLAT",
+            format!("flat_at({j}u, {addr}, 4u, {}u)", inst.index),
+        )),
         Known::Any if em.straight && flat => {
             Some(("SP_FLAT", format!("locate(SP_FLAT, 0u, {addr}, 4u)")))
         }
@@ -253,6 +268,13 @@ fn atomic_old(
                 if !flat && !matches!(known, Known::Bti | Known::BtiFast) {
                     em.line(super::ATOMIC64_SLM_MARK);
                 }
+            }
+            if let Known::Flat(j) = known {
+                // Only the check: the general atomic finds the same bytes.
+                em.line(&format!(
+                    "_ = flat_at({j}u, {addr}, {bytes}u, {}u);",
+                    inst.index
+                ));
             }
             avoid_check(em, inst, |b| {
                 format!("flat_hits_bti({addr}, {bytes}u, {b}u)")
@@ -663,9 +685,10 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let scale = int(inst, "AddrScale").max(1);
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
-    let bti = match (sfid, ty) {
-        (3, _) => known_slm(em),
-        (_, 4) => known_bti(em),
+    let bti = match (sfid, ty, em.flat_base) {
+        (3, _, _) => known_slm(em),
+        (_, 4, _) => known_bti(em),
+        (_, 1, Some(j)) if em.straight => Known::Flat(j),
         _ => Known::Any,
     };
     if sfid == 3 {

@@ -343,7 +343,10 @@ pub mod cfg {
     /// its heap byte offset, so that a binding-table access reads its span at a
     /// constant index.
     pub const BTI_SPAN: usize = 276;
-    pub const ALLOC: usize = 788;
+    /// Straight modules: 4 words per placed flat base (`lane_memory::FLAT_BASES`):
+    /// the base's allocation as `ALLOC` has it (size 0: the pointer lies in none).
+    pub const FLAT_SPAN: usize = 788;
+    pub const ALLOC: usize = 916;
 }
 
 /// Runtime error codes the shader reports in `stat[0]` (`ERR_*` of runtime.wgsl).
@@ -544,6 +547,9 @@ pub struct Emit {
     /// Straight modules: binding-table indices whose allocations the current unplaced
     /// flat atomic or load must not touch (`lane_memory::Conditions::flat_unplaced`).
     pub avoid_btis: Vec<u32>,
+    /// Straight modules: the placed base of the current flat access
+    /// (`lane_memory::Conditions::flat_placed`).
+    pub flat_base: Option<u32>,
     /// A straight module: a run it cannot finish exactly hands the launch to the
     /// thread mapping, so its accesses may take branch-free forms that leave rare
     /// cases (`bti_ld4`) to that fallback.
@@ -575,6 +581,7 @@ impl Emit {
             promoted: Vec::new(),
             surface_bti: None,
             avoid_btis: Vec::new(),
+            flat_base: None,
             straight: false,
             nan_blind: false,
             own_lane: false,
@@ -649,6 +656,7 @@ impl Emit {
             promoted: self.promoted.clone(),
             surface_bti: self.surface_bti,
             avoid_btis: self.avoid_btis.clone(),
+            flat_base: self.flat_base,
             straight: self.straight,
             own_lane: self.own_lane,
             one_elem: self.one_elem,

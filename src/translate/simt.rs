@@ -607,6 +607,7 @@ pub(super) fn translate(
         cr0_at: &cr0_at,
         nan_blind: &nan_blind,
         flat_unplaced: &launch.flat_unplaced,
+        flat_placed: &launch.flat_placed,
         cyclic,
         passes: Vec::new(),
         guards: Vec::new(),

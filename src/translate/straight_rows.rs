@@ -32,6 +32,8 @@ pub(super) struct Rows<'a> {
     pub(super) nan_blind: &'a [bool],
     /// `Conditions::flat_unplaced`: allocations each unplaced atomic must stay out of.
     pub(super) flat_unplaced: &'a [(usize, u32)],
+    /// `Conditions::flat_placed`: the placed base of each placed flat access.
+    pub(super) flat_placed: &'a [(usize, u32)],
     pub(super) cyclic: bool,
     /// Each loop's name (`first_last` block) and the text of its rows (for its pass
     /// cost).
@@ -377,6 +379,7 @@ impl Rows<'_> {
             };
             em.cr0_value = self.cr0_at[k];
             em.avoid_btis = self.avoid_at(k);
+            em.flat_base = self.base_at(k);
             if let Some((text, parts)) =
                 self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
             {
@@ -406,11 +409,16 @@ impl Rows<'_> {
         }
         em.cr0_value = None;
         em.avoid_btis.clear();
+        em.flat_base = None;
         if !ended {
             em.line(&format!("pc = {next_block};"));
         }
         em.close();
         Ok(())
+    }
+
+    fn base_at(&self, k: usize) -> Option<u32> {
+        self.flat_placed.iter().find(|f| f.0 == k).map(|f| f.1)
     }
 
     fn avoid_at(&self, k: usize) -> Vec<u32> {
@@ -455,6 +463,7 @@ impl Rows<'_> {
                 && !blocks::ends_block(b.op)
                 && self.cr0_at[j] == self.cr0_at[k]
                 && self.avoid_at(j) == em.avoid_btis
+                && self.base_at(j) == em.flat_base
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of
         // the block after `k` that is one, where every instruction on the way that is
