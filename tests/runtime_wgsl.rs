@@ -757,12 +757,10 @@ fn f32_add_and_mad_round_once_in_every_mode() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// The short binding-table accesses (`bti_ld`, `bti_st`: straight modules and LSC
-/// messages) give exactly what the general `mem_ld` / `mem_st` give: every size, every
-/// byte alignment, accesses that straddle words, end at the last byte, cross the end
-/// (out of bounds: zero, dropped, counted) or name an unbound entry.
-#[test]
-fn short_binding_table_accesses_match_the_general_ones() {
+/// A module with the general memory helpers (`mem_ld`/`mem_st` over every space, with
+/// `bti_at` and `flush_oob`), bindings cfg, heap, stat, scratch and io (0-4), `cfg`
+/// laid out as `two_allocations` has it, and the `extra` declarations.
+fn general_memory_module(extra: &[&str]) -> String {
     let mut wgsl = String::from(concat!(
         "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
         "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
@@ -778,21 +776,34 @@ fn short_binding_table_accesses_match_the_general_ones() {
         "var<private> scratch_base: u32;\n",
         "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
     ));
+    for e in extra {
+        wgsl += e;
+    }
     for f in [
         "locate",
+        "bti_at",
         "wld",
         "wstore",
         "wmerge",
         "byte_ld",
         "mem_ld",
         "mem_st",
-        "bti_at",
-        "bti_ld",
-        "heap_ld",
-        "bti_st",
-        "heap_st",
         "flush_oob",
     ] {
+        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        wgsl += "\n";
+    }
+    wgsl
+}
+
+/// The short binding-table accesses (`bti_ld`, `bti_st`: straight modules and LSC
+/// messages) give exactly what the general `mem_ld` / `mem_st` give: every size, every
+/// byte alignment, accesses that straddle words, end at the last byte, cross the end
+/// (out of bounds: zero, dropped, counted) or name an unbound entry.
+#[test]
+fn short_binding_table_accesses_match_the_general_ones() {
+    let mut wgsl = general_memory_module(&[]);
+    for f in ["bti_ld", "heap_ld", "bti_st", "heap_st"] {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
@@ -889,35 +900,8 @@ fn main() {
 /// straddled, IGC's bit-28 tag, out of bounds (zero, dropped, counted).
 #[test]
 fn short_slm_accesses_match_the_general_ones() {
-    let mut wgsl = String::from(concat!(
-        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
-        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
-        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
-        "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
-        "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
-        "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
-        "const CFG_BTI: u32 = 16u;\nconst CFG_ALLOC: u32 = 272u;\nconst CFG_BTI_SPAN: u32 = 280u;\n",
-        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
-        "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
-        "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
-        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
-        "var<private> scratch_base: u32;\n",
-        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
-    ));
-    for f in [
-        "locate",
-        "bti_at",
-        "wld",
-        "wstore",
-        "wmerge",
-        "byte_ld",
-        "mem_ld",
-        "mem_st",
-        "slm_at",
-        "slm_ld",
-        "slm_st",
-        "flush_oob",
-    ] {
+    let mut wgsl = general_memory_module(&[]);
+    for f in ["slm_at", "slm_ld", "slm_st"] {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
     }
@@ -2429,32 +2413,11 @@ fn sign_extended_dwords_convert_in_every_directed_mode() {
 /// run; an unaligned word records `slow_at` instead. Neither stores anything.
 #[test]
 fn placed_flat_accesses_match_the_search_or_stop_the_run() {
-    let mut wgsl = String::from(concat!(
-        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
-        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
-        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
-        "@group(0) @binding(3) var<storage, read_write> scratch: array<atomic<u32>>;\n",
-        "@group(0) @binding(4) var<storage, read_write> io: array<u32>;\n",
-        "const CFG_SCRATCH_WORDS: u32 = 6u;\nconst CFG_NALLOC: u32 = 7u;\n",
-        "const CFG_BTI: u32 = 16u;\nconst CFG_TRASH: u32 = 12u;\nconst CFG_ALLOC: u32 = 272u;\n",
-        "const CFG_BTI_SPAN: u32 = 280u;\nconst CFG_FLAT_SPAN: u32 = 792u;\n",
-        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
-        "const SP_FLAT: u32 = 0u;\nconst SP_BTI: u32 = 1u;\nconst SP_SLM: u32 = 2u;\n",
-        "const NO_WORD: u32 = 0xffffffffu;\nconst K_SLM_WORDS: u32 = 4u;\n",
-        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;\n",
-        "var<private> scratch_base: u32;\n",
-        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
+    let mut wgsl = general_memory_module(&[
+        "const CFG_TRASH: u32 = 12u;\nconst CFG_FLAT_SPAN: u32 = 792u;\n",
         "var<private> slow_at: u32;\nvar<private> alias_at: u32;\n",
-    ));
+    ]);
     for f in [
-        "locate",
-        "wld",
-        "wstore",
-        "wmerge",
-        "byte_ld",
-        "mem_ld",
-        "mem_st",
-        "bti_at",
         "heap_ld",
         "heap_st",
         "flat_at",
@@ -2465,7 +2428,6 @@ fn placed_flat_accesses_match_the_search_or_stop_the_run() {
         "flat_st4",
         "flat_st8",
         "flat_st",
-        "flush_oob",
     ] {
         wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
         wgsl += "\n";
