@@ -904,3 +904,48 @@ fn alt_mode_code_appears_where_the_kernel_may_set_the_bit() {
         }
     }
 }
+
+/// A NoMask scalar that one way of a per-channel branch changes and that is read after
+/// the ways meet holds the thread's last value there, which the channels of the other
+/// way never computed: the kernel keeps the thread mapping (until stop 53 the straight
+/// form took it). Written whole again on every way before its reads, as the loop
+/// counter of a subroutine written out at two call sites, it runs straight.
+#[test]
+fn scalars_changed_on_one_way_and_read_after_the_join_keep_the_thread_mapping() {
+    let kernel = |after_join: &str| {
+        format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G type=w num_elts=8 align=hword\n\
+             .decl V0033 v_type=G type=d num_elts=1 align=dword\n\
+             .decl V0034 v_type=G type=d num_elts=8 align=hword\n\
+             .decl P1 v_type=P num_elts=8\n\
+             .input V0032 offset=32 size=16\n\
+             .kernel_attr SimdSize=8\n\
+             mov (M1_NM, 1) V0033(0,0)<1> 0x0:d\n\
+             cmp.gt (M1, 8) P1 V0032(0,0)<1;1,0> 0x3:w\n\
+             (P1) goto (M1, 8) L1\n\
+             add (M1_NM, 1) V0033(0,0)<1> V0033(0,0)<0;1,0> 0x1:d\n\
+             L1:\n\
+             {after_join}\n\
+             add (M1, 8) V0034(0,0)<1> V0032(0,0)<1;1,0> V0033(0,0)<0;1,0>\n\
+             ret (M1, 1)\n"
+        )
+    };
+    let straight = |after_join: &str| {
+        let text = kernel(after_join);
+        let k = visa_emu::decode::text::parse_visaasm(&text, 32).unwrap();
+        let p = visa_emu::interp::prepare(&k, "k").unwrap();
+        let m = translate(&p, &common::target(1, 0, true, true)).unwrap();
+        validate_wgsl(&m.wgsl).unwrap();
+        (m.straight.is_some(), m.why_not_straight.unwrap_or_default())
+    };
+    let (s, why) = straight("");
+    assert!(!s, "read after the join");
+    assert!(
+        why.contains("reads what a scalar instruction of another block writes"),
+        "{why}"
+    );
+    // Written whole after the join, before the read: every channel's copy agrees.
+    let (s, why) = straight("mov (M1_NM, 1) V0033(0,0)<1> 0x5:d");
+    assert!(s, "{why}");
+}

@@ -22,6 +22,7 @@ pub mod atomic_ops;
 mod blocks;
 pub mod budget;
 mod dpas;
+mod inline_calls;
 mod lane_emit;
 pub mod lane_memory;
 pub mod lane_passes;
@@ -815,15 +816,35 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         // Straight where no channel meets another (a group's threads may share SLM and
         // barriers when the whole group fits one workgroup: `simt::check`), else the
         // scheduled form.
-        let why_not_straight = match (target.straight, lanes::ineligible(p, 1, 0)) {
-            (false, _) => "not asked for".to_string(),
-            (true, Some(why)) => why,
-            (true, None) => {
-                let straight = lanes::plan(p, &cfg_blocks, true);
-                match simt::check(p, &straight, &cfg_blocks, tpg) {
+        // Subroutine calls are written out at their call sites for the straight form
+        // (`inline_calls`); the thread mapping keeps them.
+        let inlined = if target.straight {
+            inline_calls::inline(p)
+        } else {
+            Ok(None)
+        };
+        let sp = inlined.as_ref().ok().and_then(Option::as_ref).unwrap_or(p);
+        let why_not_straight = match (
+            target.straight,
+            inlined.as_ref().err(),
+            lanes::ineligible(sp, 1, 0),
+        ) {
+            (false, _, _) => "not asked for".to_string(),
+            (true, Some(why), _) => why.clone(),
+            (true, None, Some(why)) => why,
+            (true, None, None) => {
+                let split;
+                let sp_blocks = if std::ptr::eq(sp, p) {
+                    &cfg_blocks
+                } else {
+                    split = blocks::split(&sp.insts);
+                    &split
+                };
+                let straight = lanes::plan(sp, sp_blocks, true);
+                match simt::check(sp, &straight, sp_blocks, tpg) {
                     Ok(launch) => {
                         match simt::translate(
-                            p,
+                            sp,
                             tpg,
                             em.clone(),
                             consts.clone(),

@@ -329,12 +329,21 @@ fn constant_key(
 }
 
 /// The second way a copy of a scalar written outside the entry blocks stays exact:
-/// the channels that touch it never part. Every invocation then runs the same writes
-/// of it as the thread, in the same order, from the same values (a loop counter that
-/// IGC keeps in one NoMask register, as mandelbrot's). Channels part only at a branch
-/// whose condition may differ between them; there, at most one way may lead to a block
-/// that touches such a key (the channels going the other way never look at it again).
-/// Returns the vISA index of a branch where that fails.
+/// every invocation runs the same writes of it as the thread, in the same order, from
+/// the same values, wherever it reads it (a loop counter that IGC keeps in one NoMask
+/// register, as mandelbrot's; the counter of a subroutine's loop, written out once per
+/// call site by `inline_calls`). Channels part only at a branch whose condition may
+/// differ between them (`may_part`); there, for each such key, where a way may write it
+/// before the ways meet again (the immediate post-dominator `J`):
+/// - nothing reads it from `J` on before writing it whole again (the channels of each
+///   way leave with their own way's value, the thread with the last one run);
+/// - where more than one way touches it, the ways' blocks before `J` lie in disjoint
+///   ranges, so the thread runs one way's blocks after the other's (the lowest pending
+///   block runs first), and every way but the first writes it whole before it reads it
+///   (its channels still hold the value from before the branch).
+///
+/// A whole write is unpredicated, NoMask and does not read the key. Returns the vISA
+/// index of a branch where that fails.
 fn parting_branch(
     p: &Prepared,
     plan: &Plan,
@@ -342,62 +351,126 @@ fn parting_branch(
     keys: &HashMap<Key, usize>,
 ) -> Option<usize> {
     let nb = block_of.last().map_or(0, |&b| b + 1);
-    let mut touches = vec![false; nb];
-    for (k, &b) in block_of.iter().enumerate() {
-        let (r, _) = state_keys(&p.insts[k]);
-        let (gr, pr) = &plan.reads[k];
-        let (gw, pw) = &plan.writes[k];
-        let bytes = gr
-            .iter()
-            .chain(gw)
-            .flat_map(|&(a, b)| (a..b).map(Key::Byte));
-        let preds = pr.iter().chain(pw).map(|&x| Key::Pred(x));
-        let (_, w) = state_keys(&p.insts[k]);
-        if r.into_iter()
-            .chain(w)
-            .chain(bytes)
-            .chain(preds)
-            .any(|key| keys.contains_key(&key))
-        {
-            touches[b] = true;
-        }
-    }
     let succ = successors(p, block_of, nb);
     let ipdom = immediate_post_dominators(&succ);
-    for (k, inst) in p.insts.iter().enumerate() {
-        use Opcode::*;
-        if !matches!(inst.op, Goto | Jmp | Switchjmp) || !may_part(p, plan, inst) {
+    let branches: Vec<usize> = (0..p.insts.len())
+        .filter(|&k| {
+            use Opcode::*;
+            let inst = &p.insts[k];
+            matches!(inst.op, Goto | Jmp | Switchjmp) && may_part(p, plan, inst)
+        })
+        .collect();
+    if branches.is_empty() {
+        return None;
+    }
+    // Each instruction's keys: (read, written, written whole).
+    let access: Vec<(Vec<Key>, Vec<Key>, bool)> = (0..p.insts.len())
+        .map(|k| {
+            let inst = &p.insts[k];
+            let (mut r, mut w) = state_keys(inst);
+            let (gr, pr) = &plan.reads[k];
+            let (gw, pw) = &plan.writes[k];
+            r.extend(gr.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
+            r.extend(pr.iter().map(|&x| Key::Pred(x)));
+            w.extend(gw.iter().flat_map(|&(a, b)| (a..b).map(Key::Byte)));
+            w.extend(pw.iter().map(|&x| Key::Pred(x)));
+            let whole = inst.pred.is_none() && inst.exec.mask.no_mask;
+            (r, w, whole)
+        })
+        .collect();
+    // Blocks reachable from `from` before `stop`.
+    let region = |from: usize, stop: Option<usize>| -> Vec<bool> {
+        let mut seen = vec![false; nb];
+        let mut stack = vec![from];
+        while let Some(b) = stack.pop() {
+            if Some(b) == stop || std::mem::replace(&mut seen[b], true) {
+                continue;
+            }
+            stack.extend(succ[b].iter().copied());
+        }
+        seen
+    };
+    let mut first_fail: Option<usize> = None;
+    let mut sorted: Vec<&Key> = keys.keys().collect();
+    sorted.sort_unstable_by_key(|k| match k {
+        Key::Byte(x) => (0, *x),
+        Key::Pred(x) => (1, *x),
+        Key::Surf(x) => (2, *x as u32),
+        Key::Addr(x) => (3, *x),
+    });
+    for key in sorted {
+        let mut touches = vec![false; nb];
+        let mut writes = vec![false; nb];
+        // Per block: the first access reads the key (gen) or writes it whole (kill).
+        let mut first: Vec<Option<bool>> = vec![None; nb];
+        for (k, (r, w, whole)) in access.iter().enumerate() {
+            let b = block_of[k];
+            let reads = r.contains(key);
+            let writes_it = w.contains(key);
+            if reads || writes_it {
+                touches[b] = true;
+            }
+            if writes_it {
+                writes[b] = true;
+            }
+            if first[b].is_none() {
+                if reads {
+                    first[b] = Some(true);
+                } else if writes_it && *whole {
+                    first[b] = Some(false);
+                }
+            }
+        }
+        if !writes.iter().any(|&w| w) {
             continue;
         }
-        let b = block_of[k];
-        // Channels that part here meet again where every way leads (the immediate
-        // post-dominator); touching the key before that on two ways is what fails.
-        let join = ipdom[b];
-        let touching_ways = succ[b]
-            .iter()
-            .filter(|&&w| reaches_before(&succ, w, join, &touches))
-            .count();
-        if touching_ways > 1 {
-            return Some(inst.index);
+        // Live on entry: read before any whole write, here or further on.
+        let mut live: Vec<bool> = first.iter().map(|f| *f == Some(true)).collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..nb).rev() {
+                if live[b] || first[b] == Some(false) {
+                    continue;
+                }
+                if succ[b].iter().any(|&s| live[s]) {
+                    live[b] = true;
+                    changed = true;
+                }
+            }
+        }
+        for &k in &branches {
+            let b = block_of[k];
+            let join = ipdom[b];
+            let ways: Vec<(usize, Vec<bool>)> =
+                succ[b].iter().map(|&w| (w, region(w, join))).collect();
+            let hits =
+                |reach: &[bool], marks: &[bool]| reach.iter().zip(marks).any(|(a, b)| *a && *b);
+            if !ways.iter().any(|(_, r)| hits(r, &writes)) {
+                continue;
+            }
+            let mut ok = join.is_none_or(|j| !live[j]);
+            let mut touching: Vec<(usize, usize, usize)> = ways
+                .iter()
+                .filter(|(_, r)| hits(r, &touches))
+                .map(|(w, r)| {
+                    let lo = r.iter().position(|&x| x).unwrap_or(0);
+                    let hi = r.iter().rposition(|&x| x).unwrap_or(0);
+                    (lo, hi, *w)
+                })
+                .collect();
+            if touching.len() > 1 {
+                ok &= join.is_some();
+                touching.sort_unstable();
+                ok &= touching.windows(2).all(|t| t[0].1 < t[1].0);
+                ok &= touching[1..].iter().all(|&(_, _, w)| !live[w]);
+            }
+            if !ok {
+                first_fail = Some(first_fail.map_or(k, |f| f.min(k)));
+            }
         }
     }
-    None
-}
-
-/// Whether a block marked in `marked` is reachable from `from` without entering `stop`.
-fn reaches_before(succ: &[Vec<usize>], from: usize, stop: Option<usize>, marked: &[bool]) -> bool {
-    let mut seen = vec![false; succ.len()];
-    let mut stack = vec![from];
-    while let Some(b) = stack.pop() {
-        if Some(b) == stop || std::mem::replace(&mut seen[b], true) {
-            continue;
-        }
-        if marked[b] {
-            return true;
-        }
-        stack.extend(succ[b].iter().copied());
-    }
-    false
+    first_fail.map(|k| p.insts[k].index)
 }
 
 /// Each block's immediate post-dominator (`None`: only the kernel's end), over the
