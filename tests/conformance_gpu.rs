@@ -1462,6 +1462,34 @@ fn unaligned_words_leave_the_straight_form_to_the_thread_mapping() {
     }
 }
 
+/// Subroutine calls run straight, each call site with its own copy of the subroutine
+/// (`translate::inline_calls`): noinline_calls' two polynomial loops under an if/else,
+/// whose NoMask loop counter each copy writes whole before it reads it, and
+/// control_mix's subroutine among loops, breaks and a sparse switch whose surface
+/// variable IGC sets before every message. Bytes and channel-instruction counts are
+/// the interpreter's (SIMD32 included: IGC's split call writes only the first half's
+/// result, which both sides compute alike; tests/known_disagreements.txt).
+#[test]
+fn subroutine_calls_run_straight_like_the_interpreter() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for dir in [
+        corpus.join("noinline_calls/tgllp-simd16"),
+        corpus.join("noinline_calls/acm-g10-simd32"),
+        own.join("control_mix/tgllp-simd8"),
+    ] {
+        let v = dir.display().to_string();
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
+        assert_same_run(&v, &cpu, &g);
+    }
+}
+
 /// Loop scalars in SLM addresses and guards (`translate::lane_passes`): slm_prefix_scan's
 /// double buffer (`buf[1 - p][l]`, `p` flipped each pass) and slm_reduce's halving bound
 /// (`if (l < off) s[l] += s[l + off]`) run straight, the host checking every value the

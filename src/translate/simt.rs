@@ -204,11 +204,28 @@ fn uniform_consistency(
     if late.is_empty() {
         return None;
     }
-    // Per block, the keys written so far by instructions run in every invocation.
+    // Per run of blocks, the keys written so far by instructions run in every
+    // invocation. A block that only a cut of long code (`blocks::MAX_BLOCK_INSTS`)
+    // parts from the one before runs right after it for the same channels (it is no
+    // branch target, and the lowest pending block runs first), so they count as one.
+    let mut targets = vec![false; p.insts.len() + 1];
+    for t in p.insts.iter().flat_map(blocks::targets) {
+        targets[(t as usize).min(p.insts.len())] = true;
+    }
+    let mut run_of = block_of.to_vec();
+    for k in 1..p.insts.len() {
+        let cut = block_of[k] != block_of[k - 1]
+            && !blocks::ends_block(p.insts[k - 1].op)
+            && !matches!(p.insts[k].op, Opcode::Label | Opcode::Subroutine)
+            && !targets[k];
+        if cut || block_of[k] == block_of[k - 1] {
+            run_of[k] = run_of[k - 1];
+        }
+    }
     let mut written: HashMap<Key, usize> = HashMap::new();
-    // Keys read outside the block of their last write, with the first such read.
+    // Keys read outside the run of their last write, with the first such read.
     let mut loose: HashMap<Key, usize> = HashMap::new();
-    for (k, &b) in block_of.iter().enumerate() {
+    for (k, &b) in run_of.iter().enumerate() {
         let (r, w) = keys_of(k);
         for key in r {
             if late.contains(&key) && written.get(&key) != Some(&b) {
