@@ -1364,25 +1364,49 @@ fn straight_or_handed_over(
     (launch, cpu, g)
 }
 
-/// Atomics at data-dependent flat addresses (`lane_memory::Conditions::flat_unplaced`):
-/// the histogram's increments commute and never reach the bytes the kernel reads, so
-/// it runs straight; in the own case `atomic_flat_alias` they land in the buffer the
-/// kernel also reads, the shader's address check stops the straight run and the thread
-/// mapping gives vISA's order (every channel's read before every channel's atomic).
+/// SVM atomics at data-dependent addresses are placed on the pointer argument their
+/// addresses derive from (`lane_memory::pointer_in_slice`: IGC's `addc`/`add` halves):
+/// the histogram's increments run straight through `flat_at` (no search of the
+/// allocations) against a pointer the host finds apart from the bytes it reads; in the
+/// own case `atomic_flat_alias` the atomics' pointer and the binding-table entry it
+/// reads name one buffer, so the host keeps the thread mapping, which gives vISA's
+/// order (every channel's read before every channel's atomic). Until stop 53 the
+/// histogram searched the allocations per atomic and atomic_flat_alias ran straight
+/// until the shader's address check stopped it.
 #[test]
-fn unplaced_atomics_run_straight_unless_they_reach_read_bytes() {
+fn svm_atomics_are_placed_unless_their_buffer_is_read_through_the_binding_table() {
+    use visa_emu::backend::gpu;
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
     let corpus = visa_emu::corpus::paths::default_corpus_dir();
     let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    for (dir, straight) in [
-        (corpus.join("atomic_histogram/tgllp-simd32"), true),
-        (corpus.join("atomic_histogram/acm-g10-simd32"), true),
-        (own.join("atomic_flat_alias/tgllp-simd8"), false),
-        (own.join("atomic_flat_alias/acm-g10-simd8"), false),
+    for dir in [
+        corpus.join("atomic_histogram/tgllp-simd32"),
+        corpus.join("atomic_histogram/acm-g10-simd32"),
     ] {
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let handed_over = (!straight).then_some("the flat access at instruction");
-        straight_or_handed_over(&mut ctx, &dir, &case, "flat_hits_bti(", handed_over);
+        let (launch, _, _) = straight_or_handed_over(&mut ctx, &dir, &case, "flat_at(", None);
+        let wgsl = &launch.lanes.as_ref().unwrap().module.wgsl;
+        assert!(!wgsl.contains("locate(SP_FLAT"), "{}", dir.display());
+    }
+    for dir in [
+        own.join("atomic_flat_alias/tgllp-simd8"),
+        own.join("atomic_flat_alias/acm-g10-simd8"),
+    ] {
+        let v = dir.display().to_string();
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let why = launch
+            .lanes
+            .as_ref()
+            .and_then(|l| l.module.why_not_straight.clone())
+            .unwrap_or_default();
+        assert!(why.contains("lie in one buffer"), "{v}: {why}");
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_ne!(g.mapping, "straight", "{v}");
+        assert_same_run(&v, &cpu, &g);
+        visa_emu::backend::cpu::check_outputs(&case, &g.buffers)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
     }
 }
 

@@ -656,6 +656,12 @@ pub fn conditions(
             let unplaced = |k: usize| {
                 free_atomic(p, k).or_else(|| flat_load(p, plan, k).then_some((u8::MAX, 0)))
             };
+            // Commuting atomics of one class, placed or not.
+            if let (Some(a), Some(b)) = (free_atomic(p, x), free_atomic(p, y)) {
+                if a == b {
+                    continue;
+                }
+            }
             let (fx, fy) = (unplaced(x), unplaced(y));
             match ((sx, fx), (sy, fy)) {
                 ((None, Some(a)), (None, Some(b))) if a == b && a.0 != u8::MAX => continue,
@@ -730,16 +736,26 @@ pub fn conditions(
 /// that enters the address with coefficient 1. A guess the shader checks: a placed
 /// access outside the pointer's allocation stops the straight run.
 fn flat_base(c: &Chains, k: usize) -> Option<u32> {
+    use Opcode::*;
     let inst = &c.p.insts[k];
-    if inst.op != Opcode::LscUntyped || int(inst, "LscSFID") == 3 || int(inst, "AddrType") != 1 {
-        return None;
-    }
-    let a = access(c.p, c.plan, k)?;
-    if a.asize != 8 {
-        return None;
-    }
+    // The address register: 8-byte addresses, element i for channel i + moff.
+    let (reg, n, moff) = match inst.op {
+        LscUntyped if int(inst, "LscSFID") != 3 && int(inst, "AddrType") == 1 => {
+            let a = access(c.p, c.plan, k)?;
+            if a.asize != 8 {
+                return None;
+            }
+            (a.reg, a.n, a.moff)
+        }
+        SvmGather | SvmScatter | SvmAtomic if c.plan.run[k] == Run::PerLane => (
+            raw(inst, "Addresses")?,
+            inst.exec.size as u32,
+            inst.exec.mask.channel_offset(),
+        ),
+        _ => return None,
+    };
     let chain = c.chain(k);
-    if let Some(f) = chain.vector(a.reg, a.asize, a.moff, a.n, k, 0) {
+    if let Some(f) = chain.vector(reg, 8, moff, n, k, 0) {
         let mut pointers = f.uni.iter().filter_map(|(s, m)| match s.as_slice() {
             [s] if *m == 1 && s.size == 8 && s.pass.is_none() => s.input,
             _ => None,
@@ -750,9 +766,9 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
     }
     // Where the address has no form here (written on several paths): every
     // instruction that writes the address register adds one pointer to something.
-    let end = a.reg + a.n * a.asize;
+    let end = reg + n * 8;
     let mut bases = (0..c.p.insts.len())
-        .filter(|&d| writes_any(c.plan, d, a.reg, end))
+        .filter(|&d| writes_any(c.plan, d, reg, end))
         .map(|d| {
             let w = &c.p.insts[d];
             let (_, srcs, _) = w.alu_operands();
@@ -775,9 +791,69 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
                 _ => None,
             }
         });
-    let first = bases.next()??;
-    bases.all(|b| b == Some(first)).then_some(first)
+    if let Some(Some(first)) = bases.next() {
+        if bases.all(|b| b == Some(first)) {
+            return Some(first);
+        }
+    }
+    pointer_in_slice(c, &chain, reg, end)
 }
+
+/// The one pointer argument among the scalar sources of the instructions that compute
+/// bytes `[a, b)`, followed back through their register sources (up to
+/// [`SLICE_DEPTH`] steps; messages end the search). IGC builds 64-bit addresses out
+/// of dword halves where the device has no 64-bit adds (tgllp, acm-g10): `addc` of
+/// the pointer's low half and an offset, `add` of the carry and its high half, `mov`s
+/// into the halves of each address; or it copies a pointer's halves to every channel.
+/// Only a guess: the shader checks every placed access against the pointer's
+/// allocation (`flat_at`).
+fn pointer_in_slice(c: &Chains, chain: &Chain, a: u32, b: u32) -> Option<u32> {
+    let mut found: Vec<u32> = Vec::new();
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    let mut todo = vec![(a, b, 0u32)];
+    while let Some((a, b, depth)) = todo.pop() {
+        if seen.contains(&(a, b)) || depth > SLICE_DEPTH || seen.len() > 256 {
+            continue;
+        }
+        seen.push((a, b));
+        for d in (0..c.p.insts.len()).filter(|&d| writes_any(c.plan, d, a, b)) {
+            let w = &c.p.insts[d];
+            if super::is_message(w.op) {
+                continue;
+            }
+            let (_, srcs, _) = w.alu_operands();
+            for s in srcs {
+                let Src::Direct { ty, .. } = s else { continue };
+                let Some((at, stride)) = lanes::src_linear(s, w.exec.size as u32) else {
+                    continue;
+                };
+                let size = ty.size();
+                // A pointer argument's low or high half, or the whole of it.
+                let pointer = c.p.inputs.iter().find_map(|&(goff, _, isize)| {
+                    (isize == 8 && goff <= at && at + size <= goff + 8)
+                        .then(|| chain.input_scalar(goff, 8))
+                        .flatten()
+                });
+                if let (0, Some(poff)) = (stride, pointer) {
+                    if !found.contains(&poff) {
+                        found.push(poff);
+                    }
+                    continue;
+                }
+                let n = if stride == 0 { 1 } else { w.exec.size as u32 };
+                let end = at + (n - 1) * stride + size;
+                todo.push((at, end, depth + 1));
+            }
+        }
+    }
+    match found.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// How far [`pointer_in_slice`] follows an address back.
+const SLICE_DEPTH: u32 = 6;
 
 /// A load from a flat (SVM / LSC stateless) address: SVM gathers and block loads, LSC
 /// loads of `flat[...]` addresses.

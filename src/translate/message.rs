@@ -200,6 +200,15 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
     }
 }
 
+/// An SVM message's space: its placed pointer argument in straight modules
+/// (`lane_memory::flat_base`), else any allocation.
+fn svm_known(em: &Emit) -> Known {
+    match em.flat_base {
+        Some(j) if em.straight => Known::Flat(j),
+        _ => Known::Any,
+    }
+}
+
 /// The store matching [`ld`].
 fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
     match known {
@@ -486,6 +495,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             let load = inst.op == SvmGather;
             let data = raw(inst, if load { "Dst" } else { "Src" });
             em.line("let sp = SP_FLAT; let bt = 0u;");
+            let known = svm_known(em);
             em.open_enabled_elems(n, "ce");
             em.line(&format!("let base = {};", rdv(em, addrs, 0, 8, 8)));
             for (j, &(k, stride)) in (0u32..).zip(&blocks) {
@@ -498,11 +508,11 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                         k,
                         stride,
                         bsize,
-                        &ld(em, Known::Any, &at, bsize, inst.index),
+                        &ld(em, known, &at, bsize, inst.index),
                     ));
                 } else {
                     em.line(&st(
-                        Known::Any,
+                        known,
                         &at,
                         bsize,
                         &rdv(em, data, k, stride, bsize),
@@ -621,7 +631,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             let slot = if width == 64 { 8 } else { 4 };
             let known = if svm {
                 em.line("let sp = SP_FLAT; let bt = 0u;");
-                (Known::Any, true)
+                (svm_known(em), true)
             } else {
                 let flat = matches!(field(inst, "Surface"), Some(PField::Surface(1..=4)));
                 (space(em, inst, "Surface"), flat)
