@@ -2025,6 +2025,78 @@ impl Chain<'_> {
         Some(f)
     }
 
+    /// A fixed scalar (`fixed_scalar`) that its one writer computes as another fixed
+    /// scalar plus an immediate (`add (M1_NM, 1) V927 V48 0x3`: IGC's `p + 3` for a
+    /// vstore3 at an odd offset, next to an address `p + 3 * i + 3` it computes
+    /// without it): that scalar's symbol plus the constant, so that the two forms differ
+    /// by a constant only. Sums wrap at the scalar's width, as the form's width says.
+    fn scalar_plus_constant(&self, at: u32, ty: DataType, d: usize, depth: u32) -> Option<Affine> {
+        let size = ty.size();
+        if depth > 16 || !ty.is_int() || !self.fixed_scalar(at, size, d) {
+            return None;
+        }
+        let w = (0..d).find(|&k| writes_any(self.plan, k, at, at + size))?;
+        let inst = &self.p.insts[w];
+        if inst.op != Opcode::Add || inst.exec.size != 1 || inst.pred.is_some() {
+            return None;
+        }
+        let (dsts, srcs, _) = inst.alu_operands();
+        let [Dst::Direct {
+            off,
+            ty: dty,
+            sat: false,
+            ..
+        }] = dsts.as_slice()
+        else {
+            return None;
+        };
+        if *off != at || *dty != ty {
+            return None;
+        }
+        let (src_at, src_ty, k) = match srcs.as_slice() {
+            [Src::Direct {
+                off,
+                ty: st,
+                m: Modifier::None,
+                ..
+            }, Src::Imm { ty: it, bits }]
+            | [Src::Imm { ty: it, bits }, Src::Direct {
+                off,
+                ty: st,
+                m: Modifier::None,
+                ..
+            }] if st.size() == size && st.is_int() && it.is_int() => {
+                (*off, *st, imm_value(*it, *bits))
+            }
+            _ => return None,
+        };
+        if !self.fixed_scalar(src_at, size, w) {
+            return None;
+        }
+        let base = self
+            .scalar_plus_constant(src_at, src_ty, w, depth + 1)
+            .unwrap_or_else(|| Affine {
+                leaves: Vec::new(),
+                uni: vec![(
+                    vec![Scalar {
+                        at: src_at,
+                        ty: src_ty as u8,
+                        size,
+                        input: self.input_scalar(src_at, size),
+                        pass: None,
+                    }],
+                    1,
+                )],
+                konst: 0,
+                width: 8 * size,
+                wmax: 8 * size,
+            });
+        let mut f = base.plus(&Affine::constant(k))?;
+        f.width = f.width.min(8 * size);
+        f.wmax = f.wmax.max(8 * size);
+        Some(f)
+    }
+
     /// A source of definition `d` as a function of the channel.
     #[allow(clippy::too_many_arguments)]
     fn source(
@@ -2047,6 +2119,9 @@ impl Chain<'_> {
                 };
                 let (at, stride) = lanes::src_linear(s, inst.exec.size as u32)?;
                 let f = if stride == 0 {
+                    if let Some(f) = self.scalar_plus_constant(at, *ty, d, depth) {
+                        return Some(Value::Lane(f.scaled(sign)?));
+                    }
                     let sym = if self.fixed_scalar(at, ty.size(), d) {
                         // A scalar symbol: the same value wherever it is read.
                         Scalar {
