@@ -3,6 +3,7 @@
 
 mod common;
 
+use visa_emu::translate::lane_memory::Apart;
 use visa_emu::translate::prune::unreachable_functions;
 use visa_emu::translate::workgroup_memory::workgroup_bytes;
 use visa_emu::translate::{parse_valid_wgsl, translate, validate_wgsl, Target};
@@ -249,24 +250,33 @@ fn straight_form_where_no_channel_meets_another() {
         "{:?}",
         s.launch.distinct_inputs
     );
-    // Histogram bins through flat 64-bit addresses: commuting atomics nobody reads
-    // back, checked in the shader against the input buffer's allocation.
+    // Histogram bins through flat 64-bit addresses built from dword halves: placed on
+    // the `hist` pointer, which the host checks lies apart from the bytes read through
+    // binding-table entry 0 (until stop 53: unplaced, searched for per atomic).
     let hist = straight_module("atomic_histogram/acm-g10-simd32");
     let s = hist
         .straight
         .as_ref()
         .expect("atomic_histogram runs straight");
-    assert!(!s.launch.flat_unplaced.is_empty(), "{:?}", s.launch);
-    for (name, why) in [
-        // A scalar read across blocks where the channels may part both ways (the
-        // other variants' such scalars are constants, which may).
-        ("math_exp_log_pow/tgllp-simd32", "may part"),
-        (
-            "subgroup_broadcast_vote/tgllp-simd8",
-            "each other's registers",
-        ),
-        ("noinline_calls/tgllp-simd16", "CALL at"),
+    assert!(!s.launch.flat_placed.is_empty(), "{:?}", s.launch);
+    assert!(
+        s.launch.distinct_flat.contains(&(0, Apart::Bti(0))),
+        "{:?}",
+        s.launch
+    );
+    // Subroutine calls written out; a scalar read across blocks where the channels
+    // part both ways, each way writing it whole first (both refused until stop 53).
+    for name in [
+        "noinline_calls/tgllp-simd16",
+        "math_exp_log_pow/tgllp-simd32",
     ] {
+        let m = straight_module(name);
+        assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
+    }
+    for (name, why) in [(
+        "subgroup_broadcast_vote/tgllp-simd8",
+        "each other's registers",
+    )] {
         let m = straight_module(name);
         assert!(m.straight.is_none(), "{name} must not run straight");
         let got = m.why_not_straight.unwrap_or_default();
@@ -277,17 +287,25 @@ fn straight_form_where_no_channel_meets_another() {
     assert!(consts.straight.is_some(), "{:?}", consts.why_not_straight);
     // IGC's math library reads its constant tables through the constant buffer's
     // address: NoMask copies of that prologue scalar past parting branches, per-lane SVM
-    // gathers (tgllp) and LSC flat loads (acm-g10), each checked in the shader against
-    // the allocations the kernel stores to (own case `math_special`).
+    // gathers (tgllp: unplaced, each checked in the shader against the allocations the
+    // kernel stores to) and LSC flat loads (acm-g10: placed on the constant buffer's
+    // pointer since stop 53, which the host checks apart from every buffer the kernel
+    // stores to) (own case `math_special`).
     let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/math_special");
-    for v in ["tgllp-simd16", "acm-g10-simd16"] {
+    for (v, placed) in [("tgllp-simd16", false), ("acm-g10-simd16", true)] {
         let m = straight_module_at(&own.join(v));
         let s = m
             .straight
             .as_ref()
             .unwrap_or_else(|| panic!("{v}: {:?}", m.why_not_straight));
-        assert!(!s.launch.flat_unplaced.is_empty(), "{v}: {:?}", s.launch);
-        assert!(m.wgsl.contains("flat_avoid("), "{v}: no load checked");
+        if placed {
+            assert!(!s.launch.flat_placed.is_empty(), "{v}: {:?}", s.launch);
+            assert!(!s.launch.distinct_flat.is_empty(), "{v}: {:?}", s.launch);
+            assert!(m.wgsl.contains("flat_ld4("), "{v}: no placed load");
+        } else {
+            assert!(!s.launch.flat_unplaced.is_empty(), "{v}: {:?}", s.launch);
+            assert!(m.wgsl.contains("flat_avoid("), "{v}: no load checked");
+        }
     }
 }
 
