@@ -997,3 +997,20 @@ fn svm_addresses_from_dword_halves_are_placed_on_their_pointer() {
     assert!(!m.wgsl.contains("locate(SP_FLAT"));
     validate_wgsl(&m.wgsl).unwrap();
 }
+
+/// 64-bit atomics of different kinds on `acc[0]` and `acc[1]`, every channel on the
+/// same word, through addresses IGC (acm-g10: no 64-bit adds) builds from dword
+/// halves: the pointer's halves copied to every channel, `acc + 8` by `addc` of an
+/// immediate into a scalar after a branch. The analysis follows the copies and the
+/// `addc` down to the pointer argument, compares the low halves (every allocation lies
+/// inside one 4 GiB window) and finds the words apart; what keeps the kernel off the
+/// straight form is now its GRF (until stop 53: "memory instructions 27 and 51 may
+/// touch the same bytes").
+#[test]
+fn uniform_addresses_apart_by_a_constant_are_apart() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/atomic_64bit/acm-g10-simd32");
+    let m = straight_module_at(&dir);
+    let why = m.why_not_straight.unwrap_or_default();
+    assert!(why.contains("keep the GRF"), "{why}");
+}

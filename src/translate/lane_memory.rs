@@ -1176,6 +1176,27 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
     if fx.width < 32 {
         return None;
     }
+    // One address for every channel at both, the same scalars apart by a constant
+    // (`acc[0]` and `acc[1]`, each updated by every channel): apart when the bytes
+    // are, whatever the channel.
+    if same
+        && fx.leaves.is_empty()
+        && fx.width == fy.width
+        && fx.uni.iter().flat_map(|u| &u.0).all(|s| s.pass.is_none())
+        && fx.konst.abs() < 1 << 20
+        && fy.konst.abs() < 1 << 20
+    {
+        let disjoint = ax.pieces.iter().all(|&(ox, lx)| {
+            ay.pieces.iter().all(|&(oy, ly)| {
+                let a = (fx.konst * ax.scale + ox, lx as i64);
+                let b = (fy.konst * ay.scale + oy, ly as i64);
+                a.0 + a.1 <= b.0 || b.0 + b.1 <= a.0
+            })
+        });
+        if disjoint {
+            return Some(Vec::new());
+        }
+    }
     if same && (fx.leaves.is_empty() || (!same_reg && fx.width != fx.wmax)) {
         return None;
     }
@@ -1954,8 +1975,77 @@ impl Chain<'_> {
     /// The function of the channel that lane vector `reg` (elements of `e` bytes,
     /// element `i` for channel `i + moff`, channels `moff..moff + n`) holds when
     /// instruction `before` reads it.
-    #[allow(clippy::too_many_arguments)]
     fn vector(
+        &self,
+        reg: u32,
+        e: u32,
+        moff: u32,
+        n: u32,
+        before: usize,
+        depth: u32,
+    ) -> Option<Affine> {
+        self.vector_whole(reg, e, moff, n, before, depth)
+            .or_else(|| {
+                (e == 8)
+                    .then(|| self.low_halves(reg, moff, n, before, depth))
+                    .flatten()
+            })
+    }
+
+    /// 64-bit addresses that IGC writes as dword halves (`mov (M1, 16) V(0,0)<2> L`,
+    /// then the high halves): the function of their low halves, at 32 bits. Every
+    /// allocation starts on a 4 GiB boundary and is smaller than 4 GiB
+    /// (`abi::launch::BASE`, `STRIDE`), and a placed access is checked to lie in its
+    /// base's allocation (`flat_at`), so two such addresses in one allocation are
+    /// apart exactly when their low halves are.
+    fn low_halves(&self, reg: u32, moff: u32, n: u32, before: usize, depth: u32) -> Option<Affine> {
+        if depth > 16 || n == 0 {
+            return None;
+        }
+        let d = self.reaching(reg, reg + 4, before).ok()??;
+        for i in 1..n {
+            let lo = reg + 8 * i;
+            if self.reaching(lo, lo + 4, before).ok()? != Some(d) {
+                return None;
+            }
+        }
+        let inst = &self.p.insts[d];
+        if inst.op != Opcode::Mov
+            || !self.ran_by_all(d)
+            || self.plan.run[d] != Run::PerLane
+            || inst.pred.is_some()
+            || inst.exec.mask.channel_offset() != moff
+            || (inst.exec.size as u32) < n
+        {
+            return None;
+        }
+        let (dsts, srcs, _) = inst.alu_operands();
+        let [Dst::Direct {
+            off,
+            ty,
+            hs: 2,
+            sat: false,
+        }] = dsts.as_slice()
+        else {
+            return None;
+        };
+        let [src] = srcs.as_slice() else {
+            return None;
+        };
+        if *off != reg || ty.size() != 4 || !ty.is_int() {
+            return None;
+        }
+        let mut f = match self.source(src, inst, 4, moff, n, d, depth + 1)? {
+            Value::Lane(f) => f,
+            Value::Const(k) => Affine::constant(k),
+        };
+        f.width = f.width.min(32);
+        f.wmax = f.wmax.max(32);
+        Some(f)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn vector_whole(
         &self,
         reg: u32,
         e: u32,
@@ -2032,55 +2122,76 @@ impl Chain<'_> {
     /// by a constant only. Sums wrap at the scalar's width, as the form's width says.
     fn scalar_plus_constant(&self, at: u32, ty: DataType, d: usize, depth: u32) -> Option<Affine> {
         let size = ty.size();
-        if depth > 16 || !ty.is_int() || !self.fixed_scalar(at, size, d) {
+        if depth > 16 || !ty.is_int() {
             return None;
         }
-        let w = (0..d).find(|&k| writes_any(self.plan, k, at, at + size))?;
+        // Its one writer, which every channel at `d` ran (its sources, followed down to
+        // inputs and immediates, give every channel one value).
+        let mut writers =
+            (0..self.p.insts.len()).filter(|&k| writes_any(self.plan, k, at, at + size));
+        let (Some(w), None) = (writers.next(), writers.next()) else {
+            return None;
+        };
+        if w >= d || !self.ran_before(w, d) {
+            return None;
+        }
         let inst = &self.p.insts[w];
-        if inst.op != Opcode::Add || inst.exec.size != 1 || inst.pred.is_some() {
+        if !matches!(inst.op, Opcode::Add | Opcode::Addc | Opcode::Mov)
+            || inst.exec.size != 1
+            || inst.pred.is_some()
+        {
             return None;
         }
         let (dsts, srcs, _) = inst.alu_operands();
-        let [Dst::Direct {
+        // ADDC's first destination is the sum's low bits, its second the carry.
+        let Some(Dst::Direct {
             off,
             ty: dty,
             sat: false,
             ..
-        }] = dsts.as_slice()
+        }) = dsts.first()
         else {
             return None;
         };
-        if *off != at || *dty != ty {
+        if *off != at || dty.size() != size || !dty.is_int() {
             return None;
         }
-        let (src_at, src_ty, k) = match srcs.as_slice() {
-            [Src::Direct {
+        let direct = |s: &Src| match s {
+            Src::Direct {
                 off,
                 ty: st,
                 m: Modifier::None,
                 ..
-            }, Src::Imm { ty: it, bits }]
-            | [Src::Imm { ty: it, bits }, Src::Direct {
-                off,
-                ty: st,
-                m: Modifier::None,
-                ..
-            }] if st.size() == size && st.is_int() && it.is_int() => {
-                (*off, *st, imm_value(*it, *bits))
+            } if st.size() == size && st.is_int() => Some((*off, *st)),
+            _ => None,
+        };
+        let imm = |s: &Src| match s {
+            Src::Imm { ty: it, bits } if it.is_int() => Some(imm_value(*it, *bits)),
+            _ => None,
+        };
+        let (src_at, src_ty, k) = match (inst.op, srcs.as_slice()) {
+            (Opcode::Mov, [a]) => {
+                let (o, t) = direct(a)?;
+                (o, t, 0)
             }
+            (Opcode::Add | Opcode::Addc, [a, b]) => match (direct(a), direct(b)) {
+                (Some((o, t)), None) => (o, t, imm(b)?),
+                (None, Some((o, t))) => (o, t, imm(a)?),
+                _ => return None,
+            },
             _ => return None,
         };
-        if !self.fixed_scalar(src_at, size, w) {
+        if src_at == at {
             return None;
         }
-        let base = self
-            .scalar_plus_constant(src_at, src_ty, w, depth + 1)
-            .unwrap_or_else(|| Affine {
+        let base = match self.scalar_plus_constant(src_at, src_ty, w, depth + 1) {
+            Some(f) => f,
+            None if self.fixed_scalar(src_at, size, w) => Affine {
                 leaves: Vec::new(),
                 uni: vec![(
                     vec![Scalar {
                         at: src_at,
-                        ty: src_ty as u8,
+                        ty: unsigned_of(src_ty) as u8,
                         size,
                         input: self.input_scalar(src_at, size),
                         pass: None,
@@ -2090,7 +2201,9 @@ impl Chain<'_> {
                 konst: 0,
                 width: 8 * size,
                 wmax: 8 * size,
-            });
+            },
+            None => return None,
+        };
         let mut f = base.plus(&Affine::constant(k))?;
         f.width = f.width.min(8 * size);
         f.wmax = f.wmax.max(8 * size);
@@ -2126,7 +2239,7 @@ impl Chain<'_> {
                         // A scalar symbol: the same value wherever it is read.
                         Scalar {
                             at,
-                            ty: *ty as u8,
+                            ty: unsigned_of(*ty) as u8,
                             size: ty.size(),
                             input: self.input_scalar(at, ty.size()),
                             pass: None,
@@ -2173,6 +2286,18 @@ impl Chain<'_> {
 enum Value {
     Const(i64),
     Lane(Affine),
+}
+
+/// The unsigned integer type of `ty`'s size: a scalar symbol's name. Forms compute
+/// modulo 2^width, no wider than their narrowest scalar, so a scalar read as D or as
+/// UD is one value there.
+fn unsigned_of(ty: DataType) -> DataType {
+    match ty.size() {
+        1 => DataType::UB,
+        2 => DataType::UW,
+        8 => DataType::UQ,
+        _ => DataType::UD,
+    }
 }
 
 fn imm_value(ty: DataType, bits: u64) -> i64 {
