@@ -273,13 +273,14 @@ fn straight_form_where_no_channel_meets_another() {
         let m = straight_module(name);
         assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
     }
-    // Stack calls share the thread's stack memory between channels.
+    // Stack calls (written out like subroutines): tgllp saves the frame pointer with
+    // an SVM block store, which the analysis does not place.
     for (name, why) in [
         (
             "subgroup_broadcast_vote/tgllp-simd8",
             "each other's registers",
         ),
-        ("stack_calls/tgllp-simd8", "each other's registers"),
+        ("stack_calls/tgllp-simd8", "cannot place"),
     ] {
         let m = match name {
             "stack_calls/tgllp-simd8" => straight_module_at(

@@ -623,8 +623,17 @@ pub fn conditions(
             continue;
         }
         let chain = chains.chain(k);
+        let g = guard(&chain, &targets, k).filter(|g| g.bound.is_none());
+        // A plain store without such a guard: every invocation that reaches it writes
+        // the same bytes with the same values (what a whole-thread instruction reads is
+        // every channel's alike: `simt::uniform_consistency`), so repeats leave what one
+        // write leaves. Against any other access to its space the pairs below decide.
+        if g.is_none() && !is_atomic(&p.insts[k]) {
+            single_at.push(k);
+            continue;
+        }
         // One channel is counted from the launch's payload alone.
-        let g = guard(&chain, &targets, k).filter(|g| g.bound.is_none()).ok_or_else(|| {
+        let g = g.ok_or_else(|| {
             format!(
                 "a store or atomic for the whole thread at instruction {} that more than one channel may reach",
                 p.insts[k].index
@@ -741,11 +750,17 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
     // The address register: 8-byte addresses, element i for channel i + moff.
     let (reg, n, moff) = match inst.op {
         LscUntyped if int(inst, "LscSFID") != 3 && int(inst, "AddrType") == 1 => {
-            let a = access(c.p, c.plan, k)?;
-            if a.asize != 8 {
-                return None;
+            match access(c.p, c.plan, k) {
+                Some(a) if a.asize == 8 => (a.reg, a.n, a.moff),
+                Some(_) => return None,
+                // A message for the whole thread (a transposed store of a scalar's
+                // elements): its one 64-bit address.
+                None if c.plan.run[k] == Run::Uniform && inst.exec.size == 1 => {
+                    let reg = raw(inst, "Src0Addrs")?;
+                    return pointer_in_slice(c, &c.chain(k), reg, reg + 8);
+                }
+                None => return None,
             }
-            (a.reg, a.n, a.moff)
         }
         SvmGather | SvmScatter | SvmAtomic if c.plan.run[k] == Run::PerLane => (
             raw(inst, "Addresses")?,
@@ -828,20 +843,21 @@ fn pointer_in_slice(c: &Chains, chain: &Chain, a: u32, b: u32) -> Option<u32> {
                     continue;
                 };
                 let size = ty.size();
-                // A pointer argument's low or high half, or the whole of it.
+                let n = if stride == 0 { 1 } else { w.exec.size as u32 };
+                let end = at + (n - 1) * stride + size;
+                // A pointer argument's low or high half, or the whole of it (read as a
+                // scalar, or as its two dwords: `mov (M1_NM, 2)`).
                 let pointer = c.p.inputs.iter().find_map(|&(goff, _, isize)| {
-                    (isize == 8 && goff <= at && at + size <= goff + 8)
+                    (isize == 8 && goff <= at && end <= goff + 8)
                         .then(|| chain.input_scalar(goff, 8))
                         .flatten()
                 });
-                if let (0, Some(poff)) = (stride, pointer) {
+                if let Some(poff) = pointer {
                     if !found.contains(&poff) {
                         found.push(poff);
                     }
                     continue;
                 }
-                let n = if stride == 0 { 1 } else { w.exec.size as u32 };
-                let end = at + (n - 1) * stride + size;
                 todo.push((at, end, depth + 1));
             }
         }

@@ -744,6 +744,13 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     {
         return Run::Uniform;
     }
+    // A short NoMask vector (a transposed message's payload, IGC's 64-bit stack pointer
+    // as two dwords: `mov (M1_NM, 4)`) holds values of the thread, not of channels 0-3:
+    // in straight code every invocation computes all of it, as the thread does
+    // whenever its block runs.
+    if straight && inst.exec.mask.no_mask && n <= 4 && n < simd {
+        return Run::Uniform;
+    }
     let (dsts, _, _) = inst.alu_operands();
     let plain_dst = dsts
         .iter()
