@@ -7,6 +7,14 @@ mod common;
 use visa_emu::translate::runtime_function;
 use visa_emu_host::{BufferUse, ComputeJob, GpuContext, GpuOptions, JobBuffer};
 
+/// Appends the runtime functions `names` (shaders/runtime.wgsl) to a test module.
+fn push_runtime(wgsl: &mut String, names: &[&str]) {
+    for f in names {
+        *wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
+        *wgsl += "\n";
+    }
+}
+
 /// Run `expr` (over `a`, `b`, `c`: f64) on every triple and return the f64 results.
 fn run_f64(funcs: &[&str], expr: &str, triples: &[[f64; 3]]) -> Vec<f64> {
     run_f64_extra(funcs, "", expr, triples)
@@ -22,10 +30,7 @@ fn run_f64_extra(funcs: &[&str], extra: &str, expr: &str, triples: &[[f64; 3]]) 
         "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
         "const CFG_UNIT: u32 = 0u;\n",
     ));
-    for f in funcs {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(&mut wgsl, funcs);
     float_switches(&mut wgsl, funcs);
     for c in ["F32_FTZ", "F_KEEP_PRODUCTS", "F32_FTZ_SIM", "F32_SPECULATE"] {
         if extra.contains(&format!("const {c}:")) {
@@ -182,10 +187,7 @@ fn image_module(funcs: &[&str], main: &str) -> String {
             wgsl += "\n";
         }
     }
-    for f in funcs {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(&mut wgsl, funcs);
     float_switches(&mut wgsl, funcs);
     wgsl + main
 }
@@ -625,10 +627,7 @@ fn mirrored_stores_merge_every_lanes_bytes() {
         "var<private> lane: u32;\n",
         "var<workgroup> xg: array<atomic<u32>, K_XG_WORDS>;\n",
     ));
-    for f in ["gsb", "gs32", "gst", "xmerge", "gstm"] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(&mut wgsl, &["gsb", "gs32", "gst", "xmerge", "gstm"]);
     wgsl += r#"
 @compute @workgroup_size(8)
 fn main(@builtin(local_invocation_index) l: u32) {
@@ -779,20 +778,20 @@ fn general_memory_module(extra: &[&str]) -> String {
     for e in extra {
         wgsl += e;
     }
-    for f in [
-        "locate",
-        "bti_at",
-        "wld",
-        "wstore",
-        "wmerge",
-        "byte_ld",
-        "mem_ld",
-        "mem_st",
-        "flush_oob",
-    ] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(
+        &mut wgsl,
+        &[
+            "locate",
+            "bti_at",
+            "wld",
+            "wstore",
+            "wmerge",
+            "byte_ld",
+            "mem_ld",
+            "mem_st",
+            "flush_oob",
+        ],
+    );
     wgsl
 }
 
@@ -803,10 +802,7 @@ fn general_memory_module(extra: &[&str]) -> String {
 #[test]
 fn short_binding_table_accesses_match_the_general_ones() {
     let mut wgsl = general_memory_module(&[]);
-    for f in ["bti_ld", "heap_ld", "bti_st", "heap_st"] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(&mut wgsl, &["bti_ld", "heap_ld", "bti_st", "heap_st"]);
     // Allocation 1 (BTI 3) is read both ways; stores go to allocation 1 through
     // `mem_st` and to allocation 2 (BTI 4, the same bytes) through `bti_st`. BTI 5 is
     // unbound.
@@ -901,10 +897,7 @@ fn main() {
 #[test]
 fn short_slm_accesses_match_the_general_ones() {
     let mut wgsl = general_memory_module(&[]);
-    for f in ["slm_at", "slm_ld", "slm_st"] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(&mut wgsl, &["slm_at", "slm_ld", "slm_st"]);
     wgsl += r#"
 fn fill() {
     for (var w = 0u; w < 4u; w++) { atomicStore(&slm[w], 0x03020100u + w * 0x04040404u); }
@@ -1236,20 +1229,20 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
         "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
         "var<private> slow_at: u32;\n",
     ));
-    for f in [
-        "bti_at",
-        "bti_ld",
-        "heap_ld",
-        "bti_st",
-        "heap_st",
-        "bti_fast",
-        "bti_ld4",
-        "bti_st4",
-        "flush_oob",
-    ] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(
+        &mut wgsl,
+        &[
+            "bti_at",
+            "bti_ld",
+            "heap_ld",
+            "bti_st",
+            "heap_st",
+            "bti_fast",
+            "bti_ld4",
+            "bti_st4",
+            "flush_oob",
+        ],
+    );
     wgsl += r#"
 @compute @workgroup_size(1)
 fn main() {
@@ -1345,10 +1338,7 @@ fn short_atomics_apply_or_refuse() {
         "var<private> slow_at: u32;\n",
         "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
     ));
-    for f in ["wrmw", "bti_at", "rmw4", "flush_oob"] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(&mut wgsl, &["wrmw", "bti_at", "rmw4", "flush_oob"]);
     wgsl += r#"
 @compute @workgroup_size(1)
 fn main() {
@@ -1550,10 +1540,13 @@ fn atomic64_module(head: &str, consts: &[&str], funcs: &[&str]) -> String {
     // flushing-adapter form would need cfg).
     wgsl += "fn fadd32_rne(x: f32, y: f32, z: f32) -> f32 { return x + y; }\n";
     let mut seen = std::collections::HashSet::new();
-    for f in apply.iter().chain(funcs).filter(|f| seen.insert(**f)) {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    let names: Vec<&str> = apply
+        .iter()
+        .chain(funcs)
+        .copied()
+        .filter(|f| seen.insert(*f))
+        .collect();
+    push_runtime(&mut wgsl, &names);
     float_switches(&mut wgsl, &[]);
     wgsl
 }
@@ -2417,21 +2410,21 @@ fn placed_flat_accesses_match_the_search_or_stop_the_run() {
         "const CFG_TRASH: u32 = 12u;\nconst CFG_FLAT_SPAN: u32 = 792u;\n",
         "var<private> slow_at: u32;\nvar<private> alias_at: u32;\n",
     ]);
-    for f in [
-        "heap_ld",
-        "heap_st",
-        "flat_at",
-        "flat_word",
-        "flat_ld4",
-        "flat_ld8",
-        "flat_ld",
-        "flat_st4",
-        "flat_st8",
-        "flat_st",
-    ] {
-        wgsl += runtime_function(f).unwrap_or_else(|| panic!("runtime has no fn {f}"));
-        wgsl += "\n";
-    }
+    push_runtime(
+        &mut wgsl,
+        &[
+            "heap_ld",
+            "heap_st",
+            "flat_at",
+            "flat_word",
+            "flat_ld4",
+            "flat_ld8",
+            "flat_ld",
+            "flat_st4",
+            "flat_st8",
+            "flat_st",
+        ],
+    );
     // Base 0 lies in allocation 2 (0x11_0000_0000, 36 bytes at heap byte 40); base 1
     // in none. Addresses from 4 bytes before the allocation to 4 past its end.
     wgsl += r#"

@@ -876,6 +876,18 @@ fn only_the_kernels_atomic_operations_stay() {
     }
 }
 
+/// Kernel `k` of `.visaasm` text translated for one invocation per thread, with the
+/// lane mapping and its straight form when `lanes`; the WGSL validated.
+fn translate_text(text: &str, lanes: bool) -> visa_emu::translate::Module {
+    let k =
+        visa_emu::decode::text::parse_visaasm(text, 32).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let p = visa_emu::interp::prepare(&k, "k").unwrap_or_else(|e| panic!("{text}: {e}"));
+    let m = translate(&p, &common::target(1, 0, lanes, lanes))
+        .unwrap_or_else(|e| panic!("{text}: {e}"));
+    validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{text}: {e}"));
+    m
+}
+
 /// ALT floating-point mode: a kernel that may set %cr0's bit 0 gets its F results
 /// clamped and SQRT's source made absolute (under a test of %cr0 where the translator
 /// does not know its value), in every mapping; a kernel whose %cr0 writes (IGC's: OR
@@ -895,15 +907,7 @@ fn alt_mode_code_appears_where_the_kernel_may_set_the_bit() {
              ret (M1, 1)\n"
         )
     };
-    let translated = |cr0_write: &str, lanes: bool| {
-        let text = kernel(cr0_write);
-        let k = visa_emu::decode::text::parse_visaasm(&text, 32).unwrap();
-        let p = visa_emu::interp::prepare(&k, "k").unwrap();
-        let m = translate(&p, &common::target(1, 0, lanes, lanes))
-            .unwrap_or_else(|e| panic!("{cr0_write}: {e}"));
-        validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{cr0_write}: {e}"));
-        m.wgsl
-    };
+    let translated = |cr0_write: &str, lanes: bool| translate_text(&kernel(cr0_write), lanes).wgsl;
     for lanes in [false, true] {
         // Writes that may set the bit: the product and the root are clamped and the
         // root's source made absolute, under a test of %cr0 where its value is not
@@ -962,11 +966,7 @@ fn scalars_changed_on_one_way_and_read_after_the_join_keep_the_thread_mapping() 
         )
     };
     let straight = |after_join: &str| {
-        let text = kernel(after_join);
-        let k = visa_emu::decode::text::parse_visaasm(&text, 32).unwrap();
-        let p = visa_emu::interp::prepare(&k, "k").unwrap();
-        let m = translate(&p, &common::target(1, 0, true, true)).unwrap();
-        validate_wgsl(&m.wgsl).unwrap();
+        let m = translate_text(&kernel(after_join), true);
         (m.straight.is_some(), m.why_not_straight.unwrap_or_default())
     };
     let (s, why) = straight("");

@@ -41,6 +41,15 @@ pub fn targets(inst: &PInst) -> Vec<u32> {
         .collect()
 }
 
+/// Per instruction (and one past the end): whether some branch may go there.
+pub fn branch_targets(insts: &[PInst]) -> Vec<bool> {
+    let mut out = vec![false; insts.len() + 1];
+    for t in insts.iter().flat_map(targets) {
+        out[(t as usize).min(insts.len())] = true;
+    }
+    out
+}
+
 /// The label a goto, jmp or call branches to (`u32::MAX` for none).
 pub fn target_of(inst: &PInst) -> u32 {
     inst.fields

@@ -584,10 +584,7 @@ pub fn conditions(
     let dom = dominators(p, block_of);
     let loops = loops_of(p);
     let passes = RefCell::new(Passes::default());
-    let mut targets = vec![false; p.insts.len() + 1];
-    for t in p.insts.iter().flat_map(super::blocks::targets) {
-        targets[(t as usize).min(p.insts.len())] = true;
-    }
+    let targets = super::blocks::branch_targets(&p.insts);
     let chains = Chains {
         p,
         plan,
@@ -2026,13 +2023,7 @@ impl Chain<'_> {
             }
         }
         let inst = &self.p.insts[d];
-        if inst.op != Opcode::Mov
-            || !self.ran_by_all(d)
-            || self.plan.run[d] != Run::PerLane
-            || inst.pred.is_some()
-            || inst.exec.mask.channel_offset() != moff
-            || (inst.exec.size as u32) < n
-        {
+        if inst.op != Opcode::Mov || !self.lane_def(d, moff, n) {
             return None;
         }
         let (dsts, srcs, _) = inst.alu_operands();
@@ -2058,6 +2049,17 @@ impl Chain<'_> {
         f.width = f.width.min(32);
         f.wmax = f.wmax.max(32);
         Some(f)
+    }
+
+    /// Definition `d` computes channels `moff..moff + n` for every channel there, each
+    /// its own element, unpredicated.
+    fn lane_def(&self, d: usize, moff: u32, n: u32) -> bool {
+        let inst = &self.p.insts[d];
+        self.ran_by_all(d)
+            && self.plan.run[d] == Run::PerLane
+            && inst.pred.is_none()
+            && inst.exec.mask.channel_offset() == moff
+            && inst.exec.size as u32 >= n
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -2099,12 +2101,7 @@ impl Chain<'_> {
             });
         };
         let inst = &p.insts[d];
-        if !self.ran_by_all(d)
-            || self.plan.run[d] != Run::PerLane
-            || inst.pred.is_some()
-            || inst.exec.mask.channel_offset() != moff
-            || (inst.exec.size as u32) < n
-        {
+        if !self.lane_def(d, moff, n) {
             return None;
         }
         let (dsts, srcs, _) = inst.alu_operands();

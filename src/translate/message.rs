@@ -200,9 +200,9 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
     }
 }
 
-/// An SVM message's space: its placed pointer argument in straight modules
-/// (`lane_memory::flat_base`), else any allocation.
-fn svm_known(em: &Emit) -> Known {
+/// A flat (SVM, LSC `flat[...]:a64`) message's space: its placed pointer argument in
+/// straight modules (`lane_memory::flat_base`), else any allocation.
+fn flat_known(em: &Emit) -> Known {
     match em.flat_base {
         Some(j) if em.straight => Known::Flat(j),
         _ => Known::Any,
@@ -495,7 +495,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             let load = inst.op == SvmGather;
             let data = raw(inst, if load { "Dst" } else { "Src" });
             em.line("let sp = SP_FLAT; let bt = 0u;");
-            let known = svm_known(em);
+            let known = flat_known(em);
             em.open_enabled_elems(n, "ce");
             em.line(&format!("let base = {};", rdv(em, addrs, 0, 8, 8)));
             for (j, &(k, stride)) in (0u32..).zip(&blocks) {
@@ -631,7 +631,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             let slot = if width == 64 { 8 } else { 4 };
             let known = if svm {
                 em.line("let sp = SP_FLAT; let bt = 0u;");
-                (svm_known(em), true)
+                (flat_known(em), true)
             } else {
                 let flat = matches!(field(inst, "Surface"), Some(PField::Surface(1..=4)));
                 (space(em, inst, "Surface"), flat)
@@ -695,10 +695,10 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     let scale = int(inst, "AddrScale").max(1);
     let imm = int(inst, "AddrImmOffset") as u32 as i32 as i64;
     em.line(&format!("let surf = {};", scalar(inst, "Surface")));
-    let bti = match (sfid, ty, em.flat_base) {
-        (3, _, _) => known_slm(em),
-        (_, 4, _) => known_bti(em),
-        (_, 1, Some(j)) if em.straight => Known::Flat(j),
+    let bti = match (sfid, ty) {
+        (3, _) => known_slm(em),
+        (_, 4) => known_bti(em),
+        (_, 1) => flat_known(em),
         _ => Known::Any,
     };
     if sfid == 3 {

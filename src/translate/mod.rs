@@ -833,15 +833,9 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             (true, Some(why), _) => why.clone(),
             (true, None, Some(why)) => why,
             (true, None, None) => {
-                let split;
-                let sp_blocks = if std::ptr::eq(sp, p) {
-                    &cfg_blocks
-                } else {
-                    split = blocks::split(&sp.insts);
-                    &split
-                };
-                let straight = lanes::plan(sp, sp_blocks, true);
-                match simt::check(sp, &straight, sp_blocks, tpg) {
+                let sp_blocks = blocks::split(&sp.insts);
+                let straight = lanes::plan(sp, &sp_blocks, true);
+                match simt::check(sp, &straight, &sp_blocks, tpg) {
                     Ok(launch) => {
                         match simt::translate(
                             sp,

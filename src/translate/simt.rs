@@ -110,10 +110,7 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
 /// The leading blocks every dispatched channel runs: until the first label, branch
 /// target or control-flow instruction (the rest are cuts of long straight code).
 pub fn prefix_blocks(p: &Prepared, cfg: &blocks::Blocks) -> usize {
-    let mut targets = vec![false; p.insts.len() + 1];
-    for t in p.insts.iter().flat_map(blocks::targets) {
-        targets[(t as usize).min(p.insts.len())] = true;
-    }
+    let targets = blocks::branch_targets(&p.insts);
     let mut n = 1;
     for w in cfg.ranges.windows(2) {
         let (prev, next) = (&w[0], &w[1]);
@@ -208,10 +205,7 @@ fn uniform_consistency(
     // invocation. A block that only a cut of long code (`blocks::MAX_BLOCK_INSTS`)
     // parts from the one before runs right after it for the same channels (it is no
     // branch target, and the lowest pending block runs first), so they count as one.
-    let mut targets = vec![false; p.insts.len() + 1];
-    for t in p.insts.iter().flat_map(blocks::targets) {
-        targets[(t as usize).min(p.insts.len())] = true;
-    }
+    let targets = blocks::branch_targets(&p.insts);
     let mut run_of = block_of.to_vec();
     for k in 1..p.insts.len() {
         let cut = block_of[k] != block_of[k - 1]
@@ -407,6 +401,23 @@ fn parting_branch(
         }
         seen
     };
+    // Each parting branch with where its ways meet again and the blocks each way
+    // reaches before that.
+    struct Parting {
+        at: usize,
+        join: Option<usize>,
+        /// Each way's first block and the blocks it reaches before `join`.
+        ways: Vec<(usize, Vec<bool>)>,
+    }
+    let parts: Vec<Parting> = branches
+        .iter()
+        .map(|&at| {
+            let b = block_of[at];
+            let join = ipdom[b];
+            let ways = succ[b].iter().map(|&w| (w, region(w, join))).collect();
+            Parting { at, join, ways }
+        })
+        .collect();
     let mut first_fail: Option<usize> = None;
     let mut sorted: Vec<&Key> = keys.keys().collect();
     sorted.sort_unstable_by_key(|k| match k {
@@ -456,11 +467,8 @@ fn parting_branch(
                 }
             }
         }
-        for &k in &branches {
-            let b = block_of[k];
-            let join = ipdom[b];
-            let ways: Vec<(usize, Vec<bool>)> =
-                succ[b].iter().map(|&w| (w, region(w, join))).collect();
+        for part in &parts {
+            let (k, join, ways) = (part.at, part.join, &part.ways);
             let hits =
                 |reach: &[bool], marks: &[bool]| reach.iter().zip(marks).any(|(a, b)| *a && *b);
             if !ways.iter().any(|(_, r)| hits(r, &writes)) {
