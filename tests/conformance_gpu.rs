@@ -555,7 +555,8 @@ fn lane_mapping_falls_back_to_threads_when_a_pass_is_too_small() {
         .filter(|d| d.starts_with(visa_emu::corpus::paths::default_corpus_dir()))
         .find_map(|dir| {
             let case = visa_emu::corpus::case::Case::load(dir.parent()?).ok()?;
-            let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).ok()?;
+            // The scheduled lane form (a straight module has no passes to slice).
+            let launch = gpu::build_scheduled(&dir, &case, gpu::DEFAULT_STEP_LIMIT).ok()?;
             let lanes = launch.lanes.as_ref()?;
             (lanes.module.max_block_cost > 2 * launch.module.max_block_cost
                 && launch.module.max_block_cost < 20_000)
@@ -1515,6 +1516,54 @@ fn subroutine_calls_run_straight_like_the_interpreter() {
         let v = dir.display().to_string();
         let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
         let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
+        assert_same_run(&v, &cpu, &g);
+    }
+}
+
+/// Registers channels read from each other pass through meetings in the straight
+/// form (`translate/exchange.rs`): sub-group reductions and scans in the entry blocks
+/// (subgroup_reduce_scan, agreeing meetings), `sub_group_any` inside an `if` that only
+/// even channels enter (a meeting of the channels in it), aggregated atomics run by the
+/// first lane of the meeting before them, after a branch whose ways meet at different
+/// meetings (atomic_global_counters: in program order), partial threads and real
+/// barriers (nonuniform_groups). Bytes and instruction and channel counts are the
+/// interpreter's.
+#[test]
+fn registers_read_across_channels_pass_through_meetings_straight() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for (dir, what) in [
+        (
+            corpus.join("subgroup_reduce_scan_simd16/tgllp-simd16"),
+            "the lanes publish",
+        ),
+        (
+            corpus.join("subgroup_broadcast_vote/acm-g10-simd8"),
+            "the lanes publish",
+        ),
+        (
+            corpus.join("atomic_global_counters/tgllp-simd8"),
+            "st_first",
+        ),
+        (
+            corpus.join("subgroup_block_rw/acm-g10-simd16"),
+            "the lanes publish",
+        ),
+        (
+            own.join("nonuniform_groups/acm-g10-simd16"),
+            "firstTrailingBit",
+        ),
+    ] {
+        let v = dir.display().to_string();
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let lanes = launch.lanes.as_ref().expect("a lane module");
+        assert!(lanes.module.wgsl.contains(what), "{v}: no {what}");
         let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
         let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{v}: {e}"));
         assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);

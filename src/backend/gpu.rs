@@ -2028,12 +2028,13 @@ pub fn check_variant_mapped(
     super::cpu::check_outputs(&case, &run.buffers)?;
     super::cpu::check_printf(&case, &run.printf)?;
     Ok(format!(
-        "{}, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {}",
+        "{}, {} mapping, pipeline {:.0} ms, dispatch {:.1} ms in {}{}",
         run.instructions_text(),
         run.mapping,
         run.pipeline_ms,
         run.dispatch_ms,
-        run.passes_text()
+        run.passes_text(),
+        run.note.map(|n| format!(" ({n})")).unwrap_or_default()
     ))
 }
 

@@ -619,6 +619,11 @@ pub fn conditions(
         if plan.run[k] != Run::Uniform || !plan.mem[k].1 {
             continue;
         }
+        // The first lane of a meeting earlier in its block runs it (`exchange.rs`).
+        if plan.led.get(k).copied().flatten().is_some() {
+            single_at.push(k);
+            continue;
+        }
         let chain = chains.chain(k);
         let g = guard(&chain, &targets, k).filter(|g| g.bound.is_none());
         // A plain store without such a guard: every invocation that reaches it writes
@@ -758,6 +763,12 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
                 }
                 None => return None,
             }
+        }
+        // An SVM atomic for the whole thread (IGC's aggregated atomics: one channel's
+        // address): its one 64-bit address, like the transposed LSC message above.
+        SvmAtomic if c.plan.run[k] == Run::Uniform && inst.exec.size == 1 => {
+            let reg = raw(inst, "Addresses")?;
+            return pointer_in_slice(c, &c.chain(k), reg, reg + 8);
         }
         SvmGather | SvmScatter | SvmAtomic if c.plan.run[k] == Run::PerLane => (
             raw(inst, "Addresses")?,

@@ -89,6 +89,18 @@ pub struct Plan {
     pub writes: Vec<Touched>,
     /// Per instruction: GRF byte ranges and predicates it reads.
     pub reads: Vec<Touched>,
+    /// Per GRF byte: the one lane that writes it per lane (`c + 1`), 0 where none
+    /// does, `u32::MAX` where several do.
+    pub owner: Vec<u32>,
+    /// The same per predicate bit (channel).
+    pub pred_owner: Vec<[u32; 32]>,
+    /// Per instruction: the bytes and predicates it reads that another lane writes
+    /// (what the straight form passes between lanes: `exchange.rs`).
+    pub cross: Vec<Touched>,
+    /// Straight plans with meetings (`exchange.rs`), per instruction: the meeting
+    /// earlier in its block, whose first lane runs it if it is a whole-thread
+    /// store or atomic (empty without meetings).
+    pub led: Vec<Option<u32>>,
 }
 
 /// Bytes and predicate bits one instruction reads or writes, each with the lane that
@@ -771,13 +783,32 @@ pub fn plan_kernel(p: &Prepared) -> Plan {
 /// straight mapping (`simt.rs`), where branches are per lane and launch-initialized
 /// lane vectors may live in registers.
 pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool) -> Plan {
+    plan_forced(p, blocks, straight, &[])
+}
+
+/// [`plan`] with the instructions `uniform` marks run whole in every lane
+/// (`exchange.rs`: NoMask code in the entry blocks, which the thread runs for all of
+/// its channels).
+pub(super) fn plan_forced(
+    p: &Prepared,
+    blocks: &super::blocks::Blocks,
+    straight: bool,
+    uniform: &[bool],
+) -> Plan {
     let grf = p.grf_bytes;
     let total = 4 * p.layout.total.div_ceil(4).max(1) as usize;
     let npred = p.kernel.preds.len().max(1);
     let run: Vec<Run> = p
         .insts
         .iter()
-        .map(|i| choose(i, p.simd, grf, straight))
+        .enumerate()
+        .map(|(k, i)| {
+            if uniform.get(k) == Some(&true) {
+                Run::Uniform
+            } else {
+                choose(i, p.simd, grf, straight)
+            }
+        })
         .collect();
     let feet: Vec<Foot> = p
         .insts
@@ -818,12 +849,18 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
     let mut mirrored = vec![false; total / 4 + 1];
     let mut mirrored_preds = vec![false; npred];
     let mut first_cross_read = None;
+    let mut cross: Vec<Touched> = Vec::with_capacity(feet.len());
     for (k, f) in feet.iter().enumerate() {
+        let (mut bytes, mut preds): Touched = Default::default();
         for &(a, b, l) in &f.reads {
             for x in a..b.min(total as u32) {
                 if !ok(owner[x as usize], l) {
                     mirrored[x as usize / 4] = true;
                     first_cross_read.get_or_insert(k);
+                    match bytes.last_mut() {
+                        Some(r) if r.1 == x => r.1 = x + 1,
+                        _ => bytes.push((x, x + 1)),
+                    }
                 }
             }
         }
@@ -832,9 +869,11 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
                 if (0..32).any(|c| bits & (1 << c) != 0 && !ok(po[c], l)) {
                     mirrored_preds[pid as usize] = true;
                     first_cross_read.get_or_insert(k);
+                    preds.push(pid);
                 }
             }
         }
+        cross.push((bytes, preds));
     }
     // Lane 0's results reach the other lanes through the mirror.
     for (f, r) in feet.iter().zip(&run) {
@@ -940,6 +979,10 @@ pub(super) fn plan(p: &Prepared, blocks: &super::blocks::Blocks, straight: bool)
         mem: feet.iter().map(|f| (f.mem_read, f.mem_write)).collect(),
         writes,
         reads,
+        owner,
+        pred_owner,
+        cross,
+        led: Vec::new(),
     }
 }
 

@@ -22,6 +22,7 @@ pub mod atomic_ops;
 mod blocks;
 pub mod budget;
 mod dpas;
+mod exchange;
 mod inline_calls;
 mod lane_emit;
 pub mod lane_memory;
@@ -835,6 +836,23 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             (true, None, None) => {
                 let sp_blocks = blocks::split(&sp.insts);
                 let straight = lanes::plan(sp, &sp_blocks, true);
+                // Channels that read each other's registers in the entry blocks meet
+                // there to pass them (`exchange.rs`).
+                let (passed, unpassed) = match straight.first_cross_read {
+                    Some(_) => match exchange::prepare(sp, &sp_blocks) {
+                        Ok(x) => (Some(x), None),
+                        Err(why) => (None, Some(why)),
+                    },
+                    None => (None, None),
+                };
+                let (sp, sp_blocks, straight, exchanges) = match &passed {
+                    Some((xp, uniform, xs)) => {
+                        let xb = blocks::split(&xp.insts);
+                        let plan = lanes::plan_forced(xp, &xb, true, uniform);
+                        (xp, xb, exchange::finish(plan, xp, xs), Some(xs))
+                    }
+                    None => (sp, sp_blocks, straight, None),
+                };
                 match simt::check(sp, &straight, &sp_blocks, tpg) {
                     Ok(launch) => {
                         match simt::translate(
@@ -845,6 +863,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                             &straight,
                             launch,
                             target,
+                            exchanges,
                         ) {
                             Ok(m) => match private_grf_too_large(&m, grf_words) {
                                 None => return Ok(m),
@@ -853,7 +872,10 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                             Err(e) => e.to_string(),
                         }
                     }
-                    Err(why) => why,
+                    Err(why) => match unpassed {
+                        Some(u) => format!("{why}; {u}"),
+                        None => why,
+                    },
                 }
             }
         };

@@ -69,7 +69,10 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
             p.simd
         ));
     }
-    if let Some(at) = Rounds::of(p, cfg).misaligned(p, plan) {
+    if let Some(at) = Rounds::of(p, cfg)
+        .misaligned(p, plan)
+        .filter(|_| !in_order(p))
+    {
         return Some(format!(
             "channels that part at instruction {at} may reach different barriers"
         ));
@@ -107,6 +110,21 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
     uniform_consistency(p, plan, &block_of_each(p, cfg), prefix, cr0_known)
 }
 
+/// Whether the kernel's barriers are all meetings the straight form inserted
+/// (`exchange.rs`), which may meet in program order: a meeting releases only the
+/// invocations waiting at the earliest block, so channels that parted and wait at
+/// different meetings go on one meeting at a time, the earliest first, as the vISA
+/// thread runs them. Every channel a meeting passes registers between then waits at
+/// it: no meeting lies in a loop, so none can come back to an earlier one.
+pub(super) fn in_order(p: &Prepared) -> bool {
+    let mut barriers = p
+        .insts
+        .iter()
+        .filter(|i| i.op == Opcode::Barrier)
+        .peekable();
+    barriers.peek().is_some() && barriers.all(super::exchange::synthetic)
+}
+
 /// The leading blocks every dispatched channel runs: until the first label, branch
 /// target or control-flow instruction (the rest are cuts of long straight code).
 pub fn prefix_blocks(p: &Prepared, cfg: &blocks::Blocks) -> usize {
@@ -116,7 +134,8 @@ pub fn prefix_blocks(p: &Prepared, cfg: &blocks::Blocks) -> usize {
         let (prev, next) = (&w[0], &w[1]);
         let last = &p.insts[prev.end - 1];
         let first = &p.insts[next.start];
-        if blocks::ends_block(last.op)
+        // A meeting the straight form inserted keeps every channel (`exchange.rs`).
+        if (blocks::ends_block(last.op) && !super::exchange::synthetic(last))
             || matches!(first.op, Opcode::Label | Opcode::Subroutine)
             || targets[next.start]
         {
@@ -583,7 +602,9 @@ fn may_part(p: &Prepared, plan: &Plan, inst: &PInst) -> bool {
 /// Where the registers of the GRF scalars are declared (`scalar_slots`).
 const SLOTS_MARK: &str = "// (GRF scalars in registers)";
 
-/// Translate a kernel the straight way ([`check`] gave `launch`).
+/// Translate a kernel the straight way ([`check`] gave `launch`), with the meetings
+/// that pass registers between its lanes (`exchange.rs`), if any.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn translate(
     p: &Prepared,
     tpg: u32,
@@ -592,6 +613,7 @@ pub(super) fn translate(
     plan: &Plan,
     launch: Conditions,
     target: &super::Target,
+    exchanges: Option<&super::exchange::Exchanges>,
 ) -> Result<Module, TranslateError> {
     let shared_from = target.shared_payload_from;
     let cfg_blocks = blocks::split(&p.insts);
@@ -612,8 +634,12 @@ pub(super) fn translate(
             inner: regions,
         }];
     }
+    // Inserted meetings only: each meeting releases the earliest waiting (`in_order`)
+    // and votes for it.
+    let ordered = in_order(p) && Rounds::of(p, &cfg_blocks).misaligned(p, plan).is_some();
     // Meetings without a vote where the whole workgroup provably arrives together.
     let agreed = barriers
+        && !ordered
         && super::wg_uniform::meetings_agree(
             p,
             plan,
@@ -624,7 +650,7 @@ pub(super) fn translate(
         )
         .is_ok();
     // Otherwise, the meetings the workgroup still provably reaches together.
-    let plain = if barriers && !agreed {
+    let plain = if barriers && !agreed && !ordered {
         super::plain_meetings::plain_barriers(p, &cfg_blocks, &own_loops, target.full_lanes)
     } else {
         Default::default()
@@ -650,6 +676,9 @@ pub(super) fn translate(
         } else {
             // The meetings' words (`straight_rows::Rows::meet`), used in turn.
             em.line("var<workgroup> st_live: array<atomic<u32>, 3>;");
+            if ordered {
+                em.line("var<workgroup> st_first: array<atomic<u32>, 3>;");
+            }
             em.line("var<private> meet_k: u32;");
         }
         // `pc` of an invocation that waits at a barrier: its next block plus HELD.
@@ -663,7 +692,14 @@ pub(super) fn translate(
     em.line("");
     // GRF scalars in registers: their declarations go here once the rewrite at the
     // end knows which slots it moved.
-    let slots = super::scalar_slots::candidates(p, plan);
+    let mut slots = super::scalar_slots::candidates(p, plan);
+    // Words the lanes' meetings write into the image stay in it (`exchange.rs`).
+    if let Some(xs) = exchanges {
+        let passed = xs.words_written();
+        slots.retain(|&(a, e)| {
+            !(a / 4..(a + e).div_ceil(4)).any(|w| passed.binary_search(&w).is_ok())
+        });
+    }
     let mut singles = vec![false; p.layout.total.div_ceil(4) as usize];
     for &(a, e) in &slots {
         for w in a / 4..(a + e) / 4 {
@@ -710,6 +746,8 @@ pub(super) fn translate(
         passes: Vec::new(),
         guards: Vec::new(),
         depth: 0,
+        exchanges,
+        in_order: ordered,
     };
     rows.emit(&mut em, 0, nblocks, &regions, None)?;
     let passes = rows.passes;
@@ -732,7 +770,18 @@ pub(super) fn translate(
         1,
     );
     let split = p.insts.len() > BARRIER_FROM_INSTS && moved.uses_image;
+    if let Some(xs) = exchanges {
+        em.out.push_str(&xs.declarations(tpw));
+    }
     emit_main(&mut em, p.simd, tpg, tpw, split, barriers, cyclic);
+    if exchanges.is_some() {
+        // Each thread's slot of the meetings' buffers.
+        em.out = em.out.replacen(
+            "    lane = l;\n",
+            "    lane = l;\n    xslot = li / K_SIMD;\n",
+            1,
+        );
+    }
     let costs = super::budget::Costs::of_functions(
         &format!("{}\n{}", super::cost_runtime(&em.out), em.out),
         &consts,
@@ -773,7 +822,11 @@ pub(super) fn translate(
         state_grf_offset: 0,
         straight: Some(Straight {
             visit_words,
-            block_lens: cfg_blocks.ranges.iter().map(|r| r.len() as u32).collect(),
+            block_lens: cfg_blocks
+                .ranges
+                .iter()
+                .map(|r| super::exchange::counted(p, r) as u32)
+                .collect(),
             launch,
             threads_per_workgroup: tpw,
             cyclic,

@@ -43,6 +43,11 @@ pub(super) struct Rows<'a> {
     pub(super) guards: Vec<(usize, Guard)>,
     /// Loops around the row being written.
     pub(super) depth: usize,
+    /// Registers the lanes pass at meetings (`exchange.rs`).
+    pub(super) exchanges: Option<&'a super::exchange::Exchanges>,
+    /// Meetings release only the invocations waiting at the earliest block
+    /// (`exchange::in_order`): channels that parted meet at different places.
+    pub(super) in_order: bool,
 }
 
 /// How a row of a loop without barriers or inner loops is entered.
@@ -223,12 +228,25 @@ impl Rows<'_> {
         } else {
             em.line("atomicStore(&st_live[(meet_k + 1u) % 3u], 0u);");
             em.line("if (bits != 0u) { atomicOr(&st_live[meet_k], bits); }");
+            if self.in_order {
+                // The earliest place an invocation waits at, as the greatest `~pc`
+                // (the words start zeroed), cleared in turn like `st_live`.
+                em.line("atomicStore(&st_first[(meet_k + 1u) % 3u], 0u);");
+                em.line("if (pc >= HELD && pc != IDLE) { atomicMax(&st_first[meet_k], ~pc); }");
+            }
             em.line("storageBarrier();");
             em.line("workgroupBarrier();");
             em.line("let go = atomicLoad(&st_live[meet_k]);");
+            if self.in_order {
+                em.line("let first = ~atomicLoad(&st_first[meet_k]);");
+            }
             em.line("meet_k = (meet_k + 1u) % 3u;");
         }
-        em.line("if ((go & 1u) == 0u && pc != IDLE) { pc = pc & ~HELD; }");
+        if self.in_order {
+            em.line("if ((go & 1u) == 0u && pc != IDLE && pc == first) { pc = pc & ~HELD; }");
+        } else {
+            em.line("if ((go & 1u) == 0u && pc != IDLE) { pc = pc & ~HELD; }");
+        }
         if region.is_some() {
             em.line("if ((go & 2u) == 0u && ((go & 1u) != 0u || (go & 4u) == 0u)) { break; }");
         }
@@ -344,7 +362,10 @@ impl Rows<'_> {
             }
         }
         if self.cyclic {
-            em.line(&format!("visited[0u] = visited[0u] + {}u;", range.len()));
+            em.line(&format!(
+                "visited[0u] = visited[0u] + {}u;",
+                super::exchange::counted(self.p, &range)
+            ));
         } else {
             em.line(&format!(
                 "visited[{}u] = visited[{}u] | {}u;",
@@ -352,6 +373,18 @@ impl Rows<'_> {
                 b / 32,
                 1u32 << (b % 32)
             ));
+        }
+        // After a meeting: the other lanes' registers it passed.
+        if let Some(pull) = range
+            .start
+            .checked_sub(1)
+            .and_then(|k| self.exchanges.and_then(|x| x.pull(k)))
+        {
+            em.open("");
+            for l in pull.lines() {
+                em.line(l);
+            }
+            em.close();
         }
         let next_block = self.cfg.block_expr(range.end as u32);
         let in_prefix = b < self.prefix;
@@ -392,7 +425,23 @@ impl Rows<'_> {
                 continue;
             }
             let inst = &self.p.insts[k];
+            // Before a meeting: the registers this lane owns, for the others.
+            if let Some(publish) = self.exchanges.and_then(|x| x.publish(k)) {
+                em.open("");
+                for l in publish.lines() {
+                    em.line(l);
+                }
+                em.close();
+            }
             em.nan_blind = self.nan_blind[k];
+            // A whole-thread store or atomic after a meeting: its first lane's.
+            let led = match (self.exchanges, self.plan.led.get(k).copied().flatten()) {
+                (Some(x), Some(m)) if self.plan.run[k] == Run::Uniform && self.plan.mem[k].1 => {
+                    em.open(&x.leader(m));
+                    true
+                }
+                _ => false,
+            };
             ended = emit_straight_inst(
                 em,
                 self.p,
@@ -403,6 +452,9 @@ impl Rows<'_> {
                 &next_block,
                 in_prefix,
             )?;
+            if led {
+                em.close();
+            }
             em.nan_blind = false;
             unguard(em);
             k += 1;

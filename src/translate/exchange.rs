@@ -1,0 +1,572 @@
+//! Registers that channels read from each other, passed through workgroup memory in
+//! the straight form.
+//!
+//! The straight form runs one invocation per channel, each with its own copy of the
+//! thread's registers. IGC's sub-group reductions, scans and broadcasts (and its
+//! aggregation of atomics) read other channels' registers: each channel writes its
+//! element of a vector, then NoMask code of the whole thread reduces the vector. In
+//! the entry blocks (no branch taken yet, every dispatched channel present) that is
+//! exact in the straight form when:
+//! - the NoMask ALU code there runs whole in every invocation (`lanes::plan_forced`),
+//!   so every copy computes the thread's values alike, and
+//! - before each instruction that reads bytes another lane wrote per lane, the lanes
+//!   meet: each publishes the bytes it owns to workgroup memory (`xw`, predicate bits
+//!   to `xq`), a barrier, and each copies in those of the other dispatched lanes.
+//!
+//! The meeting is a vISA barrier inserted before the reader ([`SYNTHETIC`]), so the
+//! straight form's rounds place it like any other (the whole group in one workgroup,
+//! every barrier reached in uniform control flow); it counts as no instruction.
+//! Bytes no lane writes per lane are written alike in every copy; a lane that was
+//! not dispatched wrote nothing per lane, so its bytes stay what every copy holds.
+
+use super::blocks;
+use super::lanes::{self, Plan, Run};
+use crate::interp::prepare::{PField, PInst, Prepared};
+use crate::isa::Opcode;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// `PInst::index` of an inserted meeting (no vISA instruction: not counted).
+pub const SYNTHETIC: usize = usize::MAX;
+
+/// Whether an instruction is an inserted meeting.
+pub fn synthetic(inst: &PInst) -> bool {
+    inst.index == SYNTHETIC
+}
+
+/// Where the kernel's real blocks begin (labels, branch targets, after control
+/// flow), not the cuts of long straight code.
+fn real_block_starts(p: &Prepared) -> Vec<bool> {
+    let targets = blocks::branch_targets(&p.insts);
+    (0..p.insts.len())
+        .map(|k| {
+            k == 0
+                || targets[k]
+                || matches!(p.insts[k].op, Opcode::Label | Opcode::Subroutine)
+                || blocks::ends_block(p.insts[k - 1].op)
+        })
+        .collect()
+}
+
+/// Instructions of a block that the interpreter counts (inserted meetings are not).
+pub fn counted(p: &Prepared, r: &std::ops::Range<usize>) -> usize {
+    p.insts[r.clone()].iter().filter(|i| !synthetic(i)).count()
+}
+
+/// GRF words `word..word + words` published by lanes `lane..`, `per` words each.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WordRun {
+    pub word: u32,
+    pub words: u32,
+    pub per: u32,
+    pub lane: u32,
+}
+
+/// What one meeting passes between the lanes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Exchange {
+    pub runs: Vec<WordRun>,
+    /// Predicates, with the bits lanes write per lane (bit `c` by lane `c`).
+    pub preds: Vec<(u32, u32)>,
+    /// Which of the two buffers it uses (meetings alternate: the next one's barrier
+    /// lies between a meeting's reads and the writes two meetings later).
+    pub parity: u32,
+    /// Its number (its word in `xm`).
+    pub number: u32,
+}
+
+/// Every meeting of a kernel, by the position of its inserted barrier.
+#[derive(Clone, Debug, Default)]
+pub struct Exchanges {
+    pub at: HashMap<usize, Exchange>,
+    /// Words and predicates of the largest meeting (one buffer's size).
+    pub words: u32,
+    pub preds: u32,
+    /// Meetings (each has a word of the lanes that published at it, `xm`).
+    pub count: u32,
+}
+
+impl Exchanges {
+    /// GRF words some meeting writes into a lane's copy (never kept in registers).
+    pub fn words_written(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .at
+            .values()
+            .flat_map(|x| x.runs.iter().flat_map(|r| r.word..r.word + r.words))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Declarations of the buffers (`tpw` threads per workgroup).
+    pub fn declarations(&self, tpw: u32) -> String {
+        let w = (2 * tpw * self.words).max(1);
+        let q = (2 * tpw * self.preds).max(1);
+        // Workgroup memory starts zeroed: no lane has published at any meeting yet
+        // (no meeting lies in a loop, so each word is written once a run).
+        let m = (tpw * self.count).max(1);
+        format!(
+            "var<workgroup> xw: array<u32, {w}>;\nvar<workgroup> xq: array<atomic<u32>, {q}>;\n\
+             var<workgroup> xm: array<atomic<u32>, {m}>;\nvar<private> xslot: u32;\n"
+        )
+    }
+
+    /// The publishing half of the meeting at `k`, before its barrier.
+    pub fn publish(&self, k: usize) -> Option<String> {
+        let x = self.at.get(&k)?;
+        let mut s = String::new();
+        let _ = writeln!(s, "// the lanes publish what they own (exchange.rs)");
+        let _ = writeln!(
+            s,
+            "let xb = (xslot * 2u + {}u) * {}u;",
+            x.parity, self.words
+        );
+        let _ = writeln!(
+            s,
+            "atomicOr(&xm[xslot * {}u + {}u], lem);",
+            self.count, x.number
+        );
+        let mut at = 0;
+        for r in &x.runs {
+            let lanes = r.words / r.per;
+            let _ = writeln!(s, "let q{at} = lane - {}u;", r.lane);
+            let _ = write!(s, "if (q{at} < {lanes}u) {{");
+            for j in 0..r.per {
+                let _ = write!(
+                    s,
+                    " xw[xb + {}u + q{at} * {}u] = g[{}u + q{at} * {}u];",
+                    at + j,
+                    r.per,
+                    r.word + j,
+                    r.per
+                );
+            }
+            let _ = writeln!(s, " }}");
+            at += r.words;
+        }
+        if !x.preds.is_empty() {
+            let _ = writeln!(
+                s,
+                "let xqb = (xslot * 2u + {}u) * {}u;",
+                x.parity, self.preds
+            );
+        }
+        for (j, &(pid, owned)) in x.preds.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "if (({owned}u & lem) != 0u) {{ if ((pr[{pid}u] & lem) != 0u) {{ atomicOr(&xq[xqb + {j}u], lem); }} else {{ atomicAnd(&xq[xqb + {j}u], ~lem); }} }}"
+            );
+        }
+        Some(s)
+    }
+
+    /// The reading half of the meeting whose barrier is at `k`, after it: the other
+    /// dispatched lanes' bytes into this lane's copy.
+    pub fn pull(&self, k: usize) -> Option<String> {
+        let x = self.at.get(&k)?;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "// the lanes read what the others that met here own (exchange.rs)"
+        );
+        let _ = writeln!(
+            s,
+            "let xb = (xslot * 2u + {}u) * {}u;",
+            x.parity, self.words
+        );
+        let _ = writeln!(
+            s,
+            "let xin = atomicLoad(&xm[xslot * {}u + {}u]) & ~lem;",
+            self.count, x.number
+        );
+        let mut at = 0;
+        for r in &x.runs {
+            for j in 0..r.words {
+                let _ = writeln!(
+                    s,
+                    "if ((xin & {}u) != 0u) {{ g[{}u] = xw[xb + {}u]; }}",
+                    1u32 << (r.lane + j / r.per),
+                    r.word + j,
+                    at + j
+                );
+            }
+            at += r.words;
+        }
+        if !x.preds.is_empty() {
+            let _ = writeln!(
+                s,
+                "let xqb = (xslot * 2u + {}u) * {}u;",
+                x.parity, self.preds
+            );
+        }
+        for (j, &(pid, owned)) in x.preds.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "pr[{pid}u] = (pr[{pid}u] & ~(xin & {owned}u)) | (atomicLoad(&xq[xqb + {j}u]) & xin & {owned}u);"
+            );
+        }
+        Some(s)
+    }
+}
+
+/// A kernel whose channels read each other's registers in its entry blocks only,
+/// with a meeting inserted before each such read: the kernel, the instructions to
+/// run whole in every lane (for `lanes::plan_forced`) and the meetings. `Err`: why
+/// the straight form cannot pass the registers.
+pub fn prepare(
+    p: &Prepared,
+    cfg: &blocks::Blocks,
+) -> Result<(Prepared, Vec<bool>, Exchanges), String> {
+    let prefix = super::simt::prefix_blocks(p, cfg);
+    let prefix_end = cfg.ranges[prefix - 1].end;
+    // Blocks that run at most once per channel: outside every loop.
+    let mut in_loop = vec![false; p.insts.len()];
+    for r in super::simt::loop_regions(p, cfg) {
+        for x in in_loop[cfg.ranges[r.start].start..cfg.ranges[r.end].end].iter_mut() {
+            *x = true;
+        }
+    }
+    let starts = real_block_starts(p);
+    let uniform: Vec<bool> = p
+        .insts
+        .iter()
+        .enumerate()
+        .map(|(k, i)| {
+            !in_loop[k]
+                && i.exec.mask.no_mask
+                && !super::is_message(i.op)
+                && !blocks::ends_block(i.op)
+                && !super::is_nop(i.op)
+                && i.op != Opcode::Movs
+        })
+        .collect();
+    let plan = lanes::plan_forced(p, cfg, true, &uniform);
+    let total = plan.owner.len() as u32;
+    // Words (and predicates) some lane wrote per lane since the last meeting passed
+    // them: the copies differ there.
+    let mut dirty = vec![false; total.div_ceil(4) as usize + 1];
+    let mut dirty_preds = vec![false; plan.pred_owner.len()];
+    let mut meetings: Vec<(usize, Exchange)> = Vec::new();
+    // The words and predicates the copies differed in where the current block began.
+    let (mut dirty_at_start, mut dirty_preds_at_start) = (dirty.clone(), dirty_preds.clone());
+    for k in 0..p.insts.len() {
+        if starts[k] {
+            dirty_at_start.clone_from(&dirty);
+            dirty_preds_at_start.clone_from(&dirty_preds);
+        }
+        let (bytes, preds) = &plan.cross[k];
+        if !bytes.is_empty() || !preds.is_empty() {
+            let inst = &p.insts[k];
+            let at = || format!("at instruction {}: {}", inst.index, inst.op.spec_name());
+            if in_loop[k] {
+                return Err(format!(
+                    "channels read each other's registers in a loop ({})",
+                    at()
+                ));
+            }
+            let x = exchange_of(&plan, k, bytes, preds, &dirty, &dirty_preds)?;
+            // Past the entry blocks a meeting holds only the channels that run its
+            // block: what it passes must have been written in the block.
+            let entry = k < prefix_end;
+            let stale = x
+                .runs
+                .iter()
+                .any(|r| (r.word..r.word + r.words).any(|w| dirty_at_start[w as usize]))
+                || x.preds
+                    .iter()
+                    .any(|&(pid, _)| dirty_preds_at_start[pid as usize]);
+            if !entry && stale {
+                return Err(format!(
+                    "channels read registers that others wrote before their paths parted ({})",
+                    at()
+                ));
+            }
+            if entry {
+                for r in &x.runs {
+                    for w in r.word..r.word + r.words {
+                        dirty[w as usize] = false;
+                    }
+                }
+                for &(pid, _) in &x.preds {
+                    dirty_preds[pid as usize] = false;
+                }
+            }
+            if !x.runs.is_empty() || !x.preds.is_empty() {
+                meetings.push((k, x));
+            }
+        }
+        if plan.run[k] == Run::PerLane {
+            for &(a, b) in &plan.writes[k].0 {
+                for w in a / 4..b.div_ceil(4) {
+                    if let Some(d) = dirty.get_mut(w as usize) {
+                        *d = true;
+                    }
+                }
+            }
+            for &pid in &plan.writes[k].1 {
+                if let Some(d) = dirty_preds.get_mut(pid as usize) {
+                    *d = true;
+                }
+            }
+        }
+    }
+    // Insert the meetings' barriers; branch targets move with the code.
+    let mut out = p.clone();
+    let mut insts = Vec::with_capacity(p.insts.len() + meetings.len());
+    let mut forced = Vec::with_capacity(insts.capacity());
+    let mut shift = vec![0usize; p.insts.len() + 1];
+    let mut xs = Exchanges::default();
+    let mut m = meetings.into_iter().peekable();
+    let mut n = 0usize;
+    for (k, inst) in p.insts.iter().enumerate() {
+        if let Some((_, mut x)) = m.next_if(|(at, _)| *at == k) {
+            x.parity = (n % 2) as u32;
+            x.number = n as u32;
+            xs.words = xs.words.max(x.runs.iter().map(|r| r.words).sum());
+            xs.preds = xs.preds.max(x.preds.len() as u32);
+            xs.at.insert(insts.len(), x);
+            insts.push(PInst {
+                op: Opcode::Barrier,
+                exec: inst.exec,
+                pred: None,
+                fields: Vec::new(),
+                index: SYNTHETIC,
+            });
+            forced.push(false);
+            n += 1;
+        }
+        shift[k] = n;
+        insts.push(inst.clone());
+        forced.push(uniform[k]);
+    }
+    shift[p.insts.len()] = n;
+    xs.count = n as u32;
+    let moved = |t: u32| t + shift.get(t as usize).copied().unwrap_or(n) as u32;
+    for inst in &mut insts {
+        for f in &mut inst.fields {
+            match f {
+                PField::Target(t) => *t = moved(*t),
+                PField::Targets(ts) => {
+                    for t in ts {
+                        *t = moved(*t);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out.insts = insts;
+    Ok((out, forced, xs))
+}
+
+/// The meeting before instruction `k`, which reads `bytes` and `preds` of other lanes:
+/// the words and predicates written per lane since they were last passed.
+fn exchange_of(
+    plan: &Plan,
+    k: usize,
+    bytes: &[(u32, u32)],
+    preds: &[u32],
+    dirty: &[bool],
+    dirty_preds: &[bool],
+) -> Result<Exchange, String> {
+    let unsure = |what: &str| Err(format!("{what} (instruction at {k})"));
+    // Each word's one owner lane.
+    let mut words: Vec<(u32, u32)> = Vec::new();
+    let read: std::collections::BTreeSet<u32> = bytes
+        .iter()
+        .flat_map(|&(a, b)| a / 4..b.div_ceil(4))
+        .collect();
+    for w in read {
+        {
+            if !dirty.get(w as usize).copied().unwrap_or(false) {
+                continue;
+            }
+            let mut lane = None;
+            for x in 4 * w..(4 * w + 4).min(plan.owner.len() as u32) {
+                match plan.owner[x as usize] {
+                    0 => {}
+                    u32::MAX => return unsure("a register byte that several lanes write"),
+                    o if lane.is_none_or(|l| l == o - 1) => lane = Some(o - 1),
+                    _ => return unsure("a register word that two lanes write parts of"),
+                }
+            }
+            if plan.in_registers.get(w as usize).copied().unwrap_or(false) {
+                return unsure("a lane vector held in registers");
+            }
+            if let Some(l) = lane {
+                words.push((w, l));
+            }
+        }
+    }
+    // Runs of words whose owners go up one lane every `per` words.
+    let mut runs: Vec<WordRun> = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (w0, l0) = words[i];
+        let mut per = 1;
+        while i + per < words.len() && words[i + per] == (w0 + per as u32, l0) {
+            per += 1;
+        }
+        let mut len = per;
+        while i + len < words.len() && words[i + len] == (w0 + len as u32, l0 + (len / per) as u32)
+        {
+            len += 1;
+        }
+        let len = len - len % per;
+        runs.push(WordRun {
+            word: w0,
+            words: len as u32,
+            per: per as u32,
+            lane: l0,
+        });
+        i += len;
+    }
+    let mut out_preds = Vec::new();
+    for &pid in preds {
+        if !dirty_preds.get(pid as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        let mut owned = 0u32;
+        for (c, &o) in plan.pred_owner[pid as usize].iter().enumerate() {
+            match o {
+                0 => {}
+                o if o == c as u32 + 1 => owned |= 1 << c,
+                _ => return unsure("a predicate bit another channel's lane writes"),
+            }
+        }
+        out_preds.push((pid, owned));
+    }
+    Ok(Exchange {
+        runs,
+        preds: out_preds,
+        parity: 0,
+        number: 0,
+    })
+}
+
+/// A plan whose cross-lane reads the meetings pass: nothing left to mirror, and
+/// whole-thread stores and atomics that write no register run by the first lane of
+/// the meeting before them in their block (`Plan::led`).
+pub fn finish(mut plan: Plan, p: &Prepared, xs: &Exchanges) -> Plan {
+    let starts = real_block_starts(p);
+    let mut current = None;
+    plan.led = (0..p.insts.len())
+        .map(|k| {
+            if starts[k] && !(k > 0 && synthetic(&p.insts[k - 1])) {
+                current = None;
+            }
+            if let Some(x) = xs.at.get(&k) {
+                current = Some(x.number);
+            }
+            current.filter(|_| plan.writes[k].0.is_empty() && plan.writes[k].1.is_empty())
+        })
+        .collect();
+    plan.mirrored.iter_mut().for_each(|m| *m = false);
+    plan.mirrored_preds.iter_mut().for_each(|m| *m = false);
+    plan.mirrors.iter_mut().for_each(|m| *m = false);
+    plan.publish
+        .iter_mut()
+        .for_each(|x| *x = Default::default());
+    plan.first_cross_read = None;
+    plan
+}
+
+impl Exchanges {
+    /// The condition under which only meeting `m`'s first lane runs an instruction.
+    pub fn leader(&self, m: u32) -> String {
+        format!(
+            "if (lane == firstTrailingBit(atomicLoad(&xm[xslot * {}u + {m}u])))",
+            self.count
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(body: &str) -> Prepared {
+        let text = format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G type=d num_elts=8 align=hword\n\
+             .decl V0033 v_type=G type=q num_elts=8 align=hword\n\
+             .decl V0034 v_type=G type=q num_elts=4 align=hword\n\
+             .decl V0035 v_type=G type=d num_elts=8 align=hword\n\
+             .decl P1 v_type=P num_elts=8\n\
+             .kernel_attr SimdSize=8\n{body}ret (M1, 1)\n"
+        );
+        let k = crate::decode::text::parse_visaasm(&text, 32).expect("parses");
+        crate::interp::prepare(&k, "k").expect("prepares")
+    }
+
+    /// A qword vector each lane writes its element of, reduced by NoMask code: one
+    /// meeting before the first read, publishing two words a lane; the NoMask code
+    /// runs whole, and the branch after it still reaches its label.
+    #[test]
+    fn a_meeting_passes_each_lanes_words_before_the_first_cross_read() {
+        let p = prepared(
+            "mov (M1_NM, 8) V0033(0,0)<1> 0x0:q\n\
+             mov (M1, 8) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
+             add (M1_NM, 4) V0034(0,0)<1> V0033(0,0)<1;1,0> V0033(1,0)<1;1,0>\n\
+             add (M1_NM, 2) V0034(0,0)<1> V0034(0,0)<1;1,0> V0034(0,2)<1;1,0>\n\
+             cmp.lt (M1, 8) P1 V0032(0,0)<1;1,0> 0x4:d\n\
+             (P1) goto (M1, 8) _L1\n\
+             mov (M1, 8) V0035(0,0)<1> V0034(0,0)<0;1,0>\n\
+             _L1:\n",
+        );
+        let cfg = blocks::split(&p.insts);
+        let (xp, uniform, xs) = prepare(&p, &cfg).expect("passes");
+        assert_eq!(xs.count, 1);
+        assert_eq!(xp.insts.len(), p.insts.len() + 1);
+        let (&at, x) = xs.at.iter().next().unwrap();
+        assert!(synthetic(&xp.insts[at]) && xp.insts[at].op == Opcode::Barrier);
+        assert_eq!(xp.insts[at + 1].op, Opcode::Add);
+        let v0033 = p.insts[1].fields.iter().find_map(|f| match f {
+            PField::Dst(crate::interp::prepare::Dst::Direct { off, .. }) => Some(*off),
+            _ => None,
+        });
+        assert_eq!(
+            x.runs,
+            vec![WordRun {
+                word: v0033.unwrap() / 4,
+                words: 16,
+                per: 2,
+                lane: 0
+            }]
+        );
+        assert!(uniform[0] && !uniform[1] && uniform[at + 1] && uniform[at + 2]);
+        // The goto's target moved with the label.
+        let goto = xp.insts.iter().find(|i| i.op == Opcode::Goto).unwrap();
+        let t = goto.fields.iter().find_map(|f| match f {
+            PField::Target(t) => Some(*t as usize),
+            _ => None,
+        });
+        assert_eq!(xp.insts[t.unwrap()].op, Opcode::Label);
+        assert_eq!(counted(&xp, &(0..xp.insts.len())), p.insts.len());
+    }
+
+    /// The same read inside a loop, and a read past a branch of what channels wrote
+    /// before it: refused with the reason.
+    #[test]
+    fn reads_in_loops_or_of_values_from_before_a_parting_are_refused() {
+        let looped = prepared(
+            "_L0:\n\
+             mov (M1, 8) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
+             add (M1_NM, 4) V0034(0,0)<1> V0033(0,0)<1;1,0> V0033(1,0)<1;1,0>\n\
+             cmp.lt (M1, 8) P1 V0032(0,0)<1;1,0> 0x4:d\n\
+             (P1) goto (M1, 8) _L0\n",
+        );
+        let why = prepare(&looped, &blocks::split(&looped.insts)).unwrap_err();
+        assert!(why.contains("in a loop"), "{why}");
+        let parted = prepared(
+            "mov (M1, 8) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
+             cmp.lt (M1, 8) P1 V0032(0,0)<1;1,0> 0x4:d\n\
+             (P1) goto (M1, 8) _L1\n\
+             add (M1_NM, 4) V0034(0,0)<1> V0033(0,0)<1;1,0> V0033(1,0)<1;1,0>\n\
+             _L1:\n",
+        );
+        let why = prepare(&parted, &blocks::split(&parted.insts)).unwrap_err();
+        assert!(why.contains("before their paths parted"), "{why}");
+    }
+}
