@@ -1529,8 +1529,9 @@ fn subroutine_calls_run_straight_like_the_interpreter() {
 /// even channels enter (a meeting of the channels in it), aggregated atomics run by the
 /// first lane of the meeting before them, after a branch whose ways meet at different
 /// meetings (atomic_global_counters: in program order), partial threads and real
-/// barriers (nonuniform_groups). Bytes and instruction and channel counts are the
-/// interpreter's.
+/// barriers (nonuniform_groups), a broadcast after an if/else of what every channel
+/// loaded before it, in partial sub-groups (subgroup_partial). Bytes and instruction
+/// and channel counts are the interpreter's.
 #[test]
 fn registers_read_across_channels_pass_through_meetings_straight() {
     use visa_emu::backend::gpu;
@@ -1557,6 +1558,10 @@ fn registers_read_across_channels_pass_through_meetings_straight() {
         (
             own.join("nonuniform_groups/acm-g10-simd16"),
             "firstTrailingBit",
+        ),
+        (
+            own.join("subgroup_partial/tgllp-simd16"),
+            "the lanes publish",
         ),
     ] {
         let v = dir.display().to_string();

@@ -34,6 +34,29 @@ pub fn synthetic(inst: &PInst) -> bool {
     inst.index == SYNTHETIC
 }
 
+/// Whether every channel runs the block of instruction `k`: no way from the entry
+/// block reaches the kernel's end without passing it.
+fn every_channel_runs(p: &Prepared, cfg: &blocks::Blocks, k: usize) -> bool {
+    let Some(b) = cfg.ranges.iter().position(|r| r.contains(&k)) else {
+        return false;
+    };
+    let mut seen = vec![false; cfg.ranges.len()];
+    let mut todo = vec![0usize];
+    while let Some(x) = todo.pop() {
+        if x == b || seen[x] {
+            continue;
+        }
+        seen[x] = true;
+        for s in super::straight_rows::successors(p, cfg, x) {
+            if s == usize::MAX {
+                return false;
+            }
+            todo.push(s);
+        }
+    }
+    true
+}
+
 /// Where the kernel's real blocks begin (labels, branch targets, after control
 /// flow), not the cuts of long straight code.
 fn real_block_starts(p: &Prepared) -> Vec<bool> {
@@ -267,8 +290,9 @@ pub fn prepare(
             }
             let x = exchange_of(&plan, k, bytes, preds, &dirty, &dirty_preds)?;
             // Past the entry blocks a meeting holds only the channels that run its
-            // block: what it passes must have been written in the block.
-            let entry = k < prefix_end;
+            // block: what it passes must have been written in the block, unless every
+            // channel runs the block (it lies on every way from the entry to the end).
+            let entry = k < prefix_end || every_channel_runs(p, cfg, k);
             let stale = x
                 .runs
                 .iter()

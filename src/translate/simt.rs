@@ -112,10 +112,11 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
 
 /// Whether the kernel's barriers are all meetings the straight form inserted
 /// (`exchange.rs`), which may meet in program order: a meeting releases only the
-/// invocations waiting at the earliest block, so channels that parted and wait at
-/// different meetings go on one meeting at a time, the earliest first, as the vISA
-/// thread runs them. Every channel a meeting passes registers between then waits at
-/// it: no meeting lies in a loop, so none can come back to an earlier one.
+/// invocations waiting at the earliest block any invocation is at, so channels that
+/// parted and wait at different meetings go on one meeting at a time, the earliest
+/// first, as the vISA thread runs them. Every channel a meeting passes registers
+/// between then waits at it: no meeting lies in a loop, so none can come back to an
+/// earlier one.
 pub(super) fn in_order(p: &Prepared) -> bool {
     let mut barriers = p
         .insts

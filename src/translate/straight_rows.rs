@@ -229,10 +229,11 @@ impl Rows<'_> {
             em.line("atomicStore(&st_live[(meet_k + 1u) % 3u], 0u);");
             em.line("if (bits != 0u) { atomicOr(&st_live[meet_k], bits); }");
             if self.in_order {
-                // The earliest place an invocation waits at, as the greatest `~pc`
-                // (the words start zeroed), cleared in turn like `st_live`.
+                // The earliest place an invocation is at, running or waiting, as the
+                // greatest `~block` (the words start zeroed), cleared in turn like
+                // `st_live`.
                 em.line("atomicStore(&st_first[(meet_k + 1u) % 3u], 0u);");
-                em.line("if (pc >= HELD && pc != IDLE) { atomicMax(&st_first[meet_k], ~pc); }");
+                em.line("if (pc != IDLE) { atomicMax(&st_first[meet_k], ~(pc & ~HELD)); }");
             }
             em.line("storageBarrier();");
             em.line("workgroupBarrier();");
@@ -243,7 +244,10 @@ impl Rows<'_> {
             em.line("meet_k = (meet_k + 1u) % 3u;");
         }
         if self.in_order {
-            em.line("if ((go & 1u) == 0u && pc != IDLE && pc == first) { pc = pc & ~HELD; }");
+            // Those waiting where no invocation is behind them: none can reach their
+            // meeting any more (no meeting lies in a loop), even while others run on
+            // further ahead.
+            em.line("if (pc >= HELD && pc != IDLE && (pc & ~HELD) == first) { pc = pc & ~HELD; }");
         } else {
             em.line("if ((go & 1u) == 0u && pc != IDLE) { pc = pc & ~HELD; }");
         }
