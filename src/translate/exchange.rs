@@ -256,9 +256,12 @@ pub fn prepare(
         .iter()
         .enumerate()
         .map(|(k, i)| {
+            // A NoMask plain store writes every channel's element, dispatched or not:
+            // each invocation reaching it makes all of it (the same bytes alike).
+            let store = super::is_message(i.op) && lanes::message_effects(i) == (false, true);
             !in_loop[k]
                 && i.exec.mask.no_mask
-                && !super::is_message(i.op)
+                && (!super::is_message(i.op) || store)
                 && !blocks::ends_block(i.op)
                 && !super::is_nop(i.op)
                 && i.op != Opcode::Movs

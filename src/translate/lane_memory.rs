@@ -770,6 +770,12 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
             let reg = raw(inst, "Addresses")?;
             return pointer_in_slice(c, &c.chain(k), reg, reg + 8);
         }
+        // A NoMask SVM scatter run whole (`exchange.rs`): every address it holds.
+        SvmScatter if c.plan.run[k] == Run::Uniform => {
+            let reg = raw(inst, "Addresses")?;
+            let n = inst.exec.size as u32;
+            return pointer_in_slice(c, &c.chain(k), reg, reg + 8 * n);
+        }
         SvmGather | SvmScatter | SvmAtomic if c.plan.run[k] == Run::PerLane => (
             raw(inst, "Addresses")?,
             inst.exec.size as u32,

@@ -287,7 +287,7 @@ fn per_lane_message(inst: &PInst) -> bool {
     }
 }
 
-fn message_effects(inst: &PInst) -> (bool, bool) {
+pub(super) fn message_effects(inst: &PInst) -> (bool, bool) {
     use Opcode::*;
     match inst.op {
         Gather4Scaled | SvmGather4Scaled | GatherScaled | OwordLd | OwordLdUnaligned

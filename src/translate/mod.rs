@@ -838,12 +838,16 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                 let straight = lanes::plan(sp, &sp_blocks, true);
                 // Channels that read each other's registers in the entry blocks meet
                 // there to pass them (`exchange.rs`).
-                let (passed, unpassed) = match straight.first_cross_read {
-                    Some(_) => match exchange::prepare(sp, &sp_blocks) {
+                // So may a NoMask store, which then runs whole in every invocation.
+                let retry = straight.first_cross_read.is_some()
+                    || simt::check(sp, &straight, &sp_blocks, tpg)
+                        .is_err_and(|why| why.starts_with(simt::NOMASK_STORE));
+                let (passed, unpassed) = match retry {
+                    true => match exchange::prepare(sp, &sp_blocks) {
                         Ok(x) => (Some(x), None),
                         Err(why) => (None, Some(why)),
                     },
-                    None => (None, None),
+                    false => (None, None),
                 };
                 let (sp, sp_blocks, straight, exchanges) = match &passed {
                     Some((xp, uniform, xs)) => {

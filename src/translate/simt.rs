@@ -98,7 +98,7 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
         .find(|&k| plan.run[k] == Run::PerLane && plan.mem[k].1 && p.insts[k].exec.mask.no_mask)
     {
         return Some(format!(
-            "a NoMask store at instruction {}",
+            "{NOMASK_STORE} at instruction {}",
             p.insts[k].index
         ));
     }
@@ -109,6 +109,10 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
         .all(Option::is_some);
     uniform_consistency(p, plan, &block_of_each(p, cfg), prefix, cr0_known)
 }
+
+/// Why a kernel with a per-lane NoMask store is not straight (the start of the
+/// message; `exchange.rs` may still run the store whole).
+pub(super) const NOMASK_STORE: &str = "a NoMask store";
 
 /// Whether the kernel's barriers are all meetings the straight form inserted
 /// (`exchange.rs`), which may meet in program order: a meeting releases only the
