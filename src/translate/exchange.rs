@@ -206,12 +206,14 @@ impl Exchanges {
         let mut at = 0;
         for r in &x.runs {
             for j in 0..r.words {
+                // A select, not a branch: llvmpipe runs both sides of every branch
+                // (atomic_global_counters ~10% less GPU time).
+                let w = r.word + j;
                 let _ = writeln!(
                     s,
-                    "if ((xin & {}u) != 0u) {{ g[{}u] = xw[xb + {}u]; }}",
-                    1u32 << (r.lane + j / r.per),
-                    r.word + j,
-                    at + j
+                    "g[{w}u] = select(g[{w}u], xw[xb + {}u], (xin & {}u) != 0u);",
+                    at + j,
+                    1u32 << (r.lane + j / r.per)
                 );
             }
             at += r.words;
@@ -251,23 +253,76 @@ pub fn prepare(
         }
     }
     let starts = real_block_starts(p);
-    let uniform: Vec<bool> = p
+    // NoMask code outside loops that may run whole in every invocation.
+    let eligible: Vec<bool> = p
         .insts
         .iter()
         .enumerate()
         .map(|(k, i)| {
-            // A NoMask plain store writes every channel's element, dispatched or not:
-            // each invocation reaching it makes all of it (the same bytes alike).
-            let store = super::is_message(i.op) && lanes::message_effects(i) == (false, true);
             !in_loop[k]
                 && i.exec.mask.no_mask
-                && (!super::is_message(i.op) || store)
                 && !blocks::ends_block(i.op)
                 && !super::is_nop(i.op)
                 && i.op != Opcode::Movs
         })
         .collect();
-    let plan = lanes::plan_forced(p, cfg, true, &uniform);
+    // A NoMask plain store writes every channel's element, dispatched or not: each
+    // invocation reaching it makes all of it (the same bytes alike).
+    let mut uniform: Vec<bool> = p
+        .insts
+        .iter()
+        .zip(&eligible)
+        .map(|(i, &e)| e && super::is_message(i.op) && lanes::message_effects(i) == (false, true))
+        .collect();
+    // Then, to a fixed point, NoMask ALU code that reads other lanes' registers, and
+    // the NoMask code that writes what such code reads (the elements of channels that
+    // are not running: a reduction's identity). The rest keeps its per-lane form
+    // (each invocation its own element, a lane vector in a register where it can).
+    let alu = |k: usize| eligible[k] && !super::is_message(p.insts[k].op);
+    let plan = loop {
+        let plan = lanes::plan_forced(p, cfg, true, &uniform);
+        let mut grew = false;
+        let mut need = vec![false; plan.owner.len() + 1];
+        let mut need_preds = vec![false; plan.pred_owner.len()];
+        for k in 0..p.insts.len() {
+            let cross = !plan.cross[k].0.is_empty() || !plan.cross[k].1.is_empty();
+            if cross && alu(k) && !uniform[k] {
+                uniform[k] = true;
+                grew = true;
+            }
+            if cross || uniform[k] {
+                for &(a, b) in &plan.reads[k].0 {
+                    for x in need.iter_mut().take(b as usize).skip(a as usize) {
+                        *x = true;
+                    }
+                }
+                for &pid in &plan.reads[k].1 {
+                    if let Some(x) = need_preds.get_mut(pid as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+        for k in 0..p.insts.len() {
+            if !alu(k) || uniform[k] {
+                continue;
+            }
+            let (bytes, preds) = &plan.writes[k];
+            let feeds = bytes
+                .iter()
+                .any(|&(a, b)| need.iter().take(b as usize).skip(a as usize).any(|&x| x))
+                || preds
+                    .iter()
+                    .any(|&pid| need_preds.get(pid as usize) == Some(&true));
+            if feeds {
+                uniform[k] = true;
+                grew = true;
+            }
+        }
+        if !grew {
+            break plan;
+        }
+    };
     let total = plan.owner.len() as u32;
     // Words (and predicates) some lane wrote per lane since the last meeting passed
     // them: the copies differ there.
