@@ -284,13 +284,13 @@ pub fn prepare(
         let mut grew = false;
         let mut need = vec![false; plan.owner.len() + 1];
         let mut need_preds = vec![false; plan.pred_owner.len()];
-        for k in 0..p.insts.len() {
+        for (k, whole) in uniform.iter_mut().enumerate() {
             let cross = !plan.cross[k].0.is_empty() || !plan.cross[k].1.is_empty();
-            if cross && alu(k) && !uniform[k] {
-                uniform[k] = true;
+            if cross && alu(k) && !*whole {
+                *whole = true;
                 grew = true;
             }
-            if cross || uniform[k] {
+            if cross || *whole {
                 for &(a, b) in &plan.reads[k].0 {
                     for x in need.iter_mut().take(b as usize).skip(a as usize) {
                         *x = true;
@@ -303,8 +303,8 @@ pub fn prepare(
                 }
             }
         }
-        for k in 0..p.insts.len() {
-            if !alu(k) || uniform[k] {
+        for (k, whole) in uniform.iter_mut().enumerate() {
+            if !alu(k) || *whole {
                 continue;
             }
             let (bytes, preds) = &plan.writes[k];
@@ -315,7 +315,7 @@ pub fn prepare(
                     .iter()
                     .any(|&pid| need_preds.get(pid as usize) == Some(&true));
             if feeds {
-                uniform[k] = true;
+                *whole = true;
                 grew = true;
             }
         }
