@@ -836,11 +836,13 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             (true, None, None) => {
                 let sp_blocks = blocks::split(&sp.insts);
                 let straight = lanes::plan(sp, &sp_blocks, true);
-                // Channels that read each other's registers in the entry blocks meet
-                // there to pass them (`exchange.rs`).
-                // So may a NoMask store, which then runs whole in every invocation.
+                let first = simt::check(sp, &straight, &sp_blocks, tpg);
+                // Channels that read each other's registers outside loops meet to pass
+                // them (`exchange.rs`); so may a NoMask store, which then runs whole in
+                // every invocation that reaches it.
                 let retry = straight.first_cross_read.is_some()
-                    || simt::check(sp, &straight, &sp_blocks, tpg)
+                    || first
+                        .as_ref()
                         .is_err_and(|why| why.starts_with(simt::NOMASK_STORE));
                 let (passed, unpassed) = match retry {
                     true => match exchange::prepare(sp, &sp_blocks) {
@@ -849,15 +851,17 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                     },
                     false => (None, None),
                 };
-                let (sp, sp_blocks, straight, exchanges) = match &passed {
+                let (sp, straight, exchanges, checked) = match &passed {
                     Some((xp, uniform, xs)) => {
                         let xb = blocks::split(&xp.insts);
-                        let plan = lanes::plan_forced(xp, &xb, true, uniform);
-                        (xp, xb, exchange::finish(plan, xp, xs), Some(xs))
+                        let plan =
+                            exchange::finish(lanes::plan_forced(xp, &xb, true, uniform), xp, xs);
+                        let checked = simt::check(xp, &plan, &xb, tpg);
+                        (xp, plan, Some(xs), checked)
                     }
-                    None => (sp, sp_blocks, straight, None),
+                    None => (sp, straight, None, first),
                 };
-                match simt::check(sp, &straight, &sp_blocks, tpg) {
+                match checked {
                     Ok(launch) => {
                         match simt::translate(
                             sp,

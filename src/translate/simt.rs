@@ -60,6 +60,13 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
         matches!(i.op, Call | Fcall | Ifcall | Fret | Sbarrier | Nbarrier)
             || (i.op == Barrier && tpg.max(1) * p.simd > MAX_INVOCATIONS)
     }) {
+        if super::exchange::synthetic(i) {
+            return Some(format!(
+                "channels that read each other's registers meet in one workgroup, and the \
+                 group's {tpg} threads of SIMD{} are over {MAX_INVOCATIONS} invocations",
+                p.simd
+            ));
+        }
         return Some(format!("{} at instruction {}", i.op.spec_name(), i.index));
     }
     // SLM is the group's: its threads must share one workgroup.

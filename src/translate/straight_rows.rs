@@ -733,12 +733,16 @@ fn emit_straight_inst(
     }
     let run = plan.run[k];
     em.open("");
-    em.line(&format!(
-        "// [{}] {} ({:?})",
-        inst.index,
-        inst.op.spec_name(),
-        run
-    ));
+    if super::exchange::synthetic(inst) {
+        em.line("// the lanes meet (exchange.rs)");
+    } else {
+        em.line(&format!(
+            "// [{}] {} ({:?})",
+            inst.index,
+            inst.op.spec_name(),
+            run
+        ));
+    }
     // The execution mask an instruction sees: its own channel's bit per lane; the
     // thread's (the dispatch mask) in the entry blocks; none further on.
     let mask_known = run == Run::PerLane || in_prefix;
