@@ -127,6 +127,13 @@ impl Exchanges {
         out
     }
 
+    /// Bytes of workgroup memory the buffers take (`tpw` threads per workgroup).
+    pub fn workgroup_bytes(&self, tpw: u32) -> u32 {
+        4 * ((2 * tpw * self.words).max(1)
+            + (2 * tpw * self.preds).max(1)
+            + (tpw * self.count).max(1))
+    }
+
     /// Declarations of the buffers (`tpw` threads per workgroup).
     pub fn declarations(&self, tpw: u32) -> String {
         let w = (2 * tpw * self.words).max(1);

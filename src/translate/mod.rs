@@ -447,6 +447,10 @@ pub struct LocalIdLayout {
     pub local: [u32; 3],
 }
 
+/// Workgroup memory the straight form's meetings and the group's SLM may take
+/// together (`exchange.rs`): WebGPU's guaranteed `maxComputeWorkgroupStorageSize`.
+const EXCHANGE_BYTES_MAX: u32 = 16384;
+
 /// A translated kernel.
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -846,6 +850,18 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                         .is_err_and(|why| why.starts_with(simt::NOMASK_STORE));
                 let (passed, unpassed) = match retry {
                     true => match exchange::prepare(sp, &sp_blocks) {
+                        // With the group's SLM, within what every WebGPU adapter offers.
+                        Ok(x)
+                            if x.2.workgroup_bytes(tpg) + target.slm_bytes > EXCHANGE_BYTES_MAX =>
+                        {
+                            let why = format!(
+                                "the lanes' meetings need {} bytes of workgroup memory beside \
+                                 {} of SLM, over {EXCHANGE_BYTES_MAX}",
+                                x.2.workgroup_bytes(tpg),
+                                target.slm_bytes
+                            );
+                            (None, Some(why))
+                        }
                         Ok(x) => (Some(x), None),
                         Err(why) => (None, Some(why)),
                     },
