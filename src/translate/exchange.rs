@@ -63,17 +63,15 @@ fn every_channel_runs(p: &Prepared, cfg: &blocks::Blocks, k: usize) -> bool {
 }
 
 /// Where the kernel's real blocks begin (labels, branch targets, after control
-/// flow), not the cuts of long straight code.
+/// flow): `blocks::split` without its cuts of long straight code.
 fn real_block_starts(p: &Prepared) -> Vec<bool> {
-    let targets = blocks::branch_targets(&p.insts);
-    (0..p.insts.len())
-        .map(|k| {
-            k == 0
-                || targets[k]
-                || matches!(p.insts[k].op, Opcode::Label | Opcode::Subroutine)
-                || blocks::ends_block(p.insts[k - 1].op)
-        })
-        .collect()
+    let mut out = vec![false; p.insts.len()];
+    for r in blocks::split_at_most(&p.insts, usize::MAX).ranges {
+        if let Some(x) = out.get_mut(r.start) {
+            *x = true;
+        }
+    }
+    out
 }
 
 /// Instructions of a block that the interpreter counts (inserted meetings are not).
@@ -129,22 +127,48 @@ impl Exchanges {
 
     /// Bytes of workgroup memory the buffers take (`tpw` threads per workgroup).
     pub fn workgroup_bytes(&self, tpw: u32) -> u32 {
-        4 * ((2 * tpw * self.words).max(1)
-            + (2 * tpw * self.preds).max(1)
-            + (tpw * self.count).max(1))
+        let (w, q, m) = self.buffer_words(tpw);
+        4 * (w + q + m)
     }
 
-    /// Declarations of the buffers (`tpw` threads per workgroup).
+    /// Words of `xw`, `xq` and `xm`: two buffers of the largest meeting per thread,
+    /// and a word per meeting per thread.
+    fn buffer_words(&self, tpw: u32) -> (u32, u32, u32) {
+        (
+            (2 * tpw * self.words).max(1),
+            (2 * tpw * self.preds).max(1),
+            (tpw * self.count).max(1),
+        )
+    }
+
+    /// Declarations of the buffers (`tpw` threads per workgroup). Workgroup memory
+    /// starts zeroed: no lane has published at any meeting yet (no meeting lies in a
+    /// loop, so each `xm` word is written once a run).
     pub fn declarations(&self, tpw: u32) -> String {
-        let w = (2 * tpw * self.words).max(1);
-        let q = (2 * tpw * self.preds).max(1);
-        // Workgroup memory starts zeroed: no lane has published at any meeting yet
-        // (no meeting lies in a loop, so each word is written once a run).
-        let m = (tpw * self.count).max(1);
+        let (w, q, m) = self.buffer_words(tpw);
         format!(
             "var<workgroup> xw: array<u32, {w}>;\nvar<workgroup> xq: array<atomic<u32>, {q}>;\n\
              var<workgroup> xm: array<atomic<u32>, {m}>;\nvar<private> xslot: u32;\n"
         )
+    }
+
+    /// This thread's word of meeting `m` in `xm`: the lanes that published there.
+    fn met(&self, m: u32) -> String {
+        format!("xm[xslot * {}u + {m}u]", self.count)
+    }
+
+    /// The bases of meeting `x`'s buffers in `xw` (`xb`) and, where it passes
+    /// predicates, `xq` (`xqb`).
+    fn bases(&self, x: &Exchange) -> String {
+        let mut s = format!("let xb = (xslot * 2u + {}u) * {}u;\n", x.parity, self.words);
+        if !x.preds.is_empty() {
+            let _ = writeln!(
+                s,
+                "let xqb = (xslot * 2u + {}u) * {}u;",
+                x.parity, self.preds
+            );
+        }
+        s
     }
 
     /// The publishing half of the meeting at `k`, before its barrier.
@@ -152,16 +176,8 @@ impl Exchanges {
         let x = self.at.get(&k)?;
         let mut s = String::new();
         let _ = writeln!(s, "// the lanes publish what they own (exchange.rs)");
-        let _ = writeln!(
-            s,
-            "let xb = (xslot * 2u + {}u) * {}u;",
-            x.parity, self.words
-        );
-        let _ = writeln!(
-            s,
-            "atomicOr(&xm[xslot * {}u + {}u], lem);",
-            self.count, x.number
-        );
+        s.push_str(&self.bases(x));
+        let _ = writeln!(s, "atomicOr(&{}, lem);", self.met(x.number));
         let mut at = 0;
         for r in &x.runs {
             let lanes = r.words / r.per;
@@ -180,13 +196,6 @@ impl Exchanges {
             let _ = writeln!(s, " }}");
             at += r.words;
         }
-        if !x.preds.is_empty() {
-            let _ = writeln!(
-                s,
-                "let xqb = (xslot * 2u + {}u) * {}u;",
-                x.parity, self.preds
-            );
-        }
         for (j, &(pid, owned)) in x.preds.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -196,8 +205,8 @@ impl Exchanges {
         Some(s)
     }
 
-    /// The reading half of the meeting whose barrier is at `k`, after it: the other
-    /// dispatched lanes' bytes into this lane's copy.
+    /// The reading half of the meeting whose barrier is at `k`, after it: the bytes
+    /// of the other lanes that met there into this lane's copy.
     pub fn pull(&self, k: usize) -> Option<String> {
         let x = self.at.get(&k)?;
         let mut s = String::new();
@@ -205,16 +214,8 @@ impl Exchanges {
             s,
             "// the lanes read what the others that met here own (exchange.rs)"
         );
-        let _ = writeln!(
-            s,
-            "let xb = (xslot * 2u + {}u) * {}u;",
-            x.parity, self.words
-        );
-        let _ = writeln!(
-            s,
-            "let xin = atomicLoad(&xm[xslot * {}u + {}u]) & ~lem;",
-            self.count, x.number
-        );
+        s.push_str(&self.bases(x));
+        let _ = writeln!(s, "let xin = atomicLoad(&{}) & ~lem;", self.met(x.number));
         let mut at = 0;
         for r in &x.runs {
             for j in 0..r.words {
@@ -229,13 +230,6 @@ impl Exchanges {
                 );
             }
             at += r.words;
-        }
-        if !x.preds.is_empty() {
-            let _ = writeln!(
-                s,
-                "let xqb = (xslot * 2u + {}u) * {}u;",
-                x.parity, self.preds
-            );
         }
         for (j, &(pid, owned)) in x.preds.iter().enumerate() {
             let _ = writeln!(
@@ -570,8 +564,8 @@ impl Exchanges {
     /// The condition under which only meeting `m`'s first lane runs an instruction.
     pub fn leader(&self, m: u32) -> String {
         format!(
-            "if (lane == firstTrailingBit(atomicLoad(&xm[xslot * {}u + {m}u])))",
-            self.count
+            "if (lane == firstTrailingBit(atomicLoad(&{})))",
+            self.met(m)
         )
     }
 }

@@ -882,6 +882,17 @@ fn pointer_in_slice(c: &Chains, chain: &Chain, a: u32, b: u32) -> Option<u32> {
     }
 }
 
+/// Whether `inst`'s one destination is integer elements of `size` bytes from GRF
+/// byte `at`, unsaturated, at horizontal stride `hs` where given.
+fn writes_ints(inst: &PInst, at: u32, size: u32, hs: Option<u32>) -> bool {
+    let (dsts, _, _) = inst.alu_operands();
+    matches!(
+        dsts.as_slice(),
+        [Dst::Direct { off, ty, hs: h, sat: false }]
+            if *off == at && ty.size() == size && ty.is_int() && hs.is_none_or(|x| x == *h)
+    )
+}
+
 /// How far [`pointer_in_slice`] follows an address back.
 const SLICE_DEPTH: u32 = 6;
 
@@ -1868,19 +1879,11 @@ impl Chain<'_> {
         {
             return None;
         }
-        let (dsts, srcs, ints) = inst.alu_operands();
-        let [Dst::Direct {
-            off,
-            ty,
-            sat: false,
-            ..
-        }] = dsts.as_slice()
-        else {
-            return None;
-        };
-        if *off != at || ty.size() != size || !ty.is_int() {
+        if !writes_ints(inst, at, size, None) {
             return None;
         }
+        let (dsts, srcs, ints) = inst.alu_operands();
+        let ty = dsts[0].ty();
         use AluOp as A;
         let op = AluOp::from_opcode(inst.op, &ints)?;
         let plain = matches!(
@@ -1907,7 +1910,7 @@ impl Chain<'_> {
         }
         self.passes.borrow_mut().node(Node {
             op,
-            dst: *ty,
+            dst: ty,
             srcs: operands,
         })
     }
@@ -2043,20 +2046,11 @@ impl Chain<'_> {
         if inst.op != Opcode::Mov || !self.lane_def(d, moff, n) {
             return None;
         }
-        let (dsts, srcs, _) = inst.alu_operands();
-        let [Dst::Direct {
-            off,
-            ty,
-            hs: 2,
-            sat: false,
-        }] = dsts.as_slice()
-        else {
-            return None;
-        };
+        let (_, srcs, _) = inst.alu_operands();
         let [src] = srcs.as_slice() else {
             return None;
         };
-        if *off != reg || ty.size() != 4 || !ty.is_int() {
+        if !writes_ints(inst, reg, 4, Some(2)) {
             return None;
         }
         let mut f = match self.source(src, inst, 4, moff, n, d, depth + 1)? {
@@ -2121,18 +2115,9 @@ impl Chain<'_> {
         if !self.lane_def(d, moff, n) {
             return None;
         }
-        let (dsts, srcs, _) = inst.alu_operands();
-        let [Dst::Direct {
-            off,
-            ty,
-            hs: 1,
-            sat: false,
-        }] = dsts.as_slice()
-        else {
-            return None;
-        };
+        let (_, srcs, _) = inst.alu_operands();
         // The definition writes exactly this vector's elements.
-        if *off != reg || ty.size() != e || !ty.is_int() {
+        if !writes_ints(inst, reg, e, Some(1)) {
             return None;
         }
         let vals: Vec<Value> = srcs
