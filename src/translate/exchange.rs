@@ -245,9 +245,13 @@ impl Exchanges {
 /// meeting inserted before each such read: the kernel, the instructions to
 /// run whole in every lane (for `lanes::plan_forced`) and the meetings. `Err`: why
 /// the straight form cannot pass the registers.
+///
+/// `fences`: positions before which a barrier that passes nothing goes (where no
+/// meeting does), to order two channels' memory accesses (`fences.rs`).
 pub fn prepare(
     p: &Prepared,
     cfg: &blocks::Blocks,
+    fences: &[usize],
 ) -> Result<(Prepared, Vec<bool>, Exchanges), String> {
     let prefix = super::simt::prefix_blocks(p, cfg);
     let prefix_end = cfg.ranges[prefix - 1].end;
@@ -406,14 +410,19 @@ pub fn prepare(
     let mut shift = vec![0usize; p.insts.len() + 1];
     let mut xs = Exchanges::default();
     let mut m = meetings.into_iter().peekable();
-    let mut n = 0usize;
+    // Meetings (numbered) and barriers inserted in all.
+    let (mut n, mut inserted) = (0usize, 0usize);
     for (k, inst) in p.insts.iter().enumerate() {
-        if let Some((_, mut x)) = m.next_if(|(at, _)| *at == k) {
-            x.parity = (n % 2) as u32;
-            x.number = n as u32;
-            xs.words = xs.words.max(x.runs.iter().map(|r| r.words).sum());
-            xs.preds = xs.preds.max(x.preds.len() as u32);
-            xs.at.insert(insts.len(), x);
+        let meeting = m.next_if(|(at, _)| *at == k);
+        if meeting.is_some() || fences.contains(&k) {
+            if let Some((_, mut x)) = meeting {
+                x.parity = (n % 2) as u32;
+                x.number = n as u32;
+                xs.words = xs.words.max(x.runs.iter().map(|r| r.words).sum());
+                xs.preds = xs.preds.max(x.preds.len() as u32);
+                xs.at.insert(insts.len(), x);
+                n += 1;
+            }
             insts.push(PInst {
                 op: Opcode::Barrier,
                 exec: inst.exec,
@@ -422,15 +431,15 @@ pub fn prepare(
                 index: SYNTHETIC,
             });
             forced.push(false);
-            n += 1;
+            inserted += 1;
         }
-        shift[k] = n;
+        shift[k] = inserted;
         insts.push(inst.clone());
         forced.push(uniform[k]);
     }
-    shift[p.insts.len()] = n;
+    shift[p.insts.len()] = inserted;
     xs.count = n as u32;
-    let moved = |t: u32| t + shift.get(t as usize).copied().unwrap_or(n) as u32;
+    let moved = |t: u32| t + shift.get(t as usize).copied().unwrap_or(inserted) as u32;
     for inst in &mut insts {
         for f in &mut inst.fields {
             match f {
@@ -604,7 +613,7 @@ mod tests {
              _L1:\n",
         );
         let cfg = blocks::split(&p.insts);
-        let (xp, uniform, xs) = prepare(&p, &cfg).expect("passes");
+        let (xp, uniform, xs) = prepare(&p, &cfg, &[]).expect("passes");
         assert_eq!(xs.count, 1);
         assert_eq!(xp.insts.len(), p.insts.len() + 1);
         let (&at, x) = xs.at.iter().next().unwrap();
@@ -636,6 +645,31 @@ mod tests {
         assert_eq!(counted(&xp, &(0..xp.insts.len())), p.insts.len());
     }
 
+    /// A fence is a barrier that passes nothing: no meeting number, no buffers, and
+    /// the branch targets after it move past it.
+    #[test]
+    fn a_fence_inserts_a_barrier_without_a_meeting() {
+        let p = prepared(
+            "mov (M1, 8) V0032(0,0)<1> 0x1:d\n\
+             cmp.lt (M1, 8) P1 V0032(0,0)<1;1,0> 0x4:d\n\
+             (P1) goto (M1, 8) _L1\n\
+             mov (M1, 8) V0035(0,0)<1> V0032(0,0)<1;1,0>\n\
+             _L1:\n",
+        );
+        let cfg = blocks::split(&p.insts);
+        let (xp, _, xs) = prepare(&p, &cfg, &[1]).expect("passes");
+        assert_eq!((xs.count, xs.at.len()), (0, 0));
+        assert!(synthetic(&xp.insts[1]) && xp.insts[1].op == Opcode::Barrier);
+        assert_eq!(xp.insts[2].op, Opcode::Cmp);
+        let goto = xp.insts.iter().find(|i| i.op == Opcode::Goto).unwrap();
+        let t = goto.fields.iter().find_map(|f| match f {
+            PField::Target(t) => Some(*t as usize),
+            _ => None,
+        });
+        assert_eq!(xp.insts[t.unwrap()].op, Opcode::Label);
+        assert_eq!(counted(&xp, &(0..xp.insts.len())), p.insts.len());
+    }
+
     /// The same read inside a loop, and a read past a branch of what channels wrote
     /// before it: refused with the reason.
     #[test]
@@ -647,7 +681,7 @@ mod tests {
              cmp.lt (M1, 8) P1 V0032(0,0)<1;1,0> 0x4:d\n\
              (P1) goto (M1, 8) _L0\n",
         );
-        let why = prepare(&looped, &blocks::split(&looped.insts)).unwrap_err();
+        let why = prepare(&looped, &blocks::split(&looped.insts), &[]).unwrap_err();
         assert!(why.contains("in a loop"), "{why}");
         let parted = prepared(
             "mov (M1, 8) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
@@ -656,7 +690,7 @@ mod tests {
              add (M1_NM, 4) V0034(0,0)<1> V0033(0,0)<1;1,0> V0033(1,0)<1;1,0>\n\
              _L1:\n",
         );
-        let why = prepare(&parted, &blocks::split(&parted.insts)).unwrap_err();
+        let why = prepare(&parted, &blocks::split(&parted.insts), &[]).unwrap_err();
         assert!(why.contains("before their paths parted"), "{why}");
     }
 }

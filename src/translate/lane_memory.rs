@@ -565,6 +565,31 @@ impl Affine {
     }
 }
 
+/// Why the straight form refuses a kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub why: String,
+    /// Where two memory instructions (positions in `p.insts`) may touch the same bytes
+    /// from different channels: a barrier between them would order them
+    /// (`exchange::prepare`'s fences).
+    pub unordered: Option<(usize, usize)>,
+}
+
+impl From<String> for Refused {
+    fn from(why: String) -> Self {
+        Refused {
+            why,
+            unordered: None,
+        }
+    }
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
 /// The launch conditions under which no two channels' memory accesses conflict, or
 /// why that cannot be shown.
 pub fn conditions(
@@ -573,7 +598,7 @@ pub fn conditions(
     block_of: &[usize],
     prefix: usize,
     ordered: &dyn Fn(usize, usize) -> bool,
-) -> Result<Conditions, String> {
+) -> Result<Conditions, Refused> {
     let mem: Vec<usize> = (0..p.insts.len())
         .filter(|&k| plan.mem[k].0 || plan.mem[k].1)
         .collect();
@@ -693,11 +718,15 @@ pub fn conditions(
                 _ => {}
             }
             let (Some(sx), Some(sy)) = (sx, sy) else {
+                // Two instructions a barrier may still order; not one with itself.
                 let k = if sx.is_none() { x } else { y };
-                return Err(format!(
-                    "memory instruction {} addresses memory the translator cannot place",
-                    at(k)
-                ));
+                return Err(Refused {
+                    why: format!(
+                        "memory instruction {} addresses memory the translator cannot place",
+                        at(k)
+                    ),
+                    unordered: (x != y).then_some((x, y)),
+                });
             };
             let apart = match (sx, sy) {
                 (Space::Bti(a), Space::Bti(b)) if a != b => {
@@ -724,12 +753,13 @@ pub fn conditions(
                 continue;
             }
             // The same space: the same injective per-lane address at both.
-            let forms = same_lane_address(&chains, &targets, x, y).ok_or_else(|| {
-                format!(
+            let forms = same_lane_address(&chains, &targets, x, y).ok_or_else(|| Refused {
+                why: format!(
                     "memory instructions {} and {} may touch the same bytes from different channels",
                     at(x),
                     at(y)
-                )
+                ),
+                unordered: (x != y).then_some((x, y)),
             })?;
             for form in forms {
                 if !out.distinct_inputs.contains(&form) {

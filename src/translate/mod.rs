@@ -23,6 +23,7 @@ mod blocks;
 pub mod budget;
 mod dpas;
 mod exchange;
+mod fences;
 mod inline_calls;
 mod lane_emit;
 pub mod lane_memory;
@@ -840,54 +841,24 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
             (true, None, None) => {
                 let sp_blocks = blocks::split(&sp.insts);
                 let straight = lanes::plan(sp, &sp_blocks, true);
-                let first = simt::check(sp, &straight, &sp_blocks, tpg);
-                // Channels that read each other's registers outside loops meet to pass
-                // them (`exchange.rs`); so may a NoMask store, which then runs whole in
-                // every invocation that reaches it.
-                let retry = straight.first_cross_read.is_some()
-                    || first
-                        .as_ref()
-                        .is_err_and(|why| why.starts_with(simt::NOMASK_STORE));
-                let (passed, unpassed) = match retry {
-                    true => match exchange::prepare(sp, &sp_blocks) {
-                        // With the group's SLM, within what every WebGPU adapter offers.
-                        Ok(x)
-                            if x.2.workgroup_bytes(tpg) + target.slm_bytes > EXCHANGE_BYTES_MAX =>
-                        {
-                            let why = format!(
-                                "the lanes' meetings need {} bytes of workgroup memory beside \
-                                 {} of SLM, over {EXCHANGE_BYTES_MAX}",
-                                x.2.workgroup_bytes(tpg),
-                                target.slm_bytes
-                            );
-                            (None, Some(why))
-                        }
-                        Ok(x) => (Some(x), None),
-                        Err(why) => (None, Some(why)),
-                    },
-                    false => (None, None),
-                };
-                let (sp, straight, exchanges, checked) = match &passed {
-                    Some((xp, uniform, xs)) => {
-                        let xb = blocks::split(&xp.insts);
-                        let plan =
-                            exchange::finish(lanes::plan_forced(xp, &xb, true, uniform), xp, xs);
-                        let checked = simt::check(xp, &plan, &xb, tpg);
-                        (xp, plan, Some(xs), checked)
-                    }
-                    None => (sp, straight, None, first),
-                };
-                match checked {
-                    Ok(launch) => {
+                match fences::fit(
+                    sp,
+                    &sp_blocks,
+                    straight,
+                    tpg,
+                    target.slm_bytes,
+                    EXCHANGE_BYTES_MAX,
+                ) {
+                    Ok(f) => {
                         match simt::translate(
-                            sp,
+                            f.p.as_ref().unwrap_or(sp),
                             tpg,
                             em.clone(),
                             consts.clone(),
-                            &straight,
-                            launch,
+                            &f.plan,
+                            f.launch,
                             target,
-                            exchanges,
+                            f.exchanges.as_ref(),
                         ) {
                             Ok(m) => match private_grf_too_large(&m, grf_words) {
                                 None => return Ok(m),
@@ -896,10 +867,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                             Err(e) => e.to_string(),
                         }
                     }
-                    Err(why) => match unpassed {
-                        Some(u) => format!("{why}; {u}"),
-                        None => why,
-                    },
+                    Err(why) => why,
                 }
             }
         };

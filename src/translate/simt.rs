@@ -17,7 +17,7 @@
 //! `state` buffer when `cfh(CFG_COUNT)` asks for it; the host ORs a thread's lanes for
 //! the instruction count and sums them for the channel-instructions.
 
-use super::lane_memory::Conditions;
+use super::lane_memory::{Conditions, Refused};
 use super::lanes::{Plan, Run};
 use super::straight_rows::Rows;
 use super::{blocks, Emit, Module, TranslateError};
@@ -32,9 +32,9 @@ pub fn check(
     plan: &Plan,
     cfg: &blocks::Blocks,
     tpg: u32,
-) -> Result<Conditions, String> {
+) -> Result<Conditions, Refused> {
     if let Some(why) = ineligible(p, plan, cfg, tpg) {
-        return Err(why);
+        return Err(why.into());
     }
     let block_of = block_of_each(p, cfg);
     let rounds = Rounds::of(p, cfg);
@@ -120,6 +120,12 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
 /// Why a kernel with a per-lane NoMask store is not straight (the start of the
 /// message; `exchange.rs` may still run the store whole).
 pub(super) const NOMASK_STORE: &str = "a NoMask store";
+
+/// A branch where channels may part and then reach different barriers first (its
+/// instruction number), which only in-order meetings allow (`in_order`).
+pub(super) fn misaligned(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks) -> Option<usize> {
+    Rounds::of(p, cfg).misaligned(p, plan)
+}
 
 /// Whether the kernel's barriers are all meetings the straight form inserted
 /// (`exchange.rs`), which may meet in program order: a meeting releases only the

@@ -437,6 +437,11 @@ impl Rows<'_> {
                 }
                 em.close();
             }
+            if super::exchange::synthetic(inst)
+                && self.exchanges.is_none_or(|x| !x.at.contains_key(&k))
+            {
+                em.line("// a fence: the lanes' memory accesses before it precede those after (fences.rs)");
+            }
             em.nan_blind = self.nan_blind[k];
             // A whole-thread store or atomic after a meeting: its first lane's.
             let led = match (self.exchanges, self.plan.led.get(k).copied().flatten()) {
