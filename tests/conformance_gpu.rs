@@ -1610,6 +1610,36 @@ fn accesses_two_channels_share_are_ordered_by_fences_straight() {
     }
 }
 
+/// Whole-thread block messages in the straight form (`lanes::ineligible_straight`):
+/// IGC's sub-group image block reads and writes (MEDIA_LD / MEDIA_ST of two rows, and
+/// LSC_TYPED's 2D blocks on acm-g10) run whole in every invocation, the store's data
+/// passed at a meeting first. They ran in the thread mapping before (stop 55); bytes
+/// and counts are the interpreter's.
+#[test]
+fn block_messages_run_whole_in_every_invocation_straight() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for name in [
+        "image_block/tgllp-simd16",
+        "image_block/acm-g10-simd8",
+        "image_block_typed2d/acm-g10-simd8",
+    ] {
+        let dir = own.join(name);
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let lanes = launch.lanes.as_ref().expect("a lane module");
+        assert!(
+            lanes.module.wgsl.contains("the lanes publish"),
+            "{name}: no meeting before the store"
+        );
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.mapping, "straight", "{name}: {:?}", g.note);
+        assert_same_run(name, &cpu, &g);
+    }
+}
+
 /// Loop scalars in SLM addresses and guards (`translate::lane_passes`): slm_prefix_scan's
 /// double buffer (`buf[1 - p][l]`, `p` flipped each pass) and slm_reduce's halving bound
 /// (`if (l < off) s[l] += s[l + off]`) run straight, the host checking every value the

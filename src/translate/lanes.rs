@@ -196,6 +196,20 @@ pub fn register(base: u32) -> String {
 
 /// Why a kernel keeps the thread mapping.
 pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
+    refusal(p, tpg, slm_bytes, true)
+}
+
+/// [`ineligible`] for the straight form, which runs whole-thread block messages (media
+/// and LSC_TYPED's 2D blocks; their GRF bytes exact in [`msg_foot`], which LSC_UNTYPED's
+/// 2D blocks are not) whole in every invocation, as the thread does: a load gives every
+/// copy the block, a store writes the same bytes from each (its data passed at a
+/// meeting, `exchange.rs`), and fences order it against the channels' own accesses
+/// (`fences.rs`).
+pub fn ineligible_straight(p: &Prepared) -> Option<String> {
+    refusal(p, 1, 0, false)
+}
+
+fn refusal(p: &Prepared, tpg: u32, slm_bytes: u32, blocks_too: bool) -> Option<String> {
     use Opcode::*;
     if p.simd > 32 || p.simd == 0 {
         return Some(format!("SIMD width {}", p.simd));
@@ -228,7 +242,7 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
             ));
         }
         let typed_block = inst.op == LscTyped && matches!(int(inst, "LscSubOp"), 0x03 | 0x07);
-        if matches!(inst.op, MediaLd | MediaSt) || typed_block {
+        if blocks_too && (matches!(inst.op, MediaLd | MediaSt) || typed_block) {
             return Some(format!(
                 "media block message at instruction {} (the thread mapping runs them)",
                 inst.index
@@ -303,10 +317,12 @@ pub(super) fn message_effects(inst: &PInst) -> (bool, bool) {
             _ => (true, true),
         },
         LscUntyped => match int(inst, "LscSubOp") {
-            0x00..=0x02 => (true, false),
-            0x04..=0x06 => (false, true),
+            0x00..=0x03 => (true, false),
+            0x04..=0x07 => (false, true),
             _ => (true, true),
         },
+        MediaLd => (true, false),
+        MediaSt => (false, true),
         _ => (false, false),
     }
 }
@@ -505,8 +521,20 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
             }
         }
         // 2D blocks: their data operand as a whole.
+        // 2D blocks: rows at `media_pitch(width)` apart, as media blocks'.
         LscTyped if matches!(int(inst, "LscSubOp"), 0x03 | 0x07) => {
-            whole_raw_operands(inst, grf, f)
+            let (w, h) = (
+                int(inst, "BlockWidth") as u32,
+                int(inst, "BlockHeight") as u32,
+            );
+            let pitch = crate::interp::thread::media_pitch(w);
+            for i in 0..h {
+                if int(inst, "LscSubOp") == 0x03 {
+                    wr("DstData", (i * pitch, 0, 0), w, None, f);
+                } else {
+                    rd("Src1Data", (i * pitch, 0, 0), w, None, f);
+                }
+            }
         }
         LscTyped => {
             let subop = int(inst, "LscSubOp");
@@ -673,6 +701,22 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         rd("Src2Data", (0, slot, i), slot, l, f);
                         wr("DstData", (0, slot, i), slot, l, f);
                     }
+                }
+            }
+        }
+        // A media block: its rows at `media_pitch(width)` apart (`Thread::block_bytes`),
+        // each exact (the straight form keeps every copy's bytes alike only so).
+        MediaLd | MediaSt => {
+            let (w, h) = (
+                int(inst, "Block_width") as u32,
+                int(inst, "Block_height") as u32,
+            );
+            let pitch = crate::interp::thread::media_pitch(w);
+            for i in 0..h {
+                if inst.op == MediaLd {
+                    wr("Dst", (i * pitch, 0, 0), w, None, f);
+                } else {
+                    rd("Src", (i * pitch, 0, 0), w, None, f);
                 }
             }
         }

@@ -833,7 +833,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         let why_not_straight = match (
             target.straight,
             inlined.as_ref().err(),
-            lanes::ineligible(sp, 1, 0),
+            lanes::ineligible_straight(sp),
         ) {
             (false, _, _) => "not asked for".to_string(),
             (true, Some(why), _) => why.clone(),
