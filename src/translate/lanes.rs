@@ -520,7 +520,6 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
             }
         }
-        // 2D blocks: their data operand as a whole.
         // 2D blocks: rows at `media_pitch(width)` apart, as media blocks'.
         LscTyped if matches!(int(inst, "LscSubOp"), 0x03 | 0x07) => {
             let (w, h) = (
