@@ -728,10 +728,16 @@ fn images_agree_with_the_interpreter() {
         // 4)` runs in every invocation and the store needs no single-channel guard),
         // and on tgllp, whose NoMask SVM scatter of them runs whole in the invocation
         // of the one channel that stores (since stop 54: `translate/exchange.rs`).
+        // Since stop 55 IGC's sub-group image block reads and writes (MEDIA_LD /
+        // MEDIA_ST, LSC_TYPED's 2D blocks) run whole in every invocation, the store's
+        // data passed at a meeting first (`lanes::ineligible_straight`), and gather4
+        // per channel as samples are.
         if v.starts_with("image_sample")
             || v.starts_with("image_linear")
             || v.starts_with("image_atomic")
             || v.starts_with("image_array")
+            || v.starts_with("image_block")
+            || v.starts_with("image_gather4")
         {
             assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
         }
@@ -1602,36 +1608,6 @@ fn accesses_two_channels_share_are_ordered_by_fences_straight() {
         assert!(
             lanes.module.wgsl.contains("(fences.rs)"),
             "{name}: no fence"
-        );
-        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
-        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(g.mapping, "straight", "{name}: {:?}", g.note);
-        assert_same_run(name, &cpu, &g);
-    }
-}
-
-/// Whole-thread block messages in the straight form (`lanes::ineligible_straight`):
-/// IGC's sub-group image block reads and writes (MEDIA_LD / MEDIA_ST of two rows, and
-/// LSC_TYPED's 2D blocks on acm-g10) run whole in every invocation, the store's data
-/// passed at a meeting first. They ran in the thread mapping before (stop 55); bytes
-/// and counts are the interpreter's.
-#[test]
-fn block_messages_run_whole_in_every_invocation_straight() {
-    use visa_emu::backend::gpu;
-    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
-    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    for name in [
-        "image_block/tgllp-simd16",
-        "image_block/acm-g10-simd8",
-        "image_block_typed2d/acm-g10-simd8",
-    ] {
-        let dir = own.join(name);
-        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
-        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        let lanes = launch.lanes.as_ref().expect("a lane module");
-        assert!(
-            lanes.module.wgsl.contains("the lanes publish"),
-            "{name}: no meeting before the store"
         );
         let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
         let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));

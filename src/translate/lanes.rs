@@ -227,12 +227,6 @@ fn refusal(p: &Prepared, tpg: u32, slm_bytes: u32, blocks_too: bool) -> Option<S
                 inst.index
             ));
         }
-        if inst.op == D3Sample4 {
-            return Some(format!(
-                "gather4 at instruction {} (the thread mapping runs it)",
-                inst.index
-            ));
-        }
         let status = inst.op == LscTyped && int(inst, "LscSubOp") == 0x1b;
         if status || inst.op == LscUntyped && matches!(int(inst, "LscSubOp"), 0x1b | 0x28 | 0x29) {
             return Some(format!(
@@ -291,7 +285,9 @@ fn per_lane_message(inst: &PInst) -> bool {
         Gather4Typed | Scatter4Typed | TypedAtomic => true,
         // LSC_TYPED's 2D blocks are one message for the thread.
         LscTyped => !matches!(int(inst, "LscSubOp"), 0x03 | 0x07),
-        D3Load | D3Sample => int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK == 0,
+        D3Load | D3Sample | D3Sample4 => {
+            int(inst, "Op") & crate::isa::text_form::PIXEL_NULL_MASK == 0
+        }
         LscUntyped => {
             let subop = int(inst, "LscSubOp");
             let transpose = int(inst, "DataOrder") == crate::isa::syntax::LSC_ORDER_TRANSPOSE;
@@ -309,7 +305,7 @@ pub(super) fn message_effects(inst: &PInst) -> (bool, bool) {
         Scatter4Scaled | SvmScatter4Scaled | ScatterScaled | OwordSt | SvmScatter | SvmBlockSt
         | QwScatter | Scatter => (false, true),
         DwordAtomic | SvmAtomic | TypedAtomic => (true, true),
-        D3Load | D3Sample | Gather4Typed => (true, false),
+        D3Load | D3Sample | D3Sample4 | Gather4Typed => (true, false),
         Scatter4Typed => (false, true),
         LscTyped => match int(inst, "LscSubOp") {
             0x02 | 0x03 => (true, false),
@@ -483,13 +479,17 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
             }
         }
-        D3Load | D3Sample => {
+        D3Load | D3Sample | D3Sample4 => {
             // The coordinates it reads, and each enabled channel's dwords, a channel's
-            // data starting a GRF on.
+            // data starting a GRF on (gather4: four samples of one channel as R, G, B,
+            // A, `Thread::typed`).
             let coords =
                 crate::interp::thread::sampler_coords(inst).map_or([None; 4], |c| c.params);
             let per = (4 * n).div_ceil(grf) * grf;
-            let channels = (int(inst, "Channels") as u32 & 0xf).count_ones();
+            let channels = match inst.op {
+                D3Sample4 => 4,
+                _ => (int(inst, "Channels") as u32 & 0xf).count_ones(),
+            };
             for i in 0..n {
                 let l = lane_of(i);
                 for name in coords.iter().flatten() {
