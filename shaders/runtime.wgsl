@@ -78,6 +78,7 @@ const ERR_STRAIGHT_STOPPED: u32 = 6u; // a straight lane ran past its loop budge
 const ERR_STRAIGHT_ALIAS: u32 = 10u;  // a straight lane's unplaced atomic reached another instruction's allocation
 const ERR_STRAIGHT_SLOW: u32 = 11u;   // a straight lane's access needs a case its branch-free form leaves out
 const ERR_ATOMIC_CONTENDED: u32 = 13u; // an atomic's compare-and-swap or lock retried past its bound
+const ERR_STRAIGHT_GRF: u32 = 15u;    // a straight lane reached a GRF word its compact image left out
 
 const IDLE: u32 = 0xffffffffu;
 

@@ -372,8 +372,8 @@ fn straight_lane_mapping_agrees_with_the_interpreter() {
 }
 
 /// Straight kernels whose first dispatch compiles too long on lavapipe for CI.
-/// (long_arith SIMD32 no longer runs straight: its GRF is over
-/// `PRIVATE_GRF_WORDS_MAX`. math_exp_log_pow: ~180 s cold, which `corpus_on_the_gpu_path` already
+/// (long_arith SIMD32 runs straight again since stop 55, with a compact GRF image,
+/// but is no first variant. math_exp_log_pow: ~180 s cold, which `corpus_on_the_gpu_path` already
 /// spends on the same straight module, checked there against the expected outputs;
 /// `VISA_GPU_STRAIGHT_ONLY=math_exp_log_pow/acm-g10-simd16` compares it with the
 /// interpreter, which it passed in stop 25.)
@@ -1614,6 +1614,44 @@ fn accesses_two_channels_share_are_ordered_by_fences_straight() {
         assert_eq!(g.mapping, "straight", "{name}: {:?}", g.note);
         assert_same_run(name, &cpu, &g);
     }
+}
+
+/// Straight modules whose GRF image is over `PRIVATE_GRF_WORDS_MAX` keep only the
+/// rows their code reaches (`translate/grf_rows.rs`); image_array SIMD32's typed
+/// writes, whose 16-wide groups span two rows of the image, are apart as `U + 2^16 V`
+/// (`lane_memory::access`). Both ran in the thread mapping before (stop 55); bytes and
+/// counts are the interpreter's. Stack functions keep the thread mapping.
+#[test]
+fn compact_grf_images_and_typed_rows_run_straight() {
+    use visa_emu::backend::gpu;
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for name in ["image_array/tgllp-simd32", "atomic_64bit/tgllp-simd32"] {
+        let dir = own.join(name);
+        let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let lanes = launch.lanes.as_ref().expect("a lane module");
+        let words = lanes.module.straight.as_ref().and_then(|s| s.image_words);
+        assert!(
+            words.is_some_and(|w| w <= visa_emu::translate::PRIVATE_GRF_WORDS_MAX),
+            "{name}: {words:?}"
+        );
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(g.mapping, "straight", "{name}: {:?}", g.note);
+        assert_same_run(name, &cpu, &g);
+    }
+    let dir = own.join("stack_calls/acm-g10-simd8");
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let straight = launch
+        .lanes
+        .as_ref()
+        .and_then(|l| l.module.straight.as_ref());
+    assert!(
+        straight.is_none(),
+        "stack functions must keep the thread mapping"
+    );
 }
 
 /// Loop scalars in SLM addresses and guards (`translate::lane_passes`): slm_prefix_scan's

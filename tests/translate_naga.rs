@@ -291,16 +291,18 @@ fn straight_form_where_no_channel_meets_another() {
         assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
     }
     // A work-group scan whose sub-group steps read other channels' registers in a
-    // loop (no meeting there); stack calls (written out like subroutines): tgllp saves
-    // the frame pointer with an SVM block store, which the analysis does not place
-    // (refused for that until stop 55; fences now order it against the stack's other
-    // accesses, and the GRF each invocation would keep is what stands).
+    // loop (no meeting there); stack calls: tgllp saves the frame pointer with an SVM
+    // block store, which the analysis does not place (refused for that until stop 55;
+    // fences now order it, and the compact GRF image fits), and the straight form gave
+    // wrong bytes for their frames once nothing else stood in the way, so kernels with
+    // linked stack functions keep the thread mapping.
     for (name, why) in [
         (
             "work_group_collectives/acm-g10-simd8",
             "each other's registers in a loop",
         ),
-        ("stack_calls/tgllp-simd8", "in private memory"),
+        ("stack_calls/tgllp-simd8", "stack function calls"),
+        ("indirect_calls/acm-g10-simd8", "stack function calls"),
     ] {
         let m = straight_module_at(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -553,16 +555,29 @@ fn native_64_bit_atomics_swap_in_only_where_used() {
 }
 
 /// A kernel whose GRF is over `PRIVATE_GRF_WORDS_MAX` (long_arith SIMD32: 7,928 words)
-/// gets no lane form that reaches it (one private copy per invocation: NVIDIA's driver
-/// fails to compile it, llvmpipe runs it 10 times slower), and its thread mapping
-/// translates with the GRF in `state` too, with no private GRF array left.
+/// runs straight with a compact GRF image (`translate/grf_rows.rs`: the rows its code
+/// reaches through the image, every index through `gw`), within the limit and valid
+/// for naga; its thread mapping translates with the GRF in `state` too, with no
+/// private GRF array left.
 #[test]
-fn a_large_private_grf_keeps_lane_forms_off_and_translates_into_state() {
+fn a_large_grf_runs_straight_compacted_and_translates_into_state() {
     let dir = visa_emu::corpus::paths::default_corpus_dir().join("long_arith/tgllp-simd32");
     let lane = straight_module_at(&dir);
-    assert!(lane.straight.is_none() && !lane.lanes);
-    let why = lane.why_not_straight.unwrap_or_default();
-    assert!(why.contains("private memory"), "{why}");
+    let s = lane
+        .straight
+        .as_ref()
+        .expect("straight with a compact image");
+    let words = s.image_words.expect("a compact image");
+    assert!(
+        words <= visa_emu::translate::PRIVATE_GRF_WORDS_MAX,
+        "{words}"
+    );
+    assert!(lane
+        .wgsl
+        .contains(&format!("var<private> g: array<u32, {words}u>;")));
+    assert!(lane.wgsl.contains("fn gw(w: u32) -> u32"));
+    assert!(lane.wgsl.contains("code = ERR_STRAIGHT_GRF"));
+    validate_wgsl(&lane.wgsl).unwrap_or_else(|e| panic!("{e}"));
     // A small GRF keeps its straight form (and the limit is not the reason).
     let small = straight_module("saxpy/tgllp-simd16");
     assert!(small.straight.is_some(), "{:?}", small.why_not_straight);
@@ -1021,16 +1036,20 @@ fn svm_addresses_from_dword_halves_are_placed_on_their_pointer() {
 /// halves: the pointer's halves copied to every channel, `acc + 8` by `addc` of an
 /// immediate into a scalar after a branch. The analysis follows the copies and the
 /// `addc` down to the pointer argument, compares the low halves (every allocation lies
-/// inside one 4 GiB window) and finds the words apart; what keeps the kernel off the
-/// straight form is now its GRF (until stop 53: "memory instructions 27 and 51 may
-/// touch the same bytes").
+/// inside one 4 GiB window) and finds the words apart (until stop 53: "memory
+/// instructions 27 and 51 may touch the same bytes"); since stop 55 its GRF, over
+/// `PRIVATE_GRF_WORDS_MAX` whole, fits as a compact image, and it runs straight.
 #[test]
 fn uniform_addresses_apart_by_a_constant_are_apart() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cases/atomic_64bit/acm-g10-simd32");
     let m = straight_module_at(&dir);
-    let why = m.why_not_straight.unwrap_or_default();
-    assert!(why.contains("keep the GRF"), "{why}");
+    let s = m
+        .straight
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", m.why_not_straight));
+    assert!(s.image_words.is_some(), "a compact image");
+    validate_wgsl(&m.wgsl).unwrap();
 }
 
 /// A NoMask reduction of a vector each channel wrote its element of: the straight

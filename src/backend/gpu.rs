@@ -1634,6 +1634,10 @@ fn finish(
              instructions address, or an access placed on a pointer argument left that \
              argument's buffer)"
         )),
+        runtime_error::STRAIGHT_GRF => Some(format!(
+            "the straight form reached GRF word {at}, which its compact image left out \
+             (a translator slip the thread mapping does not have)"
+        )),
         runtime_error::STRAIGHT_SLOW => Some(format!(
             "the access at instruction {at} is not word-aligned, which the straight \
              form's branch-free accesses leave to the thread mapping"

@@ -435,6 +435,9 @@ pub(super) enum Space {
 /// channel touches from its address.
 struct Access {
     reg: u32,
+    /// Typed messages: the V coordinates' register, the address then `U + 2^16 V`
+    /// (see `access`).
+    reg_v: Option<u32>,
     asize: u32,
     rest: String,
     /// The register of a scalar part of the address (legacy messages' global offset):
@@ -1065,14 +1068,19 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         Some(PField::Src(Src::Imm { .. })) | None => None,
         Some(_) => return None,
     };
-    // Typed messages address texels: channels whose U coordinates differ touch
-    // different texels whatever their V and R, so U is the address, one unit a channel
-    // (a texel). The surface and "typed" go into `rest`, so a typed access never pairs
-    // with a byte-addressed one on the same entry. Samples take float coordinates (no
-    // affine form): refused where a write may meet them.
+    // Typed messages address texels: channels whose (U, V) coordinates differ touch
+    // different texels whatever their R, so `U + 2^16 V` (modulo 2^32, as the forms
+    // compute) is the address, one unit a channel (a texel): an image has at most
+    // 16384 texels a side (`corpus::case`), so two texels inside it never share it,
+    // and a texel outside is no access (a store there is dropped, a load reads 0). A
+    // thread whose channels span rows (SIMD32 over 16-wide groups) needs V. The
+    // surface and "typed" go into `rest`, so a typed access never pairs with a
+    // byte-addressed one on the same entry. Samples take float coordinates (no affine
+    // form): refused where a write may meet them.
     let typed = || {
         Some(Access {
             reg: raw(inst, "U")?,
+            reg_v: raw(inst, "V"),
             asize: 4,
             rest: format!("typed {}", dbg("Surface")),
             scalar: None,
@@ -1087,6 +1095,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             let mask = int(inst, "Channels") as u32 & 0xf;
             Some(Access {
                 reg: raw(inst, "Element_offset")?,
+                reg_v: None,
                 asize: 4,
                 rest: dbg("Offset"),
                 scalar,
@@ -1101,6 +1110,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         }
         GatherScaled | ScatterScaled => Some(Access {
             reg: raw(inst, "Element_offset")?,
+            reg_v: None,
             asize: 4,
             rest: dbg("Offset"),
             scalar,
@@ -1111,6 +1121,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         }),
         QwGather | QwScatter => Some(Access {
             reg: raw(inst, "Offset")?,
+            reg_v: None,
             asize: 4,
             rest: String::new(),
             scalar: None,
@@ -1121,6 +1132,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         }),
         DwordAtomic => Some(Access {
             reg: raw(inst, "Element_offset")?,
+            reg_v: None,
             asize: 4,
             rest: dbg("Offset"),
             scalar,
@@ -1140,6 +1152,7 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             }
             Some(Access {
                 reg: raw(inst, "Src0Addrs")?,
+                reg_v: None,
                 asize: s.asize,
                 rest: format!(
                     "{} {} {}",
@@ -1228,13 +1241,31 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
             return None;
         }
     }
-    let fx = cx.vector(ax.reg, ax.asize, ax.moff, ax.n, x, 0)?;
-    let fy = cy.vector(ay.reg, ay.asize, ay.moff, ay.n, y, 0)?;
-    // The same register unchanged, or two computing the same function up to a
+    // Typed: U + 2^16 V where both V have a form, else U alone (apart when it is).
+    let v_form = |ch: &Chain, a: &Access, k: usize| {
+        let v = ch.vector(a.reg_v?, a.asize, a.moff, a.n, k, 0)?;
+        v.scaled(1 << 16)
+    };
+    let (vx, vy) = match (v_form(&cx, &ax, x), v_form(&cy, &ay, y)) {
+        (Some(vx), Some(vy)) => (Some(vx), Some(vy)),
+        _ => (None, None),
+    };
+    let form = |ch: &Chain, a: &Access, k: usize, v: &Option<Affine>| -> Option<Affine> {
+        let u = ch.vector(a.reg, a.asize, a.moff, a.n, k, 0)?;
+        match v {
+            None => Some(u),
+            Some(v) => u.plus(v),
+        }
+    };
+    let (fx, fy) = (form(&cx, &ax, x, &vx)?, form(&cy, &ay, y, &vy)?);
+    // The same registers unchanged, or two computing the same function up to a
     // constant (the fields of a struct: `o[4 * i + 3]`).
+    let unchanged = |r: u32| !(x + 1..y).any(|k| writes_any(plan, k, r, r + ax.n * ax.asize));
+    let with_v = vx.is_some();
     let same_reg = (ax.reg == ay.reg
-        && !(x + 1..y).any(|k| writes_any(plan, k, ax.reg, ax.reg + ax.n * ax.asize)))
-        || twin_defs(c, (x, &ax), (y, &ay));
+        && unchanged(ax.reg)
+        && (!with_v || (ax.reg_v == ay.reg_v && ax.reg_v.is_none_or(unchanged))))
+        || (!with_v && twin_defs(c, (x, &ax), (y, &ay)));
     let linear = |f: &Affine| Affine {
         konst: 0,
         ..f.clone()
@@ -2143,6 +2174,14 @@ impl Chain<'_> {
         };
         let inst = &p.insts[d];
         if !self.lane_def(d, moff, n) {
+            // Part of a wider definition's vector (a SIMD16 coordinate read by the
+            // M3 half of a SIMD8 pair): that vector's function, which is every
+            // channel's of it, when that definition reaches the whole vector.
+            let (dm, dn) = (inst.exec.mask.channel_offset(), inst.exec.size as u32);
+            if dm < moff && moff + n <= dm + dn && self.lane_def(d, dm, dn) {
+                let base = reg.checked_sub((moff - dm) * e)?;
+                return self.vector_whole(base, e, dm, dn, before, depth + 1);
+            }
             return None;
         }
         let (_, srcs, _) = inst.alu_operands();

@@ -24,6 +24,7 @@ pub mod budget;
 mod dpas;
 mod exchange;
 mod fences;
+mod grf_rows;
 mod inline_calls;
 mod lane_emit;
 pub mod lane_memory;
@@ -118,6 +119,13 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
     }
 }
 
+/// Whether `ir::link` wrote stack functions into the kernel: their symbols are named
+/// `function/name` (and an `ifcall`'s labels `ifcall.../...`), which IGC's never are.
+fn linked_stack_functions(p: &Prepared) -> bool {
+    p.kernel.labels.iter().any(|l| l.name.contains('/'))
+        || p.kernel.vars.iter().any(|v| v.name.contains('/'))
+}
+
 /// The most GRF words a module keeps in an invocation-private array (8 KiB) where the
 /// driver limits them. NVIDIA's Vulkan driver (580, H200, stop 34) refused all eight
 /// modules of the test set with 2,650 or more words of private arrays (`vkCreateComputePipelines`
@@ -133,7 +141,12 @@ pub const PRIVATE_GRF_WORDS_MAX: u32 = 2048;
 /// Why a lane-form module `m` (GRF of `grf_words`) is not used: it reaches the
 /// invocation-private GRF array `g` and that is over [`PRIVATE_GRF_WORDS_MAX`].
 fn private_grf_too_large(m: &Module, grf_words: u32) -> Option<String> {
-    let words = grf_words.div_ceil(4) * 4;
+    // A straight module's compact image (`grf_rows.rs`) where it has one.
+    let words = m
+        .straight
+        .as_ref()
+        .and_then(|s| s.image_words)
+        .unwrap_or(grf_words.div_ceil(4) * 4);
     (words > PRIVATE_GRF_WORDS_MAX && prune::reaches_identifier(&m.wgsl, m.entry_point, "g"))
         .then(|| {
             format!(
@@ -379,6 +392,9 @@ pub mod runtime_error {
     pub const ATOMIC_CONTENDED: u32 = 13;
     /// gather4 on an image that is not 2D (or a 2D array).
     pub const GATHER4_DIMS: u32 = 14;
+    /// A straight module reached a GRF word its compact image left out
+    /// (`translate::grf_rows`): the host runs the thread mapping instead.
+    pub const STRAIGHT_GRF: u32 = 15;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -824,7 +840,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         // scheduled form.
         // Subroutine calls are written out at their call sites for the straight form
         // (`inline_calls`); the thread mapping keeps them.
-        let inlined = if target.straight {
+        // Stack functions (linked as subroutines, `ir::link`) keep their frames in the
+        // thread's stack memory, which the straight form gave wrong bytes for (own
+        // cases stack_calls and indirect_calls, once their GRF fit: stop 55).
+        let inlined = if target.straight && linked_stack_functions(p) {
+            Err("stack function calls (frames in the thread's stack memory)".to_string())
+        } else if target.straight {
             inline_calls::inline(p)
         } else {
             Ok(None)

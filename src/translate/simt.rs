@@ -820,6 +820,18 @@ pub(super) fn translate(
     wgsl.push_str(PAYLOAD_ELEM);
     wgsl.push_str("\n// ---- kernel ----\n");
     wgsl.push_str(&em.out);
+    // An image over what drivers compile: only the rows the code reaches
+    // (`grf_rows.rs`).
+    let grf_words = consts.get("K_GRF_WORDS").copied().unwrap_or(0) as u32;
+    let mut image_words = None;
+    if moved.uses_image && grf_words > super::PRIVATE_GRF_WORDS_MAX {
+        let compact = super::grf_rows::rows(plan, &moved.kept, grf_words)
+            .and_then(|rows| Some((super::grf_rows::apply(&wgsl, &rows)?, rows.words)));
+        if let Some((text, words)) = compact {
+            wgsl = text;
+            image_words = Some(words);
+        }
+    }
     Ok(Module {
         wgsl,
         entry_point: "main",
@@ -839,6 +851,7 @@ pub(super) fn translate(
         why_not_lanes: None,
         state_grf_offset: 0,
         straight: Some(Straight {
+            image_words,
             visit_words,
             block_lens: cfg_blocks
                 .ranges
@@ -876,6 +889,9 @@ fn own_lane_psets(text: &str, own: &[bool]) -> String {
 /// What the host needs of a straight module to count instructions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Straight {
+    /// Words of the compact GRF image (`grf_rows.rs`), where the whole one is over
+    /// `PRIVATE_GRF_WORDS_MAX`.
+    pub image_words: Option<u32>,
     /// Words of visited-block bits per invocation in the `state` buffer.
     pub visit_words: u32,
     /// Instructions of each block.
@@ -1362,6 +1378,8 @@ fn emit_main(
     barriers: bool,
     cyclic: bool,
 ) {
+    // A compact GRF image's slips (`grf_rows.rs`, filled in there).
+    let grf_miss = super::grf_rows::MISS_MARK;
     let run = if barriers {
         // Rounds: every invocation calls `run_lane` (uniform control flow); its rows
         // sit in loops the workgroup passes together, meeting after each barrier's
@@ -1434,6 +1452,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var at = 0u;
 {probe}{stopped}    if (alias_at != 0u) {{ code = ERR_STRAIGHT_ALIAS; at = alias_at - 1u; }}
     if (slow_at != 0u) {{ code = ERR_STRAIGHT_SLOW; at = slow_at - 1u; }}
+{grf_miss}
     if (code != 0u) {{ hand_over(code, at); }}
     if (cfh(CFG_COUNT) != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;
@@ -1481,6 +1500,7 @@ mod tests {
     #[test]
     fn counts_from_visited_blocks() {
         let s = Straight {
+            image_words: None,
             visit_words: 1,
             block_lens: vec![3, 5],
             launch: Default::default(),
