@@ -1620,7 +1620,9 @@ fn accesses_two_channels_share_are_ordered_by_fences_straight() {
 /// rows their code reaches (`translate/grf_rows.rs`); image_array SIMD32's typed
 /// writes, whose 16-wide groups span two rows of the image, are apart as `U + 2^16 V`
 /// (`lane_memory::access`). Both ran in the thread mapping before (stop 55); bytes and
-/// counts are the interpreter's. Stack functions keep the thread mapping.
+/// counts are the interpreter's. stack_calls, whose GRF fits compacted too, keeps
+/// the thread mapping: its functions, now written out whole, read bytes that several
+/// lanes write.
 #[test]
 fn compact_grf_images_and_typed_rows_run_straight() {
     use visa_emu::backend::gpu;
@@ -1650,7 +1652,7 @@ fn compact_grf_images_and_typed_rows_run_straight() {
         .and_then(|l| l.module.straight.as_ref());
     assert!(
         straight.is_none(),
-        "stack functions must keep the thread mapping"
+        "stack_calls must keep the thread mapping"
     );
 }
 

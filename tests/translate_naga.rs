@@ -291,18 +291,21 @@ fn straight_form_where_no_channel_meets_another() {
         assert!(m.straight.is_some(), "{name}: {:?}", m.why_not_straight);
     }
     // A work-group scan whose sub-group steps read other channels' registers in a
-    // loop (no meeting there); stack calls: tgllp saves the frame pointer with an SVM
-    // block store, which the analysis does not place (refused for that until stop 55;
-    // fences now order it, and the compact GRF image fits), and the straight form gave
-    // wrong bytes for their frames once nothing else stood in the way, so kernels with
-    // linked stack functions keep the thread mapping.
+    // loop (no meeting there); stack calls, written out like subroutines (since stop
+    // 55 whole: a linked function's two labels made an empty copy before), whose
+    // callees read bytes several lanes write; indirect calls, whose `ifcall` switch
+    // lists the calling function among its arms (a recursion the written-out form
+    // cannot bound).
     for (name, why) in [
         (
             "work_group_collectives/acm-g10-simd8",
             "each other's registers in a loop",
         ),
-        ("stack_calls/tgllp-simd8", "stack function calls"),
-        ("indirect_calls/acm-g10-simd8", "stack function calls"),
+        (
+            "stack_calls/tgllp-simd8",
+            "a register byte that several lanes write",
+        ),
+        ("indirect_calls/acm-g10-simd8", "nested over 8 deep"),
     ] {
         let m = straight_module_at(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -41,7 +41,10 @@ pub fn inline(p: &Prepared) -> Result<Option<Prepared>, String> {
     // up to the next.
     let n = p.insts.len();
     let mut starts: Vec<usize> = vec![0];
-    starts.extend((0..n).filter(|&k| p.insts[k].op == Subroutine && k > 0));
+    // A linked stack function opens with two labels (`ir::link`'s entry, then the
+    // function's own `.function` label): one region.
+    starts
+        .extend((1..n).filter(|&k| p.insts[k].op == Subroutine && p.insts[k - 1].op != Subroutine));
     starts.push(n);
     let region_of = |k: usize| starts.windows(2).position(|w| (w[0]..w[1]).contains(&k));
     for (k, inst) in p.insts.iter().enumerate() {
@@ -126,7 +129,12 @@ impl Expand<'_> {
                         ));
                     }
                     let t = super::blocks::target_of(inst) as usize;
-                    let callee = self.starts.iter().position(|&s| s == t).unwrap_or(0);
+                    // Its region: the one it starts, or whose second label it is.
+                    let callee = self
+                        .starts
+                        .iter()
+                        .position(|&s| s == t || s + 1 == t)
+                        .unwrap_or(0);
                     // Channels that do not call skip the copy; the others fall into it.
                     let skip = self.out.len();
                     self.out.push(PInst {
@@ -292,6 +300,35 @@ mod tests {
         assert_eq!(target(&q.insts[9]), 8);
         assert_eq!(target(&q.insts[10]), 11);
         assert!(!q.insts.iter().any(|i| matches!(i.op, Call | Subroutine)));
+    }
+
+    /// A linked stack function opens with two labels (`ir::link`'s entry, then its own
+    /// `.function` label): the copy holds its whole body, whichever label the call
+    /// names. Until stop 55 the first label was a region of its own, the copy was
+    /// empty, and the straight form ran the kernel without the function (stack_calls
+    /// gave wrong bytes once nothing else kept it off the straight form).
+    #[test]
+    fn a_function_with_two_labels_is_copied_whole() {
+        use Opcode::*;
+        for target in [3, 4] {
+            let mut p = base(16);
+            p.insts = vec![
+                inst(Call, 0, vec![PField::Target(target)]),
+                inst(Add, 1, vec![]),
+                inst(Ret, 2, vec![]),
+                inst(Subroutine, 3, vec![]),
+                inst(Subroutine, 4, vec![]),
+                inst(Mul, 5, vec![]),
+                inst(Ret, 6, vec![]),
+            ];
+            let q = inline(&p).unwrap().unwrap();
+            let ops: Vec<Opcode> = q.insts.iter().map(|i| i.op).collect();
+            assert_eq!(
+                ops,
+                vec![Goto, Label, Label, Mul, Goto, Add, Ret],
+                "call to {target}"
+            );
+        }
     }
 
     /// A subroutine that calls itself is refused with the call's instruction.

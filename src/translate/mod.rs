@@ -119,13 +119,6 @@ pub(crate) fn runtime_for(kernel: &str) -> String {
     }
 }
 
-/// Whether `ir::link` wrote stack functions into the kernel: their symbols are named
-/// `function/name` (and an `ifcall`'s labels `ifcall.../...`), which IGC's never are.
-fn linked_stack_functions(p: &Prepared) -> bool {
-    p.kernel.labels.iter().any(|l| l.name.contains('/'))
-        || p.kernel.vars.iter().any(|v| v.name.contains('/'))
-}
-
 /// The most GRF words a module keeps in an invocation-private array (8 KiB) where the
 /// driver limits them. NVIDIA's Vulkan driver (580, H200, stop 34) refused all eight
 /// modules of the test set with 2,650 or more words of private arrays (`vkCreateComputePipelines`
@@ -840,12 +833,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         // scheduled form.
         // Subroutine calls are written out at their call sites for the straight form
         // (`inline_calls`); the thread mapping keeps them.
-        // Stack functions (linked as subroutines, `ir::link`) keep their frames in the
-        // thread's stack memory, which the straight form gave wrong bytes for (own
-        // cases stack_calls and indirect_calls, once their GRF fit: stop 55).
-        let inlined = if target.straight && linked_stack_functions(p) {
-            Err("stack function calls (frames in the thread's stack memory)".to_string())
-        } else if target.straight {
+        let inlined = if target.straight {
             inline_calls::inline(p)
         } else {
             Ok(None)
