@@ -597,6 +597,18 @@ mod tests {
         crate::interp::prepare(&k, "k").expect("prepares")
     }
 
+    /// `xp` (`p` with barriers inserted): its goto still reaches its label, and it
+    /// counts as many instructions as `p`.
+    fn assert_moved_past(p: &Prepared, xp: &Prepared) {
+        let goto = xp.insts.iter().find(|i| i.op == Opcode::Goto).unwrap();
+        let t = goto.fields.iter().find_map(|f| match f {
+            PField::Target(t) => Some(*t as usize),
+            _ => None,
+        });
+        assert_eq!(xp.insts[t.unwrap()].op, Opcode::Label);
+        assert_eq!(counted(xp, &(0..xp.insts.len())), p.insts.len());
+    }
+
     /// A qword vector each lane writes its element of, reduced by NoMask code: one
     /// meeting before the first read, publishing two words a lane; the NoMask code
     /// runs whole, and the branch after it still reaches its label.
@@ -636,13 +648,7 @@ mod tests {
         // keeps its form; the 2-wide add is whole anyway (a short NoMask vector).
         assert!(uniform[0] && !uniform[1] && uniform[at + 1]);
         // The goto's target moved with the label.
-        let goto = xp.insts.iter().find(|i| i.op == Opcode::Goto).unwrap();
-        let t = goto.fields.iter().find_map(|f| match f {
-            PField::Target(t) => Some(*t as usize),
-            _ => None,
-        });
-        assert_eq!(xp.insts[t.unwrap()].op, Opcode::Label);
-        assert_eq!(counted(&xp, &(0..xp.insts.len())), p.insts.len());
+        assert_moved_past(&p, &xp);
     }
 
     /// A fence is a barrier that passes nothing: no meeting number, no buffers, and
@@ -661,13 +667,7 @@ mod tests {
         assert_eq!((xs.count, xs.at.len()), (0, 0));
         assert!(synthetic(&xp.insts[1]) && xp.insts[1].op == Opcode::Barrier);
         assert_eq!(xp.insts[2].op, Opcode::Cmp);
-        let goto = xp.insts.iter().find(|i| i.op == Opcode::Goto).unwrap();
-        let t = goto.fields.iter().find_map(|f| match f {
-            PField::Target(t) => Some(*t as usize),
-            _ => None,
-        });
-        assert_eq!(xp.insts[t.unwrap()].op, Opcode::Label);
-        assert_eq!(counted(&xp, &(0..xp.insts.len())), p.insts.len());
+        assert_moved_past(&p, &xp);
     }
 
     /// The same read inside a loop, and a read past a branch of what channels wrote

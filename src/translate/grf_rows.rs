@@ -97,7 +97,7 @@ pub fn apply(wgsl: &str, rows: &Rows) -> Option<String> {
          // A word the compact image left out (`grf_rows.rs`): the thread mapping runs.\n\
          var<private> grf_miss: u32;\n\
          // The compact place of GRF word `w`.\n\
-         fn gw(w: u32) -> u32 {{\n    let r = w >> 3u;\n    var c = {spare}u + (w & 7u);\n    var hit = false;\n",
+         fn gw(w: u32) -> u32 {{\n    let r = w / {ROW}u;\n    var c = {spare}u + w % {ROW}u;\n    var hit = false;\n",
         rows.words
     ));
     for &(first, n, to) in &rows.runs {

@@ -587,12 +587,6 @@ impl From<String> for Refused {
     }
 }
 
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.why)
-    }
-}
-
 /// The launch conditions under which no two channels' memory accesses conflict, or
 /// why that cannot be shown.
 pub fn conditions(

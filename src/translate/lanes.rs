@@ -451,6 +451,19 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                     .push(l.and(lane_vector(base + k, stride, len, moff)));
             }
         };
+    // A block of rows from fields `(width, height)`, loaded into or stored from raw
+    // operand `data`.
+    let block = |(wf, hf): (&str, &str), (load, data): (bool, &str), f: &mut Foot| {
+        let (w, h) = (int(inst, wf) as u32, int(inst, hf) as u32);
+        let pitch = crate::interp::thread::media_pitch(w);
+        for i in 0..h {
+            if load {
+                wr(data, (i * pitch, 0, 0), w, None, f);
+            } else {
+                rd(data, (i * pitch, 0, 0), w, None, f);
+            }
+        }
+    };
     match inst.op {
         Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled => {
             let svm = matches!(inst.op, SvmGather4Scaled | SvmScatter4Scaled);
@@ -520,21 +533,16 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 }
             }
         }
-        // 2D blocks: rows at `media_pitch(width)` apart, as media blocks'.
+        // 2D blocks and media blocks: rows of `width` bytes at `media_pitch(width)`
+        // apart (`Thread::block_bytes`), each exact (the straight form keeps every
+        // copy's bytes alike only so).
         LscTyped if matches!(int(inst, "LscSubOp"), 0x03 | 0x07) => {
-            let (w, h) = (
-                int(inst, "BlockWidth") as u32,
-                int(inst, "BlockHeight") as u32,
-            );
-            let pitch = crate::interp::thread::media_pitch(w);
-            for i in 0..h {
-                if int(inst, "LscSubOp") == 0x03 {
-                    wr("DstData", (i * pitch, 0, 0), w, None, f);
-                } else {
-                    rd("Src1Data", (i * pitch, 0, 0), w, None, f);
-                }
-            }
+            let load = int(inst, "LscSubOp") == 0x03;
+            let data = if load { "DstData" } else { "Src1Data" };
+            block(("BlockWidth", "BlockHeight"), (load, data), f);
         }
+        MediaLd => block(("Block_width", "Block_height"), (true, "Dst"), f),
+        MediaSt => block(("Block_width", "Block_height"), (false, "Src"), f),
         LscTyped => {
             let subop = int(inst, "LscSubOp");
             let pitch = (4 * n).div_ceil(grf) * grf;
@@ -700,22 +708,6 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                         rd("Src2Data", (0, slot, i), slot, l, f);
                         wr("DstData", (0, slot, i), slot, l, f);
                     }
-                }
-            }
-        }
-        // A media block: its rows at `media_pitch(width)` apart (`Thread::block_bytes`),
-        // each exact (the straight form keeps every copy's bytes alike only so).
-        MediaLd | MediaSt => {
-            let (w, h) = (
-                int(inst, "Block_width") as u32,
-                int(inst, "Block_height") as u32,
-            );
-            let pitch = crate::interp::thread::media_pitch(w);
-            for i in 0..h {
-                if inst.op == MediaLd {
-                    wr("Dst", (i * pitch, 0, 0), w, None, f);
-                } else {
-                    rd("Src", (i * pitch, 0, 0), w, None, f);
                 }
             }
         }
