@@ -938,19 +938,21 @@ fn bti_holds(o: u32, bti: u32) -> bool {
     return o >= cfh(e + 1u) && o - cfh(e + 1u) < cfh(e);
 }
 
-// Straight modules: a 32-bit atomic that is one of WGSL's own (`wrmw`) at byte offset
-// `o` of `space` (located once, by the caller, who may check it against the binding
-// table too): `mem_atomic`'s result without its other widths and operations, and
-// without its misaligned path, which records `slow_at` instead (the host then runs the
-// launch in the thread mapping; a misaligned atomic is not atomic on hardware either).
-// atomic_histogram's straight module on lavapipe: 1.9 -> 1.0 GPU ms, pipeline creation
-// 1.0 -> 0.5 s.
-fn rmw4(space: u32, o: u32, op: u32, v: u32, at: u32) -> u32 {
+// Straight modules: the word index of a 32-bit atomic that is one of WGSL's own at
+// byte offset `o` (located once, by the caller, who may check it against the binding
+// table too), NO_WORD where it must not run: outside every allocation (counted), or
+// misaligned, which records `slow_at` instead of `mem_atomic`'s misaligned path (the
+// host then runs the launch in the thread mapping; a misaligned atomic is not atomic
+// on hardware either). The caller applies WGSL's atomic itself (`message.rs`), so the
+// module names the one operation on the one array it needs instead of `wrmw`'s switch
+// on both (atomic_histogram's straight module on lavapipe: 1.9 -> 1.0 GPU ms and
+// pipeline creation 1.0 -> 0.5 s came with the short form; without the switch,
+// no change measured at 262,144 items: 3.0-3.2x its hand WGSL's GPU time either way).
+fn rmw_word(o: u32, at: u32) -> u32 {
     let found = o != NO_WORD;
     slow_at = select(slow_at, at + 1u, found && (o & 3u) != 0u);
     oob_reads += select(1u, 0u, found);
-    if (found && (o & 3u) == 0u) { return wrmw(space, o >> 2u, op, v); }
-    return 0u;
+    return select(NO_WORD, o >> 2u, found && (o & 3u) == 0u);
 }
 
 // Byte offset of an access of `n` bytes inside its space's word array, or NO_WORD when
@@ -1163,6 +1165,17 @@ fn bti_ld4(bti: u32, addr: u64, at: u32) -> u32 {
     return select(0u, atomicLoad(&heap[select(0u, f.x, ok)]), ok);
 }
 
+// Straight modules: the byte at heap byte offset `o` (`bti_at`, `flat_at`; NO_WORD: out
+// of bounds, reads 0) from the one word that holds it, without `heap_ld`'s branch to a
+// second word and its variable mask (fewer instructions; no time change measured on
+// llvmpipe, which folds them for a constant size).
+fn heap_ld1(o: u32) -> u32 {
+    let ok = o != NO_WORD;
+    oob_reads += select(1u, 0u, ok);
+    let w = atomicLoad(&heap[select(0u, o >> 2u, ok)]);
+    return select(0u, (w >> ((o & 3u) * 8u)) & 0xffu, ok);
+}
+
 fn bti_st4(bti: u32, addr: u64, v: u32, at: u32) {
     let f = bti_fast(bti, addr, at);
     oob_writes += f.y;
@@ -1243,6 +1256,14 @@ fn slm_ld4(addr: u64, at: u32) -> u32 {
     oob_reads += f.y;
     let ok = f.x != NO_WORD;
     return select(0u, atomicLoad(&slm[select(0u, f.x, ok)]), ok);
+}
+
+// `heap_ld1`'s SLM twin (`slm_at`'s offset).
+fn slm_ld1(o: u32) -> u32 {
+    let ok = o != NO_WORD;
+    oob_reads += select(1u, 0u, ok);
+    let w = atomicLoad(&slm[select(0u, o >> 2u, ok)]);
+    return select(0u, (w >> ((o & 3u) * 8u)) & 0xffu, ok);
 }
 
 fn slm_st4(addr: u64, v: u32, at: u32) {

@@ -2536,3 +2536,58 @@ fn main() {
         &h[36..]
     );
 }
+
+/// The straight modules' byte loads (`heap_ld1` at `bti_at`'s offset) give what
+/// `bti_ld` gives for one byte at every offset, in bounds and out (zero, counted alike),
+/// and for the unbound entry.
+#[test]
+fn byte_loads_match_the_general_form() {
+    let mut wgsl = String::from(concat!(
+        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
+        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
+        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
+        "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
+        "const CFG_BTI: u32 = 16u;\nconst CFG_TRASH: u32 = 12u;\nconst CFG_ALLOC: u32 = 272u;\n",
+        "const CFG_BTI_SPAN: u32 = 280u;\n",
+        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
+        "const NO_WORD: u32 = 0xffffffffu;\n",
+        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
+    ));
+    push_runtime(&mut wgsl, &["bti_at", "bti_ld", "heap_ld", "heap_ld1"]);
+    wgsl += r#"
+@compute @workgroup_size(1)
+fn main() {
+    for (var a = 0u; a < 40u; a++) {
+        io[2u * a] = u32(bti_ld(3u, u64(a), 1u));
+        io[2u * a + 1u] = heap_ld1(bti_at(3u, u64(a), 1u));
+    }
+    io[80u] = oob_reads;
+    oob_reads = 0u;
+    for (var a = 0u; a < 40u; a++) {
+        _ = bti_ld(3u, u64(a), 1u);
+    }
+    io[81u] = oob_reads;
+    io[82u] = heap_ld1(bti_at(5u, 0lu, 1u));
+    _ = atomicLoad(&stat[0]);
+}
+"#;
+    let (_, heap, cfg) = two_allocations(84);
+    let out = run_with_cfg(
+        0xb75,
+        wgsl,
+        &cfg,
+        vec![
+            rw(heap, false),
+            rw(vec![0; 64], false),
+            rw(vec![0; 4 * 96], true),
+        ],
+    );
+    let io = words(&out[3]);
+    for a in 0..40usize {
+        assert_eq!(io[2 * a + 1], io[2 * a], "byte {a}");
+    }
+    assert!(io[..72].iter().any(|&b| b != 0), "the bytes were read");
+    // Both forms count the bytes past the 36-byte entry alike.
+    assert_eq!((io[80], io[81]), (8, 4));
+    assert_eq!(io[82], 0, "the unbound entry reads zero");
+}

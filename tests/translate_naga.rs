@@ -155,6 +155,42 @@ fn fences_order_what_two_channels_may_share() {
     assert!(why.contains("memory instructions 21 and 21"), "{why}");
 }
 
+/// Two whole-thread stores behind one branch that lets one channel of a thread
+/// through need no order between them (image_dims: `if (i == 0)` stores the image
+/// queries through the `info` pointer and through binding-table entry 2, one buffer
+/// at launch): the host checks instead that the compared vector's elements (the local
+/// ids) differ within each thread. image_rw's `x == 0 && y == 0` (IGC's `sel` and
+/// `cmp.ne`) counts its `x == 0` half.
+#[test]
+fn stores_one_channel_makes_need_no_order() {
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    // The binding-table entry of the stores' buffer (the pointer is base 0), and how
+    // many vectors the host checks: image_rw counts both halves of its `&&` (a SIMD32
+    // thread of its 8-wide groups holds four rows: `x == 0` alone admits four channels,
+    // the (x, y) pairs differ).
+    for (v, bti, vectors) in [
+        ("image_dims/tgllp-simd8", 2, 1),
+        ("image_rw/acm-g10-simd8", 3, 2),
+        ("image_rw/tgllp-simd32", 3, 2),
+    ] {
+        let m = straight_module_at(&own.join(v));
+        let s = m
+            .straight
+            .as_ref()
+            .unwrap_or_else(|| panic!("{v}: {:?}", m.why_not_straight));
+        let [d] = s.launch.single_distinct.as_slice() else {
+            panic!("{v}: {:?}", s.launch)
+        };
+        assert_eq!((d[0], d.len()), ((32, 2), vectors), "{v}: {:?}", s.launch);
+        assert!(
+            !s.launch.distinct_flat.contains(&(0, Apart::Bti(bti))),
+            "{v}: {:?}",
+            s.launch
+        );
+        validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{v}: {e}"));
+    }
+}
+
 /// The lane mapping runs straight (each invocation its own channel's branches, no
 /// scheduler) exactly where no channel meets another, and says why elsewhere.
 #[test]

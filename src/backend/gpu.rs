@@ -761,7 +761,7 @@ fn straight_unsafe(
             ));
         }
     }
-    if c.distinct_inputs.is_empty() && c.single.is_empty() {
+    if c.distinct_inputs.is_empty() && c.single.is_empty() && c.single_distinct.is_empty() {
         return None;
     }
     for rec in threads {
@@ -777,6 +777,11 @@ fn straight_unsafe(
                 ));
             }
         }
+        for vectors in &c.single_distinct {
+            if let Some(why) = shared_element(&rec.bytes, vectors, lanes) {
+                return Some(why);
+            }
+        }
         for form in &c.distinct_inputs {
             if let Some(why) = form.overlap(&c.passes, &rec.bytes, lanes) {
                 return Some(why);
@@ -784,6 +789,33 @@ fn straight_unsafe(
         }
     }
     None
+}
+
+/// Why the payload vectors `(byte offset, element bytes)` fail
+/// `Conditions::single_distinct` in a thread's payload `rec` of `lanes` dispatched
+/// channels: two of them hold one element of each (or the payload is too short).
+fn shared_element(rec: &[u8], vectors: &[(u32, u32)], lanes: usize) -> Option<String> {
+    let at: Vec<String> = vectors.iter().map(|(o, _)| o.to_string()).collect();
+    let mut tuples: Vec<Vec<&[u8]>> = vec![Vec::new(); lanes];
+    for &(o, b) in vectors {
+        let (o, b) = (o as usize, b as usize);
+        let Some(v) = rec.get(o..o + b * lanes) else {
+            return Some(format!(
+                "the payload vector at byte {o} is not in the thread's payload"
+            ));
+        };
+        for (t, e) in tuples.iter_mut().zip(v.chunks(b)) {
+            t.push(e);
+        }
+    }
+    tuples.sort_unstable();
+    tuples.windows(2).any(|w| w[0] == w[1]).then(|| {
+        format!(
+            "two channels of a thread hold one element of the payload vectors at bytes {}, \
+             so more than one may reach the stores made for the whole thread",
+            at.join(" and ")
+        )
+    })
 }
 
 /// Every thread's payload, as the interpreter gets it, in dispatch order.
@@ -2065,6 +2097,30 @@ mod tests {
 
     /// A straight lane's report becomes the error only when nothing else failed: code
     /// in the top byte, instruction below it.
+    #[test]
+    fn a_shared_element_of_the_one_channel_vector_is_found() {
+        // Local ids (2 bytes) at byte 4 of a payload: 0..3, then a repeat.
+        let rec: Vec<u8> = [0u8; 4]
+            .into_iter()
+            .chain([0u16, 1, 2, 3, 1].iter().flat_map(|v| v.to_le_bytes()))
+            .collect();
+        assert_eq!(shared_element(&rec, &[(4, 2)], 4), None);
+        let why = shared_element(&rec, &[(4, 2)], 5).expect("channels 1 and 4 share");
+        assert!(why.contains("bytes 4"), "{why}");
+        assert!(
+            shared_element(&rec, &[(4, 2)], 6).is_some(),
+            "past the payload"
+        );
+        // Pairs: (x, y) = (0,0) (1,0) (0,1) (1,1) differ, though each vector repeats.
+        let xy: Vec<u8> = [0u16, 1, 0, 1, 0, 0, 1, 1]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        assert!(shared_element(&xy, &[(0, 2)], 4).is_some());
+        assert_eq!(shared_element(&xy, &[(0, 2), (8, 2)], 4), None);
+        assert!(shared_element(&[xy.clone(), xy].concat(), &[(0, 2), (16, 2)], 4).is_some());
+    }
+
     #[test]
     fn a_hand_over_report_is_read_as_the_error() {
         use crate::translate::stat::HANDOVER;

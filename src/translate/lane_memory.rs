@@ -64,6 +64,12 @@ pub struct Conditions {
     /// A placed base (its index) and what must lie in another allocation: a second
     /// base or a binding-table entry that an access meets with a write between them.
     pub distinct_flat: Vec<(u32, Apart)>,
+    /// Payload vectors `(byte offset, element bytes)`, each set of which must hold
+    /// different elements (tuples of them) in the dispatched channels of each thread:
+    /// equalities with them let one channel at most through to the whole-thread
+    /// stores that [`conditions`] then need not order against each other
+    /// (`OneChannel::Distinct`).
+    pub single_distinct: Vec<Vec<(u32, u32)>>,
     /// The loop scalars the forms' terms and guards read ([`lane_passes`]).
     pub passes: Passes,
 }
@@ -87,6 +93,11 @@ impl Conditions {
     pub fn reads_group_ids(&self, simd: u32) -> bool {
         self.distinct_inputs.iter().any(|f| f.reads_group_ids(simd))
             || self.single.iter().any(|g| g.reads_group_ids(simd))
+            || self
+                .single_distinct
+                .iter()
+                .flatten()
+                .any(|&(o, b)| group_id_bytes(o, b.saturating_mul(simd)))
             || self
                 .passes
                 .inputs()
@@ -637,6 +648,8 @@ pub fn conditions(
     // Whole-thread stores and atomics: one channel's invocation makes them, so one
     // channel at most may reach them.
     let mut single_at = Vec::new();
+    // The branch and what lets one channel at most through it, per whole-thread store.
+    let mut one_channel: Vec<Option<(usize, OneChannel)>> = vec![None; p.insts.len()];
     for &k in &mem {
         if plan.run[k] != Run::Uniform || !plan.mem[k].1 {
             continue;
@@ -647,6 +660,10 @@ pub fn conditions(
             continue;
         }
         let chain = chains.chain(k);
+        one_channel[k] = guard_of(&chain, &targets, k, true).filter(|(_, o)| match o {
+            OneChannel::Interval(g) => g.bound.is_none(),
+            OneChannel::Distinct(..) => true,
+        });
         let g = guard(&chain, &targets, k).filter(|g| g.bound.is_none());
         // A plain store without such a guard: every invocation that reaches it writes
         // the same bytes with the same values (what a whole-thread instruction reads is
@@ -678,6 +695,22 @@ pub fn conditions(
                 || ordered(x, y)
             {
                 continue;
+            }
+            // Two whole-thread stores behind one branch that lets one channel of a
+            // thread through at most: that channel's invocation makes both, in order.
+            if let (Some((gx, ox)), Some((gy, _))) = (&one_channel[x], &one_channel[y]) {
+                if x != y && gx == gy && single_at.contains(&x) && single_at.contains(&y) {
+                    match ox {
+                        OneChannel::Interval(g) if !out.single.contains(g) => {
+                            out.single.push(g.clone());
+                        }
+                        OneChannel::Distinct(v) if !out.single_distinct.contains(v) => {
+                            out.single_distinct.push(v.clone());
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
             }
             let (sx, sy) = (space_of(x), space_of(y));
             let at = |k: usize| p.insts[k].index;
@@ -1503,6 +1536,31 @@ fn one_pass(c: &Chains, ux: &[u16], uy: &[u16], x: usize, y: usize) -> bool {
 /// `if (get_local_id(0) < off)`), so the channels that fall through to `k` are those
 /// whose element lies in an interval. `None` claims nothing (every channel may run it).
 fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
+    match guard_of(chain, targets, k, false)?.1 {
+        OneChannel::Interval(g) => Some(g),
+        OneChannel::Distinct(..) => None,
+    }
+}
+
+/// What lets at most one channel of a thread through the branch before a whole-thread
+/// store: a [`Guard`] the host counts, or an equality of one launch vector (plus what
+/// every channel of the thread shares: `get_global_id(0) == 0`) with a constant, which
+/// one channel at most meets where the vector's dispatched elements differ within each
+/// thread (`Conditions::single_distinct`: payload byte offset and element bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum OneChannel {
+    Interval(Guard),
+    Distinct(Vec<(u32, u32)>),
+}
+
+/// The branch (its position) that guards instruction `k` and what its channels through
+/// are: [`guard`]'s interval, or with `distinct` also [`OneChannel::Distinct`].
+fn guard_of(
+    chain: &Chain,
+    targets: &[bool],
+    k: usize,
+    distinct: bool,
+) -> Option<(usize, OneChannel)> {
     let p = chain.p;
     let mut at = k;
     let g = loop {
@@ -1532,11 +1590,19 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
     let pid = pred.id.0 as u32;
     let gm = goto.exec.mask.channel_offset();
     let need = (gm, gm + goto.exec.size as u32);
+    // IGC's `a && b`: a channel through where P is set had Q set, so Q's compare alone
+    // holds the channels through (and maybe more, which only the count can miss).
+    let (pid, through_when_set, also) = match conjunct(chain, pid, g) {
+        Some((q, also)) if distinct && through_when_set => (q, true, also),
+        _ => (pid, through_when_set, Vec::new()),
+    };
     // Every write of P in the kernel: compares of one launch vector with one constant,
     // each before the goto in a block that dominates it (so every channel at the goto
     // ran them), together covering the goto's channels.
     let mut covered = Vec::new();
     let mut shape: Option<(Leaf, u64, GuardBound, bool)> = None;
+    // The distinct form's one shape: the compare's type, its value's form and constant.
+    let mut equal: Option<(DataType, Affine, i64)> = None;
     let gb = chain.block_of[g];
     for j in 0..p.insts.len() {
         if !chain.plan.writes[j].1.contains(&pid) {
@@ -1615,6 +1681,24 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
             return None;
         }
         let f = at_cmp.vector(off, ty.size(), moff, n, j, 0)?;
+        // `v == K` where v is one-to-one in a launch vector's element plus what the
+        // thread's channels share (the vector alone, at coefficient 1, is the
+        // interval's exact count below).
+        if let Some(this) = equality(chain, j).filter(|(t, f, _)| {
+            distinct
+                && one_to_one(*t, f).is_some()
+                && (!f.uni.is_empty() || f.konst != 0 || f.leaves[0].1 != 1)
+        }) {
+            if equal.as_ref().is_some_and(|e| *e != this) || shape.is_some() {
+                return None;
+            }
+            equal = Some(this);
+            covered.push((moff, moff + n));
+            continue;
+        }
+        if equal.is_some() {
+            return None;
+        }
         let [(leaf, 1)] = f.leaves.as_slice() else {
             return None;
         };
@@ -1641,7 +1725,6 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
         shape = Some(this);
         covered.push((moff, moff + n));
     }
-    let (leaf, rel, bound, signed) = shape?;
     covered.sort_unstable();
     // Overlapping writes: the later one would decide some channels.
     if covered.windows(2).any(|w| w[1].0 < w[0].1) {
@@ -1656,6 +1739,20 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
     if upto < need.1 {
         return None;
     }
+    if let Some((ty, f, _)) = &equal {
+        // Through where equal only: `(!P) goto` on `cmp.eq`.
+        let mut vectors = vec![one_to_one(*ty, f)?];
+        // The `&&`'s other compare, where it is an equality of the same shape in
+        // every part: the channels through hold distinct pairs.
+        let other: Option<Vec<_>> = also.iter().map(|&w| equality(chain, w)).collect();
+        if let Some([first, rest @ ..]) = other.as_deref() {
+            if rest.iter().all(|o| o == first) {
+                vectors.extend(one_to_one(first.0, &first.1));
+            }
+        }
+        return through_when_set.then_some((g, OneChannel::Distinct(vectors)));
+    }
+    let (leaf, rel, bound, signed) = shape?;
     // The interval of v where the channel goes through: now, or per valuation of the
     // bound (a relation the interval cannot express is refused either way).
     let rel = u8::try_from(rel).ok()?;
@@ -1673,14 +1770,170 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
             )
         }
     };
-    Some(Guard {
-        offset: leaf.at,
-        bytes: leaf.bytes,
-        signed,
-        lo,
-        hi,
-        bound,
-    })
+    Some((
+        g,
+        OneChannel::Interval(Guard {
+            offset: leaf.at,
+            bytes: leaf.bytes,
+            signed,
+            lo,
+            hi,
+            bound,
+        }),
+    ))
+}
+
+/// `cmp.eq v K` at `j`, K an integer immediate and v a linear integer operand: v's
+/// type, its form and K.
+fn equality(chain: &Chain, j: usize) -> Option<(DataType, Affine, i64)> {
+    let inst = &chain.p.insts[j];
+    let (_, srcs, ints) = inst.alu_operands();
+    if inst.op != Opcode::Cmp
+        || inst.pred.is_some()
+        || chain.plan.run[j] != Run::PerLane
+        || ints.first() != Some(&0)
+    {
+        return None;
+    }
+    let (v, k) = match srcs.as_slice() {
+        [v @ Src::Direct { .. }, Src::Imm { ty, bits }]
+        | [Src::Imm { ty, bits }, v @ Src::Direct { .. }]
+            if ty.is_int() =>
+        {
+            (v, imm_value(*ty, *bits))
+        }
+        _ => return None,
+    };
+    let Src::Direct {
+        ty,
+        m: Modifier::None,
+        ..
+    } = v
+    else {
+        return None;
+    };
+    let n = inst.exec.size as u32;
+    let (off, stride) = lanes::src_linear(v, n)?;
+    if !ty.is_int() || stride != ty.size() {
+        return None;
+    }
+    let at_cmp = Chain {
+        blocks: [chain.block_of[j]; 2],
+        ..*chain
+    };
+    let f = at_cmp.vector(off, ty.size(), inst.exec.mask.channel_offset(), n, j, 0)?;
+    Some((*ty, f, k))
+}
+
+/// The launch vector `(payload byte offset, element bytes)` that a compare of `ty`
+/// values of form `f` is one-to-one in: ±1 times the vector, no wider than the
+/// compare, plus what every channel of the thread shares.
+fn one_to_one(ty: DataType, f: &Affine) -> Option<(u32, u32)> {
+    let [(leaf, 1 | -1)] = f.leaves.as_slice() else {
+        return None;
+    };
+    (leaf.factors == [None; 3] && leaf.bytes <= ty.size() && f.width >= 8 * ty.size())
+        .then_some((leaf.at, leaf.bytes))
+}
+
+/// IGC's `a && b` of two compares: `(Q) sel V -W 0` and then `cmp.ne P V 0`, each the
+/// one instruction that writes P or V, for the same channels: where P is set, V is
+/// not 0, so Q was set at the `sel`. Q (its id), where P (`pid`, read by the branch at
+/// `g`) has that shape, and the compares that wrote W (`cmp.eq W ...`: all ones where
+/// equal, else 0), each W's one writer, for every part of P (none where a W has
+/// another writer: then Q alone counts).
+fn conjunct(chain: &Chain, pid: u32, g: usize) -> Option<(u32, Vec<usize>)> {
+    let p = chain.p;
+    let only_writer = |a: u32, b: u32| {
+        let mut w = (0..p.insts.len()).filter(|&k| writes_any(chain.plan, k, a, b));
+        match (w.next(), w.next()) {
+            (Some(k), None) => Some(k),
+            _ => None,
+        }
+    };
+    let gb = chain.block_of[g];
+    let mut found = None;
+    let mut also = Some(Vec::new());
+    // Each write of P (a SIMD32 compare's two halves): its own V and `sel`, one Q.
+    for j in (0..p.insts.len()).filter(|&j| chain.plan.writes[j].1.contains(&pid)) {
+        let cmp = &p.insts[j];
+        let (dsts, srcs, ints) = cmp.alu_operands();
+        if cmp.op != Opcode::Cmp
+            || cmp.pred.is_some()
+            || j >= g
+            || !chain.dom[gb][chain.block_of[j]]
+            || ints.first() != Some(&1)
+            || !matches!(dsts.as_slice(), [Dst::Pred(d)] if d.0 as u32 == pid)
+        {
+            return None;
+        }
+        let n = cmp.exec.size as u32;
+        let [v @ Src::Direct {
+            ty,
+            m: Modifier::None,
+            ..
+        }, Src::Imm { bits: 0, .. }] = srcs.as_slice()
+        else {
+            return None;
+        };
+        let (off, stride) = lanes::src_linear(v, n)?;
+        if !ty.is_int() || stride != ty.size() {
+            return None;
+        }
+        let k = only_writer(off, off + n * stride)?;
+        let sel = &p.insts[k];
+        let q = sel.pred?;
+        let (_, ssrcs, _) = sel.alu_operands();
+        let same_channels = sel.exec.size == cmp.exec.size
+            && sel.exec.mask.channel_offset() == cmp.exec.mask.channel_offset();
+        let shaped = sel.op == Opcode::Sel
+            && k < j
+            && chain.dom[chain.block_of[j]][chain.block_of[k]]
+            && !q.inverse
+            && q.combine == crate::ir::PredCombine::Sequential
+            && same_channels
+            && writes_ints(sel, off, ty.size(), Some(1))
+            && matches!(ssrcs.as_slice(), [_, Src::Imm { bits: 0, .. }]);
+        let q = q.id.0 as u32;
+        if !shaped || found.is_some_and(|f| f != q) {
+            return None;
+        }
+        found = Some(q);
+        // W: `-W` at the same type, written whole by one compare into the register.
+        let w = match ssrcs.as_slice() {
+            [w @ Src::Direct {
+                ty: wt,
+                m: Modifier::Neg,
+                ..
+            }, _]
+                if wt == ty =>
+            {
+                lanes::src_linear(w, n)
+                    .filter(|&(_, st)| st == ty.size())
+                    .and_then(|(wo, _)| only_writer(wo, wo + n * ty.size()))
+                    .filter(|&c| {
+                        let wc = &p.insts[c];
+                        wc.op == Opcode::Cmp
+                            && c < k
+                            && chain.dom[chain.block_of[k]][chain.block_of[c]]
+                            && wc.exec.size == sel.exec.size
+                            && wc.exec.mask.channel_offset() == sel.exec.mask.channel_offset()
+                            && writes_ints(
+                                wc,
+                                lanes::src_linear(w, n).map_or(0, |x| x.0),
+                                ty.size(),
+                                Some(1),
+                            )
+                    })
+            }
+            _ => None,
+        };
+        match (w, also.as_mut()) {
+            (Some(c), Some(v)) => v.push(c),
+            _ => also = None,
+        }
+    }
+    found.map(|q| (q, also.unwrap_or_default()))
 }
 
 /// A guard's compare operand: an immediate, or a scalar the host evaluates.

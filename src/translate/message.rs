@@ -191,10 +191,13 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
     match known {
         Known::Flat(j) if n == 4 => format!("u64(flat_ld4({j}u, {addr}, {at}u))"),
         Known::Flat(j) if n == 8 => format!("flat_ld8({j}u, {addr}, {at}u)"),
+        Known::Flat(j) if n == 1 => format!("u64(heap_ld1(flat_at({j}u, {addr}, 1u, {at}u)))"),
         Known::Flat(j) if n < 4 => format!("flat_ld({j}u, {addr}, {n}u, {at}u)"),
         Known::BtiFast if n == 4 => format!("u64(bti_ld4(bt, {addr}, {at}u))"),
+        Known::BtiFast if n == 1 => format!("u64(heap_ld1(bti_at(bt, {addr}, 1u)))"),
         Known::Bti | Known::BtiFast if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
         Known::SlmFast if n == 4 => format!("u64(slm_ld4({addr}, {at}u))"),
+        Known::SlmFast if n == 1 => format!("u64(slm_ld1(slm_at({addr}, 1u)))"),
         Known::Slm | Known::SlmFast if n <= 4 => format!("slm_ld({addr}, {n}u)"),
         _ => format!("mem_ld(sp, bt, {addr}, {n}u)"),
     }
@@ -231,8 +234,9 @@ fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
 
 /// The atomic `op` of `bytes` at `addr` (space `sp`/`bt`, `known` where the translator
 /// knows it, `flat` where it knows it is flat) with operands `x`, `y`, its old value in `old`. Straight modules give
-/// WGSL's own 32-bit atomics on a known space the short form (`rmw4`: the word located
-/// once, also for the alias check, and no misaligned path); the rest `mem_atomic`.
+/// WGSL's own 32-bit atomics on a known space the short form (`rmw_word`: the word
+/// located once, also for the alias check, and no misaligned path; then the one WGSL
+/// atomic, [`wgsl_rmw`]); the rest `mem_atomic`.
 #[allow(clippy::too_many_arguments)]
 fn atomic_old(
     em: &mut Emit,
@@ -266,10 +270,15 @@ fn atomic_old(
             } else {
                 avoid_check(em, inst, |b| format!("flat_hits_bti({addr}, 4u, {b}u)"));
             }
+            em.line(&format!("let w4 = rmw_word(o, {}u);", inst.index));
+            em.line("var old32 = 0u;");
+            let array = if space == "SP_SLM" { "slm" } else { "heap" };
+            let v = format!("u32({x} & 0xfffffffflu)");
             em.line(&format!(
-                "let old = u64(rmw4({space}, o, {code}u, u32({x} & 0xfffffffflu), {}u));",
-                inst.index
+                "if (w4 != NO_WORD) {{ old32 = {}; }}",
+                wgsl_rmw(code, &format!("&{array}[w4]"), &v)
             ));
+            em.line("let old = u64(old32);");
         }
         _ => {
             if bytes == 8 {
@@ -293,6 +302,25 @@ fn atomic_old(
             ));
         }
     }
+}
+
+/// WGSL's atomic for the 32-bit `code` (those `atomic_old` gives the short form; the
+/// runtime's `wrmw` is the same table at run time) on `ptr` with operand `v`: the
+/// increments and decrements (2, 3, 13) apply 1, min and max are unsigned as the
+/// `atomic<u32>` arrays hold them.
+fn wgsl_rmw(code: u32, ptr: &str, v: &str) -> String {
+    let v = if matches!(code, 2 | 3 | 13) { "1u" } else { v };
+    let f = match code {
+        0 | 2 => "atomicAdd",
+        1 | 3 | 13 => "atomicSub",
+        4 => "atomicMin",
+        5 => "atomicMax",
+        6 => "atomicExchange",
+        8 => "atomicAnd",
+        9 => "atomicOr",
+        _ => "atomicXor",
+    };
+    format!("{f}({ptr}, {v})")
 }
 
 /// Straight modules: stop the run (the host then runs the thread mapping) when this
