@@ -1198,6 +1198,16 @@ fn flat_at(j: u32, addr: u64, n: u32, at: u32) -> u32 {
     return select(NO_WORD, cfh(e + 3u) + u32(off), inb);
 }
 
+// Straight modules: `flat_at` of an access whose bytes provably lie in its base's
+// allocation (`lane_memory::flat_spans`: the host checked the allocation holds the
+// span from the pointer on, and allocations lie on 4 GiB boundaries, so the low half
+// is the offset): the offset without the check, which took a sixth of
+// atomic_histogram's GPU time at 262,144 items on llvmpipe.
+fn flat_in(j: u32, addr: u64) -> u32 {
+    let e = CFG_FLAT_SPAN + 4u * j;
+    return cfh(e + 3u) + (u32(addr & 0xfffffffflu) - cfh(e));
+}
+
 // `flat_at` as a word index, for 4- and 8-byte accesses without a branch; an unaligned
 // one hands the launch to the thread mapping (`slow_at`), as `bti_fast` does.
 fn flat_word(j: u32, addr: u64, n: u32, at: u32) -> u32 {

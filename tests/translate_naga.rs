@@ -317,6 +317,26 @@ fn straight_form_where_no_channel_meets_another() {
         "{:?}",
         s.launch
     );
+    // Its bins are `hist + (byte << 2)` (IGC's `addc`/`add` of dword halves): within
+    // 1,024 bytes of the pointer, which the host checks the buffer holds, so the shader
+    // does not check each increment (`flat_in`, since stop 56).
+    for name in [
+        "atomic_histogram/acm-g10-simd32",
+        "atomic_histogram/tgllp-simd32",
+    ] {
+        let m = straight_module(name);
+        let s = m.straight.as_ref().expect("atomic_histogram runs straight");
+        assert_eq!(s.launch.flat_spans, vec![(0, 1024)], "{name}");
+        assert!(!s.launch.flat_proven.is_empty(), "{name}");
+        assert!(
+            m.wgsl.contains("flat_in(0u"),
+            "{name}: no unchecked increment"
+        );
+        assert!(
+            !m.wgsl.contains("flat_at(0u"),
+            "{name}: a checked increment"
+        );
+    }
     // Subroutine calls written out; a scalar read across blocks where the channels
     // part both ways, each way writing it whole first (both refused until stop 53).
     for name in [

@@ -452,12 +452,15 @@ fn build_piece(
             // first group's threads decide unless an address reads those words.
             let reads_group = s.launch.reads_group_ids(p.simd);
             let checked = if reads_group { groups } else { [1, 1, 1] };
-            straight_unsafe(
-                &s.launch,
-                &table,
-                thread_payloads(lp, l.first, checked, l.threads_per_group),
-                p.simd,
-            )
+            let image = lp.payload(l.first, 0).bytes;
+            spans_unheld(&s.launch, &table, &image).or_else(|| {
+                straight_unsafe(
+                    &s.launch,
+                    &table,
+                    thread_payloads(lp, l.first, checked, l.threads_per_group),
+                    p.simd,
+                )
+            })
         })
     {
         let target = Target {
@@ -710,6 +713,34 @@ fn flat_spans(table: &mut [u32], bases: &[u32], image: &[u8], nalloc: usize) {
             table.copy_within(from..from + 4, to);
         }
     }
+}
+
+/// Why a straight module's unchecked flat atomics (`Conditions::flat_spans`) could
+/// leave their allocation in this launch: a placed base's allocation (`flat_spans`,
+/// already in `table`) does not hold the span its accesses may reach from the
+/// pointer (payload `image`) on.
+fn spans_unheld(
+    c: &translate::lane_memory::Conditions,
+    table: &[u32],
+    image: &[u8],
+) -> Option<String> {
+    c.flat_spans.iter().find_map(|&(j, span)| {
+        let poff = c.flat_bases[j as usize];
+        let ptr = image
+            .get(poff as usize..poff as usize + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let e = cfg::FLAT_SPAN + 4 * j as usize;
+        let base = u64::from(table[e]) | (u64::from(table[e + 1]) << 32);
+        let held = ptr.is_some_and(|p| {
+            p >= base && (p - base).saturating_add(span) <= u64::from(table[e + 2])
+        });
+        (!held).then(|| {
+            format!(
+                "the pointer argument at payload byte {poff} does not lie {span} bytes before \
+                 the end of its buffer, which its atomics' addresses may reach"
+            )
+        })
+    })
 }
 
 /// Whether the placed flat bases `a` and `b`'s allocations (`flat_spans`), or base `a`'s
@@ -2477,6 +2508,29 @@ mod tests {
         assert_eq!(
             straight_unsafe(&c((1, Apart::Base(2))), &table, std::iter::empty(), 16),
             None
+        );
+        // Unchecked atomics' spans: 64 bytes from the first pointer fit its buffer, 48
+        // from the second (16 bytes in) too, 49 do not; a pointer in no allocation
+        // holds none.
+        let spans = |flat_spans| Conditions {
+            flat_bases: vec![0, 8, 16, 24, 36],
+            flat_spans,
+            ..Default::default()
+        };
+        assert_eq!(
+            spans_unheld(&spans(vec![(0, 64), (1, 48), (2, 32)]), &table, &image),
+            None
+        );
+        let why = spans_unheld(&spans(vec![(0, 64), (1, 49)]), &table, &image).unwrap();
+        assert!(
+            why.contains("payload byte 8") && why.contains("49 bytes"),
+            "{why}"
+        );
+        assert!(spans_unheld(&spans(vec![(2, 33)]), &table, &image).is_some());
+        assert!(spans_unheld(&spans(vec![(3, 1)]), &table, &image).is_some());
+        assert!(
+            spans_unheld(&spans(vec![(4, 0)]), &table, &image).is_some(),
+            "past the payload"
         );
     }
 

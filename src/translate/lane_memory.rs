@@ -32,6 +32,8 @@ use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
 use std::cell::RefCell;
 
+mod flat_spans;
+
 /// What the launch must satisfy for the straight module to be exact.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Conditions {
@@ -64,6 +66,12 @@ pub struct Conditions {
     /// A placed base (its index) and what must lie in another allocation: a second
     /// base or a binding-table entry that an access meets with a write between them.
     pub distinct_flat: Vec<(u32, Apart)>,
+    /// Placed atomics whose bytes provably lie within [`Conditions::flat_spans`]'s span
+    /// after their pointer (`flat_spans::span`): the shader does not check them.
+    pub flat_proven: Vec<usize>,
+    /// `(placed base, bytes)`: the base's allocation must hold that many bytes from
+    /// its pointer on (else the thread mapping runs the launch).
+    pub flat_spans: Vec<(u32, u64)>,
     /// Payload vectors `(byte offset, element bytes)`, each set of which must hold
     /// different elements (tuples of them) in the dispatched channels of each thread:
     /// equalities with them let one channel at most through to the whole-thread
@@ -643,6 +651,13 @@ pub fn conditions(
         };
         placed[k] = Some(Space::Flat(j as u32));
         out.flat_placed.push((k, j as u32));
+        if let Some(span) = flat_spans::span(&chains, k, poff) {
+            out.flat_proven.push(k);
+            match out.flat_spans.iter_mut().find(|s| s.0 == j as u32) {
+                Some(s) => s.1 = s.1.max(span),
+                None => out.flat_spans.push((j as u32, span)),
+            }
+        }
     }
     let space_of = |k: usize| placed[k].or_else(|| space(p, k));
     // Whole-thread stores and atomics: one channel's invocation makes them, so one

@@ -253,6 +253,7 @@ fn atomic_old(
     let located = match known {
         Known::BtiFast => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
         Known::SlmFast => Some(("SP_SLM", format!("slm_at({addr}, 4u)"))),
+        Known::Flat(j) if em.flat_proven => Some(("SP_FLAT", format!("flat_in({j}u, {addr})"))),
         Known::Flat(j) => Some((
             "SP_FLAT",
             format!("flat_at({j}u, {addr}, 4u, {}u)", inst.index),

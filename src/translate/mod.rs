@@ -566,6 +566,9 @@ pub struct Emit {
     /// Straight modules: the placed base of the current flat access
     /// (`lane_memory::Conditions::flat_placed`).
     pub flat_base: Option<u32>,
+    /// Straight modules: the current flat atomic provably stays in its base's
+    /// allocation (`lane_memory::Conditions::flat_proven`): no check.
+    pub flat_proven: bool,
     /// A straight module: a run it cannot finish exactly hands the launch to the
     /// thread mapping, so its accesses may take branch-free forms that leave rare
     /// cases (`bti_ld4`) to that fallback.
@@ -598,6 +601,7 @@ impl Emit {
             surface_bti: None,
             avoid_btis: Vec::new(),
             flat_base: None,
+            flat_proven: false,
             straight: false,
             nan_blind: false,
             own_lane: false,
@@ -673,6 +677,7 @@ impl Emit {
             surface_bti: self.surface_bti,
             avoid_btis: self.avoid_btis.clone(),
             flat_base: self.flat_base,
+            flat_proven: self.flat_proven,
             straight: self.straight,
             own_lane: self.own_lane,
             one_elem: self.one_elem,

@@ -760,6 +760,7 @@ pub(super) fn translate(
         nan_blind: &nan_blind,
         flat_unplaced: &launch.flat_unplaced,
         flat_placed: &launch.flat_placed,
+        flat_proven: &launch.flat_proven,
         cyclic,
         passes: Vec::new(),
         guards: Vec::new(),

@@ -34,6 +34,8 @@ pub(super) struct Rows<'a> {
     pub(super) flat_unplaced: &'a [(usize, u32)],
     /// `Conditions::flat_placed`: the placed base of each placed flat access.
     pub(super) flat_placed: &'a [(usize, u32)],
+    /// `Conditions::flat_proven`: placed atomics the shader need not check.
+    pub(super) flat_proven: &'a [usize],
     pub(super) cyclic: bool,
     /// Each loop's name (`first_last` block) and the text of its rows (for its pass
     /// cost).
@@ -417,6 +419,7 @@ impl Rows<'_> {
             em.cr0_value = self.cr0_at[k];
             em.avoid_btis = self.avoid_at(k);
             em.flat_base = self.base_at(k);
+            em.flat_proven = self.flat_proven.contains(&k);
             if let Some((text, parts)) =
                 self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
             {
@@ -471,6 +474,7 @@ impl Rows<'_> {
         em.cr0_value = None;
         em.avoid_btis.clear();
         em.flat_base = None;
+        em.flat_proven = false;
         if !ended {
             em.line(&format!("pc = {next_block};"));
         }
@@ -525,6 +529,7 @@ impl Rows<'_> {
                 && self.cr0_at[j] == self.cr0_at[k]
                 && self.avoid_at(j) == em.avoid_btis
                 && self.base_at(j) == em.flat_base
+                && self.flat_proven.contains(&j) == em.flat_proven
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of
         // the block after `k` that is one, where every instruction on the way that is
