@@ -333,6 +333,10 @@ fn straight_form_where_no_channel_meets_another() {
             "{name}: no unchecked increment"
         );
         assert!(
+            m.wgsl.contains("atomicAdd(&heap[o >> 2u], 1u)"),
+            "{name}: the increment is not applied to its word directly"
+        );
+        assert!(
             !m.wgsl.contains("flat_at(0u"),
             "{name}: a checked increment"
         );

@@ -716,9 +716,9 @@ fn flat_spans(table: &mut [u32], bases: &[u32], image: &[u8], nalloc: usize) {
 }
 
 /// Why a straight module's unchecked flat atomics (`Conditions::flat_spans`) could
-/// leave their allocation in this launch: a placed base's allocation (`flat_spans`,
-/// already in `table`) does not hold the span its accesses may reach from the
-/// pointer (payload `image`) on.
+/// leave their allocation or their word in this launch: a placed base's allocation
+/// (`flat_spans`, already in `table`) does not hold the span its accesses may reach
+/// from the pointer (payload `image`) on, or the pointer is not word-aligned.
 fn spans_unheld(
     c: &translate::lane_memory::Conditions,
     table: &[u32],
@@ -732,12 +732,12 @@ fn spans_unheld(
         let e = cfg::FLAT_SPAN + 4 * j as usize;
         let base = u64::from(table[e]) | (u64::from(table[e + 1]) << 32);
         let held = ptr.is_some_and(|p| {
-            p >= base && (p - base).saturating_add(span) <= u64::from(table[e + 2])
+            p % 4 == 0 && p >= base && (p - base).saturating_add(span) <= u64::from(table[e + 2])
         });
         (!held).then(|| {
             format!(
-                "the pointer argument at payload byte {poff} does not lie {span} bytes before \
-                 the end of its buffer, which its atomics' addresses may reach"
+                "the pointer argument at payload byte {poff} is not word-aligned {span} bytes \
+                 or more before the end of its buffer, which its atomics' addresses may reach"
             )
         })
     })
@@ -2532,6 +2532,10 @@ mod tests {
             spans_unheld(&spans(vec![(4, 0)]), &table, &image).is_some(),
             "past the payload"
         );
+        let mut odd = image.clone();
+        odd[8..16].copy_from_slice(&0x10_0000_0012u64.to_le_bytes());
+        let why = spans_unheld(&spans(vec![(1, 4)]), &table, &odd).unwrap();
+        assert!(why.contains("not word-aligned"), "{why}");
     }
 
     #[test]

@@ -264,6 +264,16 @@ fn atomic_old(
         _ => None,
     };
     match located {
+        // Provably inside the allocation, on a word (`lane_memory::flat_spans`).
+        Some((_, o)) if own && em.flat_proven => {
+            em.line(&format!("let o = {o};"));
+            avoid_check(em, inst, |b| format!("bti_holds(o, {b}u)"));
+            let v = format!("u32({x} & 0xfffffffflu)");
+            em.line(&format!(
+                "let old = u64({});",
+                wgsl_rmw(code, "&heap[o >> 2u]", &v)
+            ));
+        }
         Some((space, o)) if own => {
             em.line(&format!("let o = {o};"));
             if space == "SP_FLAT" {

@@ -7,10 +7,12 @@
 //! `addc L C ptr.lo x`, `add H C ptr.hi`, `mov A(0,0)<2> L`, `mov A(0,1)<2> H`, and
 //! `x` is a value of few bits (a byte zero-extended, shifted: the bin of a histogram),
 //! every channel's address is `ptr + x` with `x <= max`. The host checks that the
-//! pointer's allocation holds `[ptr, ptr + span)` (`Conditions::flat_spans`); then
+//! pointer is word-aligned and its allocation holds `[ptr, ptr + span)`
+//! (`Conditions::flat_spans`); then
 //! `ptr.lo + x` does not carry (allocations lie below 4 GiB each, on 4 GiB
 //! boundaries), the high half is the pointer's, and the access stays inside the
-//! allocation: its heap offset is the low half's, unchecked (`flat_in`).
+//! allocation, on a word: its heap word is the low half's, unchecked (`flat_in`), and
+//! the atomic applies to it directly.
 
 use super::{imm_value, writes_ints, Chain, Chains};
 use crate::interp::prepare::{Dst, PInst, Src};
@@ -24,7 +26,8 @@ const DEPTH: u32 = 8;
 
 /// The bytes after the pointer (placed base at payload byte `ptr`) that 32-bit atomic
 /// `k` (SVM, or LSC on flat addresses) touches in any channel, where every channel's
-/// address provably is the pointer plus a bounded offset.
+/// address provably is the pointer plus a bounded multiple of 4 (the host checks the
+/// pointer is word-aligned).
 pub(super) fn span(c: &Chains, k: usize, ptr: u32) -> Option<u64> {
     use crate::translate::message::{atomic_width, lsc_shape};
     let inst = &c.p.insts[k];
@@ -127,7 +130,9 @@ fn offset_bound(c: &Chain, at: u32, k: usize, ch: u32, ptr: u32) -> Option<u64> 
     if !high || !whole {
         return None;
     }
-    bound(c, x.0, x.1, a, ch, 0)
+    // Word-aligned offsets only: the host checks the pointer is, so the atomic's word
+    // needs no alignment check either.
+    bound(c, x.0, x.1, a, ch, 0).and_then(|(most, zeros)| (zeros >= 2).then_some(most))
 }
 
 /// The definition of channel `ch`'s `size` bytes at GRF byte `at` that reaches
@@ -167,9 +172,17 @@ fn src_at(s: &Src, inst: &PInst, e: u32) -> Option<(u32, DataType)> {
 }
 
 /// The largest value channel `ch`'s element of type `ty` at GRF byte `at` holds at
-/// instruction `before`, read as unsigned: a zero-extended byte or word, shifted
-/// left, masked, or the sum of two such values, within 32 bits.
-fn bound(c: &Chain, at: u32, ty: DataType, before: usize, ch: u32, depth: u32) -> Option<u64> {
+/// instruction `before`, read as unsigned (a zero-extended byte or word, shifted
+/// left, masked, or the sum of two such values, within 32 bits), and how many of its
+/// low bits are provably zero.
+fn bound(
+    c: &Chain,
+    at: u32,
+    ty: DataType,
+    before: usize,
+    ch: u32,
+    depth: u32,
+) -> Option<(u64, u32)> {
     const U32: u64 = u32::MAX as u64;
     if depth > DEPTH || !ty.is_int() || ty.size() > 4 {
         return None;
@@ -181,27 +194,37 @@ fn bound(c: &Chain, at: u32, ty: DataType, before: usize, ch: u32, depth: u32) -
         return None;
     }
     let value = |s: &Src| match s {
-        Src::Imm { ty, bits } if ty.is_int() => u64::try_from(imm_value(*ty, *bits)).ok(),
+        Src::Imm { ty, bits } if ty.is_int() => {
+            let v = u64::try_from(imm_value(*ty, *bits)).ok()?;
+            Some((v, v.trailing_zeros().min(32)))
+        }
         _ => {
             let (b, t) = src_at(s, inst, e)?;
             match t {
-                DataType::UB => Some(0xff),
-                DataType::UW => Some(0xffff),
+                DataType::UB => Some((0xff, 0)),
+                DataType::UW => Some((0xffff, 0)),
                 _ if t.size() == 4 => bound(c, b, t, d, ch, depth + 1),
                 _ => None,
             }
         }
     };
-    let most = match (inst.op, srcs.as_slice()) {
+    let (most, zeros) = match (inst.op, srcs.as_slice()) {
         (Opcode::Mov, [s]) => value(s)?,
-        (Opcode::Shl, [s, Src::Imm { bits, .. }]) if *bits < 32 => value(s)? << bits,
+        (Opcode::Shl, [s, Src::Imm { bits, .. }]) if *bits < 32 => {
+            let (m, z) = value(s)?;
+            (m << bits, (z + *bits as u32).min(32))
+        }
+        // A mask bounds the value and clears the low bits it clears.
         (Opcode::And, [a, b]) => match (value(a), value(b)) {
-            (Some(x), Some(y)) => x.min(y),
-            (Some(x), None) | (None, Some(x)) => x,
+            (Some((x, zx)), Some((y, zy))) => (x.min(y), zx.max(zy)),
+            (Some(v), None) | (None, Some(v)) => v,
             (None, None) => return None,
         },
-        (Opcode::Add, [a, b]) => value(a)? + value(b)?,
+        (Opcode::Add, [a, b]) => {
+            let ((x, zx), (y, zy)) = (value(a)?, value(b)?);
+            (x + y, zx.min(zy))
+        }
         _ => return None,
     };
-    (most <= U32 && most < 1u64 << (8 * ty.size())).then_some(most)
+    (most <= U32 && most < 1u64 << (8 * ty.size())).then_some((most, zeros))
 }
