@@ -1318,11 +1318,13 @@ fn main() {
     );
 }
 
-/// Straight modules' short atomic (`rmw4`): WGSL's own 32-bit operations on heap words
-/// located through the binding table (`bti_at`) give the old word and leave the result
-/// of the operation (checked against the page's arithmetic here); an access outside the
-/// buffer reads 0 and is counted; a misaligned word is refused: the instruction is
-/// recorded in `slow_at` and nothing changes.
+/// Straight modules' short atomic (`rmw_word`, then the one WGSL atomic the translator
+/// names, `wrmw`'s table: `message::wgsl_rmw` is checked against it in its unit test):
+/// WGSL's own 32-bit operations on heap words located through the binding table
+/// (`bti_at`) give the old word and leave the result of the operation (checked against
+/// the page's arithmetic here); an access outside the buffer reads 0 and is counted; a
+/// misaligned word is refused: the instruction is recorded in `slow_at` and nothing
+/// changes.
 #[test]
 fn short_atomics_apply_or_refuse() {
     let mut wgsl = String::from(concat!(
@@ -1338,8 +1340,14 @@ fn short_atomics_apply_or_refuse() {
         "var<private> slow_at: u32;\n",
         "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
     ));
-    push_runtime(&mut wgsl, &["wrmw", "bti_at", "rmw4", "flush_oob"]);
+    push_runtime(&mut wgsl, &["wrmw", "bti_at", "rmw_word", "flush_oob"]);
     wgsl += r#"
+fn rmw4(space: u32, o: u32, op: u32, v: u32, at: u32) -> u32 {
+    let w = rmw_word(o, at);
+    if (w != NO_WORD) { return wrmw(space, w, op, v); }
+    return 0u;
+}
+
 @compute @workgroup_size(1)
 fn main() {
     // Entry 4: heap bytes 40..76 (`two_allocations`); operation k on its word k % 9.

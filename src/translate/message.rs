@@ -1353,3 +1353,43 @@ fn typed(em: &mut Emit, inst: &PInst, n: u32, grf_bytes: u32) -> Result<(), Tran
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::wgsl_rmw;
+
+    /// The translator's atomic for each 32-bit code is the runtime's `wrmw` arm for it
+    /// (the heap's), and increments and decrements apply 1.
+    #[test]
+    fn named_atomics_follow_the_runtime_table() {
+        let rt = crate::translate::RUNTIME;
+        let body = &rt[rt.find("fn wrmw(").expect("wrmw")..];
+        let body = &body[..body.find("\n}\n").expect("wrmw's end")];
+        // The outer switch's last arm (a line of its own): the heap's operations.
+        let heap = &body[body.find("default: {\n").expect("the heap's arm")..];
+        for code in [0u32, 1, 2, 3, 4, 5, 6, 8, 9, 10, 13] {
+            let got = wgsl_rmw(code, "&heap[w]", "x");
+            let f = &got[..got.find('(').unwrap()];
+            let arm = heap
+                .lines()
+                .find(|l| {
+                    let l = l.trim();
+                    l.starts_with("case ")
+                        && l[5..l.find(':').unwrap()]
+                            .split(',')
+                            .any(|c| c.trim() == format!("{code}u"))
+                })
+                .unwrap_or_else(|| {
+                    heap.lines()
+                        .find(|l| l.trim().starts_with("default: { return"))
+                        .unwrap()
+                });
+            assert!(
+                arm.contains(&format!("return {f}(&heap[w], x)")),
+                "{code}: {got} / {arm}"
+            );
+            let one = matches!(code, 2 | 3 | 13);
+            assert_eq!(got.ends_with(", 1u)"), one, "{code}: {got}");
+        }
+    }
+}
