@@ -1198,6 +1198,19 @@ fn flat_at(j: u32, addr: u64, n: u32, at: u32) -> u32 {
     return select(NO_WORD, cfh(e + 3u) + u32(off), inb);
 }
 
+// Straight modules: the heap byte offset of an access through binding-table entry
+// `bti` whose every channel's address the host found inside the entry before the run
+// (`lane_memory::BtiBound`): `bti_at` without the check.
+fn bti_in(bti: u32, addr: u64) -> u32 {
+    return cfh(CFG_BTI_SPAN + 2u * bti + 1u) + u32(addr & 0xfffffffflu);
+}
+
+// The byte at heap byte offset `o`, which is inside an allocation (`bti_in`): no
+// bounds, nothing counted.
+fn heap_byte(o: u32) -> u32 {
+    return (atomicLoad(&heap[o >> 2u]) >> ((o & 3u) * 8u)) & 0xffu;
+}
+
 // Straight modules: `flat_at` of an atomic whose bytes provably lie in its base's
 // allocation on a word (`lane_memory::flat_spans`: the host checked the pointer is
 // word-aligned and the allocation holds the span from it on; allocations lie on 4 GiB

@@ -341,6 +341,32 @@ fn straight_form_where_no_channel_meets_another() {
             "{name}: a checked increment"
         );
     }
+    // Its byte loads `data[i]` behind `if (i < n)`: linear in the launch, so the host
+    // evaluates them (and the guard) for every channel, and the shader reads them
+    // unchecked (`bti_in`, since stop 56); saxpy's words on acm-g10 likewise.
+    for (name, read) in [
+        ("atomic_histogram/tgllp-simd32", "heap_byte(bti_in(bt,"),
+        ("saxpy/acm-g10-simd16", "atomicLoad(&heap[bti_in(bt,"),
+    ] {
+        let m = straight_module(name);
+        let s = m.straight.as_ref().expect("runs straight");
+        assert!(!s.launch.bti_proven.is_empty(), "{name}");
+        assert!(
+            s.launch.bti_bounds.iter().all(|b| b.runs_where.is_some()),
+            "{name}: {:?}",
+            s.launch.bti_bounds
+        );
+        assert!(m.wgsl.contains(read), "{name}: no unchecked access");
+        // What the host translates where the launch fails the proof.
+        let dir = visa_emu::corpus::paths::default_corpus_dir().join(name);
+        let target = Target {
+            prove_bounds: false,
+            ..common::target(1, 4096, true, true)
+        };
+        let checked = translate(&common::prepared(&dir), &target).unwrap();
+        assert!(checked.straight.is_some(), "{name}");
+        assert!(!checked.wgsl.contains("bti_in(bt,"), "{name}");
+    }
     // Subroutine calls written out; a scalar read across blocks where the channels
     // part both ways, each way writing it whole first (both refused until stop 53).
     for name in [

@@ -232,6 +232,11 @@ fn build_piece(
         grf_in_state: false,
         // The lane count is each thread record's last word.
         full_lanes: payload.chunks(pw).all(|w| w.last() == Some(&abi.simd)),
+        // The host evaluates every thread's addresses (`bounds_unheld`, ~3 us a thread
+        // on this project's VM): launches past this keep the checks.
+        prove_bounds: l.groups.iter().map(|&g| u64::from(g)).product::<u64>()
+            * u64::from(l.threads_per_group)
+            <= BOUNDS_THREADS_MAX,
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).
@@ -332,6 +337,29 @@ fn build_piece(
     if let Some(s) = lanes.as_ref().and_then(|m| m.straight.as_ref()) {
         let image = lp.payload(l.first, 0).bytes;
         flat_spans(&mut table, &s.launch.flat_bases, &image, allocs.len());
+    }
+    // The straight module's unchecked binding-table accesses: inside their entries for
+    // every dispatched channel of this launch, or the kernel translated with the checks.
+    if let Some(s) = lanes.as_ref().and_then(|m| m.straight.as_ref()) {
+        let c = &s.launch;
+        let every = c.bti_bounds.iter().any(|b| b.reads_group_ids(p.simd));
+        let checked = if every { l.groups } else { [1, 1, 1] };
+        let bases: Vec<ThreadPayload> = (0..l.threads_per_group)
+            .map(|t| lp.payload(l.first, t))
+            .collect();
+        let groups = interp::group_box(l.first, checked);
+        if let Some(why) = bounds_unheld(c, &table, &bases, groups, p.simd) {
+            let target = Target {
+                lanes: true,
+                prove_bounds: false,
+                ..target
+            };
+            let mut m = translate::translate(p, &target).map_err(|e| e.to_string())?;
+            if m.straight.is_none() {
+                m.why_not_straight = Some(why);
+            }
+            lanes = m.lanes.then_some(m);
+        }
     }
     // A word no allocation holds: straight modules' stores out of bounds land there.
     table[cfg::TRASH] = u32::try_from(heap.len() / 4).map_err(|_| "heap over 16 GiB")?;
@@ -713,6 +741,59 @@ fn flat_spans(table: &mut [u32], bases: &[u32], image: &[u8], nalloc: usize) {
             table.copy_within(from..from + 4, to);
         }
     }
+}
+
+/// The most threads a launch may have for the host to prove its binding-table
+/// accesses' bounds (`Target::prove_bounds`): atomic_histogram at 262,144 items has
+/// 8,192; saxpy over 1M items (65,536) took 0.2 s more to translate with it.
+const BOUNDS_THREADS_MAX: u64 = 16_384;
+
+/// Why a straight module's unchecked binding-table accesses (`Conditions::bti_bounds`)
+/// could leave their entry in this launch: a channel of a thread whose address lies
+/// outside (or an unbound entry). The threads: each of `groups` with the payloads
+/// `bases` of one group's threads, whose group id words (r0.1, r0.6, r0.7: the only
+/// bytes that differ between groups, `abi::launch`) are set to the group's (a launch
+/// of 65,536 threads built each payload anew in ~0.2 s).
+fn bounds_unheld(
+    c: &translate::lane_memory::Conditions,
+    table: &[u32],
+    bases: &[ThreadPayload],
+    groups: impl Iterator<Item = [u32; 3]>,
+    simd: u32,
+) -> Option<String> {
+    if c.bti_bounds.is_empty() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    for (g, base) in groups.flat_map(|g| bases.iter().map(move |b| (g, b))) {
+        bytes.clear();
+        bytes.extend_from_slice(&base.bytes);
+        for (at, v) in [(4, g[0]), (24, g[1]), (28, g[2])] {
+            if let Some(d) = bytes.get_mut(at..at + 4) {
+                d.copy_from_slice(&v.to_le_bytes());
+            }
+        }
+        let rec = ThreadPayload {
+            bytes: std::mem::take(&mut bytes),
+            lanes: base.lanes,
+        };
+        let lanes = rec.lanes.min(simd) as usize;
+        for b in &c.bti_bounds {
+            let size = if b.bti < 256 {
+                table[cfg::BTI_SPAN + 2 * b.bti as usize]
+            } else {
+                0
+            };
+            if !b.holds(&rec.bytes, lanes, size) {
+                return Some(format!(
+                    "an address through binding-table entry {} may leave its {size} bytes",
+                    b.bti
+                ));
+            }
+        }
+        bytes = rec.bytes;
+    }
+    None
 }
 
 /// Why a straight module's unchecked flat atomics (`Conditions::flat_spans`) could
@@ -2128,6 +2209,72 @@ mod tests {
 
     /// A straight lane's report becomes the error only when nothing else failed: code
     /// in the top byte, instruction below it.
+    #[test]
+    fn unchecked_binding_table_accesses_must_stay_in_their_entry() {
+        use crate::translate::lane_memory::{BtiBound, RunsWhere};
+        // Channel c reads the word at 4 * id (ids at payload byte 0) of entry 2, and
+        // runs it where id < n (payload word at byte 16); the entry holds 5 words.
+        let id = |coef| Term {
+            offset: 0,
+            bytes: 2,
+            signed: false,
+            factors: Vec::new(),
+            pass: Vec::new(),
+            coef,
+        };
+        let n = Term {
+            offset: 0,
+            bytes: 0,
+            signed: false,
+            factors: vec![(16, 4)],
+            pass: Vec::new(),
+            coef: 1,
+        };
+        let bound = |runs_where| BtiBound {
+            bti: 2,
+            terms: vec![id(4)],
+            konst: 0,
+            scale: 1,
+            offset: 0,
+            bytes: 4,
+            moff: 0,
+            n: 8,
+            runs_where,
+        };
+        let guard = RunsWhere {
+            terms: vec![id(1)],
+            konst: 0,
+            bound: vec![n],
+            bound_konst: 0,
+            signed: true,
+            rel: 4,
+            through_when_set: true,
+        };
+        let mut table = vec![0u32; cfg::BTI_SPAN + 8];
+        table[cfg::BTI_SPAN + 4] = 20;
+        let thread = |n: u32| {
+            let mut bytes: Vec<u8> = (0u16..8).flat_map(|v| v.to_le_bytes()).collect();
+            bytes.extend(n.to_le_bytes());
+            ThreadPayload { bytes, lanes: 8 }
+        };
+        let c = |b| Conditions {
+            bti_bounds: vec![b],
+            ..Default::default()
+        };
+        let check = |b, n| bounds_unheld(&c(b), &table, &[thread(n)], std::iter::once([0; 3]), 8);
+        // Unguarded, ids 5-7 read past the entry; behind `id < n` only up to n - 1.
+        assert!(check(bound(None), 5).is_some());
+        assert_eq!(check(bound(Some(guard.clone())), 5), None);
+        let why = check(bound(Some(guard.clone())), 6).expect("id 5 reads word 5");
+        assert!(why.contains("entry 2") && why.contains("20 bytes"), "{why}");
+        // An unbound entry holds nothing.
+        let other = BtiBound {
+            bti: 3,
+            ..bound(Some(guard))
+        };
+        assert!(check(other, 1).is_some());
+    }
+
     #[test]
     fn a_shared_element_of_the_one_channel_vector_is_found() {
         // Local ids (2 bytes) at byte 4 of a payload: 0..3, then a repeat.

@@ -32,7 +32,10 @@ use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
 use std::cell::RefCell;
 
+mod bti_bounds;
 mod flat_spans;
+
+pub use bti_bounds::{BtiBound, RunsWhere};
 
 /// What the launch must satisfy for the straight module to be exact.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -72,6 +75,11 @@ pub struct Conditions {
     /// `(placed base, bytes)`: the base's allocation must hold that many bytes from
     /// its pointer on (else the thread mapping runs the launch).
     pub flat_spans: Vec<(u32, u64)>,
+    /// Binding-table loads and stores whose every channel's address the host must
+    /// find inside the entry (`bti_bounds`), with their positions: the shader does not
+    /// check them.
+    pub bti_bounds: Vec<BtiBound>,
+    pub bti_proven: Vec<usize>,
     /// Payload vectors `(byte offset, element bytes)`, each set of which must hold
     /// different elements (tuples of them) in the dispatched channels of each thread:
     /// equalities with them let one channel at most through to the whole-thread
@@ -660,6 +668,12 @@ pub fn conditions(
         }
     }
     let space_of = |k: usize| placed[k].or_else(|| space(p, k));
+    for &k in &mem {
+        if let Some(b) = bti_bounds::bound(&chains, &targets, k) {
+            out.bti_bounds.push(b);
+            out.bti_proven.push(k);
+        }
+    }
     // Whole-thread stores and atomics: one channel's invocation makes them, so one
     // channel at most may reach them.
     let mut single_at = Vec::new();
@@ -1557,6 +1571,31 @@ fn guard(chain: &Chain, targets: &[bool], k: usize) -> Option<Guard> {
     }
 }
 
+/// The `goto` whose fall-through leads to instruction `k` with no branch target or
+/// other control flow on the way (its position): the channels at `k` are those it let
+/// through.
+fn guarding_goto(chain: &Chain, targets: &[bool], k: usize) -> Option<usize> {
+    let p = chain.p;
+    let mut at = k;
+    loop {
+        // The first instruction of `at`'s block.
+        let start = (0..=at)
+            .rev()
+            .find(|&j| j == 0 || chain.block_of[j - 1] != chain.block_of[at])?;
+        if start == 0 || targets[start] {
+            return None;
+        }
+        let prev = &p.insts[start - 1];
+        if prev.op == Opcode::Goto {
+            return Some(start - 1);
+        }
+        if super::blocks::ends_block(prev.op) {
+            return None;
+        }
+        at = start - 1;
+    }
+}
+
 /// What lets at most one channel of a thread through the branch before a whole-thread
 /// store: a [`Guard`] the host counts, or an equality of one launch vector (plus what
 /// every channel of the thread shares: `get_global_id(0) == 0`) with a constant, which
@@ -1577,24 +1616,7 @@ fn guard_of(
     distinct: bool,
 ) -> Option<(usize, OneChannel)> {
     let p = chain.p;
-    let mut at = k;
-    let g = loop {
-        // The first instruction of `at`'s block.
-        let start = (0..=at)
-            .rev()
-            .find(|&j| j == 0 || chain.block_of[j - 1] != chain.block_of[at])?;
-        if start == 0 || targets[start] {
-            return None;
-        }
-        let prev = &p.insts[start - 1];
-        if prev.op == Opcode::Goto {
-            break start - 1;
-        }
-        if super::blocks::ends_block(prev.op) {
-            return None;
-        }
-        at = start - 1;
-    };
+    let g = guarding_goto(chain, targets, k)?;
     let goto = &p.insts[g];
     let pred = goto.pred?;
     if pred.combine != crate::ir::PredCombine::Sequential {

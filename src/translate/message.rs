@@ -113,6 +113,10 @@ enum Known {
     /// A binding-table surface in a straight module, whose word accesses may leave an
     /// unaligned one to the thread mapping (`bti_ld4`/`bti_st4`).
     BtiFast,
+    /// A binding-table access in a straight module whose every channel's address the
+    /// host proved inside the entry (`lane_memory::BtiBound`): bytes and aligned words
+    /// without a check.
+    BtiProven,
     Slm,
     /// SLM in a straight module (`slm_ld4`/`slm_st4`).
     SlmFast,
@@ -124,7 +128,11 @@ enum Known {
 /// [`Known::Bti`], or its branch-free form where the module can fall back.
 fn known_bti(em: &Emit) -> Known {
     if em.straight {
-        Known::BtiFast
+        if em.bti_proven {
+            Known::BtiProven
+        } else {
+            Known::BtiFast
+        }
     } else {
         Known::Bti
     }
@@ -193,9 +201,15 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
         Known::Flat(j) if n == 8 => format!("flat_ld8({j}u, {addr}, {at}u)"),
         Known::Flat(j) if n == 1 => format!("u64(heap_ld1(flat_at({j}u, {addr}, 1u, {at}u)))"),
         Known::Flat(j) if n < 4 => format!("flat_ld({j}u, {addr}, {n}u, {at}u)"),
-        Known::BtiFast if n == 4 => format!("u64(bti_ld4(bt, {addr}, {at}u))"),
-        Known::BtiFast if n == 1 => format!("u64(heap_ld1(bti_at(bt, {addr}, 1u)))"),
-        Known::Bti | Known::BtiFast if n <= 4 => format!("bti_ld(bt, {addr}, {n}u)"),
+        Known::BtiProven if n == 4 => format!("u64(atomicLoad(&heap[bti_in(bt, {addr}) >> 2u]))"),
+        Known::BtiProven if n == 1 => format!("u64(heap_byte(bti_in(bt, {addr})))"),
+        Known::BtiFast | Known::BtiProven if n == 4 => format!("u64(bti_ld4(bt, {addr}, {at}u))"),
+        Known::BtiFast | Known::BtiProven if n == 1 => {
+            format!("u64(heap_ld1(bti_at(bt, {addr}, 1u)))")
+        }
+        Known::Bti | Known::BtiFast | Known::BtiProven if n <= 4 => {
+            format!("bti_ld(bt, {addr}, {n}u)")
+        }
         Known::SlmFast if n == 4 => format!("u64(slm_ld4({addr}, {at}u))"),
         Known::SlmFast if n == 1 => format!("u64(slm_ld1(slm_at({addr}, 1u)))"),
         Known::Slm | Known::SlmFast if n <= 4 => format!("slm_ld({addr}, {n}u)"),
@@ -220,10 +234,15 @@ fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
         }
         Known::Flat(j) if n == 8 => format!("flat_st8({j}u, {addr}, {v}, {at}u);"),
         Known::Flat(j) if n < 4 => format!("flat_st({j}u, {addr}, {n}u, {v}, {at}u);"),
-        Known::BtiFast if n == 4 => {
+        Known::BtiProven if n == 4 => {
+            format!("atomicStore(&heap[bti_in(bt, {addr}) >> 2u], u32(({v}) & 0xfffffffflu));")
+        }
+        Known::BtiFast | Known::BtiProven if n == 4 => {
             format!("bti_st4(bt, {addr}, u32(({v}) & 0xfffffffflu), {at}u);")
         }
-        Known::Bti | Known::BtiFast if n <= 4 => format!("bti_st(bt, {addr}, {n}u, {v});"),
+        Known::Bti | Known::BtiFast | Known::BtiProven if n <= 4 => {
+            format!("bti_st(bt, {addr}, {n}u, {v});")
+        }
         Known::SlmFast if n == 4 => {
             format!("slm_st4({addr}, u32(({v}) & 0xfffffffflu), {at}u);")
         }
@@ -251,7 +270,7 @@ fn atomic_old(
     let code = marked_code(em, op, bytes);
     let own = bytes == 4 && (code <= 6 || (8..=10).contains(&code) || code == 13);
     let located = match known {
-        Known::BtiFast => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
+        Known::BtiFast | Known::BtiProven => Some(("SP_BTI", format!("bti_at(bt, {addr}, 4u)"))),
         Known::SlmFast => Some(("SP_SLM", format!("slm_at({addr}, 4u)"))),
         Known::Flat(j) if em.flat_proven => Some(("SP_FLAT", format!("flat_in({j}u, {addr})"))),
         Known::Flat(j) => Some((
@@ -294,7 +313,7 @@ fn atomic_old(
         _ => {
             if bytes == 8 {
                 em.line(super::ATOMIC64_MARK);
-                if !flat && !matches!(known, Known::Bti | Known::BtiFast) {
+                if !flat && !matches!(known, Known::Bti | Known::BtiFast | Known::BtiProven) {
                     em.line(super::ATOMIC64_SLM_MARK);
                 }
             }
@@ -742,7 +761,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
     };
     if sfid == 3 {
         em.line("let sp = SP_SLM; let bt = 0u;");
-    } else if matches!(bti, Known::Bti | Known::BtiFast) {
+    } else if matches!(bti, Known::Bti | Known::BtiFast | Known::BtiProven) {
         em.line("let sp = SP_BTI; let bt = u32(surf & 0xfffffffflu);");
     } else {
         em.line("let sp = SP_FLAT; let bt = 0u;");
@@ -955,7 +974,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
             em.line(&format!("let addr = {};", addr_of(em, "i")));
             em.line(&format!("let a1 = {};", rdv(em, src1, 0, slot, slot)));
             em.line(&format!("let a2 = {};", rdv(em, src2, 0, slot, slot)));
-            let flat = sfid != 3 && !matches!(bti, Known::Bti | Known::BtiFast);
+            let flat = sfid != 3 && !matches!(bti, Known::Bti | Known::BtiFast | Known::BtiProven);
             atomic_old(em, inst, (bti, flat), "addr", mem_bytes, op, "a1", "a2");
             em.line(&wrv(em, dst, 0, slot, slot, "old"));
             em.close();

@@ -446,6 +446,10 @@ pub struct Target {
     /// multiple of the SIMD width): straight modules then meet with plain barriers
     /// where every invocation provably arrives together (`wg_uniform`).
     pub full_lanes: bool,
+    /// Straight modules: binding-table accesses whose every channel's address the host
+    /// proves inside the entry skip the shader's bounds check
+    /// (`lane_memory::Conditions::bti_bounds`); off for a launch that proof fails.
+    pub prove_bounds: bool,
 }
 
 /// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's
@@ -569,6 +573,9 @@ pub struct Emit {
     /// Straight modules: the current flat atomic provably stays in its base's
     /// allocation (`lane_memory::Conditions::flat_proven`): no check.
     pub flat_proven: bool,
+    /// Straight modules: the current binding-table access is inside its entry for
+    /// every channel (`lane_memory::Conditions::bti_proven`): no check.
+    pub bti_proven: bool,
     /// A straight module: a run it cannot finish exactly hands the launch to the
     /// thread mapping, so its accesses may take branch-free forms that leave rare
     /// cases (`bti_ld4`) to that fallback.
@@ -602,6 +609,7 @@ impl Emit {
             avoid_btis: Vec::new(),
             flat_base: None,
             flat_proven: false,
+            bti_proven: false,
             straight: false,
             nan_blind: false,
             own_lane: false,
@@ -678,6 +686,7 @@ impl Emit {
             avoid_btis: self.avoid_btis.clone(),
             flat_base: self.flat_base,
             flat_proven: self.flat_proven,
+            bti_proven: self.bti_proven,
             straight: self.straight,
             own_lane: self.own_lane,
             one_elem: self.one_elem,

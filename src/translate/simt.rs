@@ -633,6 +633,11 @@ pub(super) fn translate(
     target: &super::Target,
     exchanges: Option<&super::exchange::Exchanges>,
 ) -> Result<Module, TranslateError> {
+    let mut launch = launch;
+    if !target.prove_bounds {
+        launch.bti_bounds.clear();
+        launch.bti_proven.clear();
+    }
     let shared_from = target.shared_payload_from;
     let cfg_blocks = blocks::split(&p.insts);
     let prefix = prefix_blocks(p, &cfg_blocks);
@@ -761,6 +766,7 @@ pub(super) fn translate(
         flat_unplaced: &launch.flat_unplaced,
         flat_placed: &launch.flat_placed,
         flat_proven: &launch.flat_proven,
+        bti_proven: &launch.bti_proven,
         cyclic,
         passes: Vec::new(),
         guards: Vec::new(),

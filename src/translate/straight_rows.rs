@@ -36,6 +36,8 @@ pub(super) struct Rows<'a> {
     pub(super) flat_placed: &'a [(usize, u32)],
     /// `Conditions::flat_proven`: placed atomics the shader need not check.
     pub(super) flat_proven: &'a [usize],
+    /// `Conditions::bti_proven`: binding-table accesses the shader need not check.
+    pub(super) bti_proven: &'a [usize],
     pub(super) cyclic: bool,
     /// Each loop's name (`first_last` block) and the text of its rows (for its pass
     /// cost).
@@ -420,6 +422,7 @@ impl Rows<'_> {
             em.avoid_btis = self.avoid_at(k);
             em.flat_base = self.base_at(k);
             em.flat_proven = self.flat_proven.contains(&k);
+            em.bti_proven = self.bti_proven.contains(&k);
             if let Some((text, parts)) =
                 self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
             {
@@ -475,6 +478,7 @@ impl Rows<'_> {
         em.avoid_btis.clear();
         em.flat_base = None;
         em.flat_proven = false;
+        em.bti_proven = false;
         if !ended {
             em.line(&format!("pc = {next_block};"));
         }
@@ -530,6 +534,7 @@ impl Rows<'_> {
                 && self.avoid_at(j) == em.avoid_btis
                 && self.base_at(j) == em.flat_base
                 && self.flat_proven.contains(&j) == em.flat_proven
+                && self.bti_proven.contains(&j) == em.bti_proven
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of
         // the block after `k` that is one, where every instruction on the way that is

@@ -227,6 +227,7 @@ pub fn target(
         local_ids: None,
         grf_in_state: false,
         full_lanes: false,
+        prove_bounds: true,
     }
 }
 
