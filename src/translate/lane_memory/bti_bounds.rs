@@ -295,12 +295,30 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
             return None;
         }
         let (bound, bound_konst) = match b {
-            Src::Imm { ty, bits } if ty.is_int() => (Vec::new(), imm_value(*ty, *bits)),
+            // An immediate the compare's type holds as it is.
+            Src::Imm { ty: it, bits } if it.is_int() => {
+                let k = imm_value(*it, *bits);
+                let held = if crate::translate::lane_passes::signed(*ty) {
+                    i32::try_from(k).is_ok()
+                } else {
+                    u32::try_from(k).is_ok()
+                };
+                if !held {
+                    return None;
+                }
+                (Vec::new(), k)
+            }
+            // A scalar bound of the compare's signedness (the compare's type is then
+            // one for both sides).
             Src::Direct {
                 ty: bt,
                 m: Modifier::None,
                 ..
-            } if bt.is_int() && bt.size() <= 4 => {
+            } if bt.is_int()
+                && bt.size() <= 4
+                && crate::translate::lane_passes::signed(*bt)
+                    == crate::translate::lane_passes::signed(*ty) =>
+            {
                 let (from, st) = lanes::src_linear(b, jn)?;
                 if st != 0 {
                     return None;
