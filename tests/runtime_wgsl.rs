@@ -1210,14 +1210,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
 }
 
-/// The straight modules' branch-free word accesses (`bti_ld4`/`bti_st4`) give what
-/// `bti_ld`/`bti_st` give wherever they take the access: aligned words, out of bounds
-/// (zero; the store lands in the trash word; both counted), unbound entries, addresses
-/// past 4 GiB. An unaligned word inside the buffer is theirs to refuse: it records the
-/// instruction in `slow_at` (the host then runs the thread mapping) and stores nothing.
-#[test]
-fn branch_free_words_match_the_short_forms_or_refuse() {
-    let mut wgsl = String::from(concat!(
+/// The bindings, `cfg` offsets and counters the binding-table accessors of
+/// runtime.wgsl read, as `two_allocations` lays them out.
+fn binding_table_module() -> String {
+    String::from(concat!(
         "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
         "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
         "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
@@ -1227,8 +1223,18 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
         "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
         "const NO_WORD: u32 = 0xffffffffu;\n",
         "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
-        "var<private> slow_at: u32;\n",
-    ));
+    ))
+}
+
+/// The straight modules' branch-free word accesses (`bti_ld4`/`bti_st4`) give what
+/// `bti_ld`/`bti_st` give wherever they take the access: aligned words, out of bounds
+/// (zero; the store lands in the trash word; both counted), unbound entries, addresses
+/// past 4 GiB. An unaligned word inside the buffer is theirs to refuse: it records the
+/// instruction in `slow_at` (the host then runs the thread mapping) and stores nothing.
+#[test]
+fn branch_free_words_match_the_short_forms_or_refuse() {
+    let mut wgsl = binding_table_module();
+    wgsl += "var<private> slow_at: u32;\n";
     push_runtime(
         &mut wgsl,
         &[
@@ -2550,17 +2556,7 @@ fn main() {
 /// and for the unbound entry.
 #[test]
 fn byte_loads_match_the_general_form() {
-    let mut wgsl = String::from(concat!(
-        "@group(0) @binding(0) var<storage, read> cfg: array<u32>;\n",
-        "@group(0) @binding(1) var<storage, read_write> heap: array<atomic<u32>>;\n",
-        "@group(0) @binding(2) var<storage, read_write> stat: array<atomic<u32>>;\n",
-        "@group(0) @binding(3) var<storage, read_write> io: array<u32>;\n",
-        "const CFG_BTI: u32 = 16u;\nconst CFG_TRASH: u32 = 12u;\nconst CFG_ALLOC: u32 = 272u;\n",
-        "const CFG_BTI_SPAN: u32 = 280u;\n",
-        "const STAT_OOB_READS: u32 = 2u;\nconst STAT_OOB_WRITES: u32 = 3u;\n",
-        "const NO_WORD: u32 = 0xffffffffu;\n",
-        "var<private> oob_reads: u32;\nvar<private> oob_writes: u32;\n",
-    ));
+    let mut wgsl = binding_table_module();
     push_runtime(&mut wgsl, &["bti_at", "bti_ld", "heap_ld", "heap_ld1"]);
     wgsl += r#"
 @compute @workgroup_size(1)

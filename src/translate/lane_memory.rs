@@ -1663,13 +1663,7 @@ fn guard_of(
             blocks: [chain.block_of[j], chain.block_of[j]],
             ..*chain
         };
-        let swapped = match rel {
-            2 => 4,
-            3 => 5,
-            4 => 2,
-            5 => 3,
-            r => r,
-        };
+        let swapped = swapped_rel(rel);
         // A scalar bound of the vector's own type, as the host computes it.
         let scalar = |s: &Src, v: &Src| -> Option<GuardBound> {
             let (
@@ -1721,7 +1715,11 @@ fn guard_of(
         // `v == K` where v is one-to-one in a launch vector's element plus what the
         // thread's channels share (the vector alone, at coefficient 1, is the
         // interval's exact count below).
-        if let Some(this) = equality(chain, j).filter(|(t, f, _)| {
+        let this = match (rel, bound) {
+            (0, GuardBound::Const(k)) => Some((*ty, f.clone(), k)),
+            _ => None,
+        };
+        if let Some(this) = this.filter(|(t, f, _)| {
             distinct
                 && one_to_one(*t, f).is_some()
                 && (!f.uni.is_empty() || f.konst != 0 || f.leaves[0].1 != 1)
@@ -1767,13 +1765,7 @@ fn guard_of(
     if covered.windows(2).any(|w| w[1].0 < w[0].1) {
         return None;
     }
-    let mut upto = need.0;
-    for &(a, b) in &covered {
-        if a <= upto {
-            upto = upto.max(b);
-        }
-    }
-    if upto < need.1 {
+    if !covers(&covered, need) {
         return None;
     }
     if let Some((ty, f, _)) = &equal {
@@ -1971,6 +1963,28 @@ fn conjunct(chain: &Chain, pid: u32, g: usize) -> Option<(u32, Vec<usize>)> {
         }
     }
     found.map(|q| (q, also.unwrap_or_default()))
+}
+
+/// Whether channel ranges `sorted` (by start) together cover `from..to`.
+fn covers(sorted: &[(u32, u32)], (from, to): (u32, u32)) -> bool {
+    let mut upto = from;
+    for &(a, b) in sorted {
+        if a <= upto {
+            upto = upto.max(b);
+        }
+    }
+    upto >= to
+}
+
+/// `K rel v` as `v rel' K`: gt and lt, ge and le trade places.
+fn swapped_rel(rel: u64) -> u64 {
+    match rel {
+        2 => 4,
+        3 => 5,
+        4 => 2,
+        5 => 3,
+        r => r,
+    }
 }
 
 /// A guard's compare operand: an immediate, or a scalar the host evaluates.

@@ -227,14 +227,7 @@ fn host_terms(chain: &Chain, f: &Affine) -> Option<Vec<Term>> {
             }
             sum = times(&sum, &scalar_products(chain, s.at, s.size, 0)?)?;
         }
-        terms.extend(sum.into_iter().map(|(factors, coef)| Term {
-            offset: 0,
-            bytes: 0,
-            signed: false,
-            factors,
-            pass: Vec::new(),
-            coef,
-        }));
+        terms.extend(product_terms(sum));
     }
     Some(terms)
 }
@@ -267,7 +260,7 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
         if !plain || !(2..=5).contains(&rel) {
             return None;
         }
-        let swapped = [0, 1, 4, 5, 2, 3][rel as usize];
+        let swapped = super::swapped_rel(u64::from(rel)) as u8;
         let (v, b, rel) = match srcs.as_slice() {
             [v @ Src::Direct { .. }, b] => (v, b, rel),
             [b, v @ Src::Direct { .. }] => (v, b, swapped),
@@ -323,19 +316,7 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
                 if st != 0 {
                     return None;
                 }
-                let sum = scalar_products(&at, from, bt.size(), 0)?;
-                let terms = sum
-                    .into_iter()
-                    .map(|(factors, coef)| Term {
-                        offset: 0,
-                        bytes: 0,
-                        signed: false,
-                        factors,
-                        pass: Vec::new(),
-                        coef,
-                    })
-                    .collect();
-                (terms, 0)
+                (product_terms(scalar_products(&at, from, bt.size(), 0)?), 0)
             }
             _ => return None,
         };
@@ -356,13 +337,9 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
     }
     // The writes cover the access's channels.
     covered.sort_unstable();
-    let mut upto = moff;
-    for (a, b) in covered {
-        if a <= upto {
-            upto = upto.max(b);
-        }
-    }
-    (upto >= moff + n).then_some(found).flatten()
+    super::covers(&covered, (moff, moff + n))
+        .then_some(found)
+        .flatten()
 }
 
 /// A sum of products of payload scalars `(payload byte offset, bytes)` with their
@@ -427,6 +404,20 @@ fn scalar_products(c: &Chain, at: u32, size: u32, depth: u32) -> Option<Products
         (Opcode::Mul, [a, b]) => times(&value(a)?, &value(b)?),
         _ => None,
     }
+}
+
+/// A sum of products as the terms of no bytes `offsets` evaluates.
+fn product_terms(sum: Products) -> Vec<Term> {
+    sum.into_iter()
+        .map(|(factors, coef)| Term {
+            offset: 0,
+            bytes: 0,
+            signed: false,
+            factors,
+            pass: Vec::new(),
+            coef,
+        })
+        .collect()
 }
 
 /// The product of two sums, at most [`PRODUCTS`] terms.
