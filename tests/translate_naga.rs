@@ -343,10 +343,12 @@ fn straight_form_where_no_channel_meets_another() {
     }
     // Its byte loads `data[i]` behind `if (i < n)`: linear in the launch, so the host
     // evaluates them (and the guard) for every channel, and the shader reads them
-    // unchecked (`bti_in`, since stop 56); saxpy's words on acm-g10 likewise.
+    // unchecked (`bti_in`, since stop 56); saxpy's words on acm-g10 likewise, and
+    // tgllp's 4-channel gathers and scatter (since stop 57).
     for (name, read) in [
         ("atomic_histogram/tgllp-simd32", "heap_byte(bti_in(bt,"),
         ("saxpy/acm-g10-simd16", "atomicLoad(&heap[bti_in(bt,"),
+        ("saxpy/tgllp-simd16", "atomicStore(&heap[bti_in(bt,"),
     ] {
         let m = straight_module(name);
         let s = m.straight.as_ref().expect("runs straight");

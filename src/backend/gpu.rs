@@ -232,11 +232,9 @@ fn build_piece(
         grf_in_state: false,
         // The lane count is each thread record's last word.
         full_lanes: payload.chunks(pw).all(|w| w.last() == Some(&abi.simd)),
-        // The host evaluates every thread's addresses (`bounds_unheld`, ~3 us a thread
-        // on this project's VM): launches past this keep the checks.
-        prove_bounds: l.groups.iter().map(|&g| u64::from(g)).product::<u64>()
-            * u64::from(l.threads_per_group)
-            <= BOUNDS_THREADS_MAX,
+        // The host checks every group's addresses (`bounds_unheld`): launches past
+        // this keep the checks.
+        prove_bounds: l.groups.iter().map(|&g| u64::from(g)).product::<u64>() <= BOUNDS_GROUPS_MAX,
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).
@@ -743,57 +741,37 @@ fn flat_spans(table: &mut [u32], bases: &[u32], image: &[u8], nalloc: usize) {
     }
 }
 
-/// The most threads a launch may have for the host to prove its binding-table
-/// accesses' bounds (`Target::prove_bounds`): atomic_histogram at 262,144 items has
-/// 8,192; saxpy over 1M items (65,536) took 0.2 s more to translate with it.
-const BOUNDS_THREADS_MAX: u64 = 16_384;
+/// The most groups a launch may have for the host to prove its binding-table
+/// accesses' bounds (`Target::prove_bounds`): it checks each group's part of the
+/// addresses (`BtiBound::unheld_in`), ~0.1 us a group.
+const BOUNDS_GROUPS_MAX: u64 = 1 << 20;
 
 /// Why a straight module's unchecked binding-table accesses (`Conditions::bti_bounds`)
 /// could leave their entry in this launch: a channel of a thread whose address lies
-/// outside (or an unbound entry). The threads: each of `groups` with the payloads
-/// `bases` of one group's threads, whose group id words (r0.1, r0.6, r0.7: the only
-/// bytes that differ between groups, `abi::launch`) are set to the group's (a launch
-/// of 65,536 threads built each payload anew in ~0.2 s).
+/// outside (or an unbound entry), or too many threads to check one by one. The
+/// threads: each of `groups` with the payloads `bases` of one group's threads, whose
+/// group id words (r0.1, r0.6, r0.7: the only bytes that differ between groups,
+/// `abi::launch`) are set to the group's.
 fn bounds_unheld(
     c: &translate::lane_memory::Conditions,
     table: &[u32],
     bases: &[ThreadPayload],
-    groups: impl Iterator<Item = [u32; 3]>,
+    groups: impl Iterator<Item = [u32; 3]> + Clone,
     simd: u32,
 ) -> Option<String> {
-    if c.bti_bounds.is_empty() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    for (g, base) in groups.flat_map(|g| bases.iter().map(move |b| (g, b))) {
-        bytes.clear();
-        bytes.extend_from_slice(&base.bytes);
-        for (at, v) in [(4, g[0]), (24, g[1]), (28, g[2])] {
-            if let Some(d) = bytes.get_mut(at..at + 4) {
-                d.copy_from_slice(&v.to_le_bytes());
-            }
-        }
-        let rec = ThreadPayload {
-            bytes: std::mem::take(&mut bytes),
-            lanes: base.lanes,
+    let bases: Vec<translate::lane_memory::ThreadImage> = bases
+        .iter()
+        .map(|b| (&b.bytes[..], b.lanes.min(simd) as usize))
+        .collect();
+    let mut exact = 0;
+    c.bti_bounds.iter().find_map(|b| {
+        let size = if b.bti < 256 {
+            table[cfg::BTI_SPAN + 2 * b.bti as usize]
+        } else {
+            0
         };
-        let lanes = rec.lanes.min(simd) as usize;
-        for b in &c.bti_bounds {
-            let size = if b.bti < 256 {
-                table[cfg::BTI_SPAN + 2 * b.bti as usize]
-            } else {
-                0
-            };
-            if !b.holds(&rec.bytes, lanes, size) {
-                return Some(format!(
-                    "an address through binding-table entry {} may leave its {size} bytes",
-                    b.bti
-                ));
-            }
-        }
-        bytes = rec.bytes;
-    }
-    None
+        b.unheld_in(&bases, groups.clone(), size, simd, &mut exact)
+    })
 }
 
 /// Why a straight module's unchecked flat atomics (`Conditions::flat_spans`) could

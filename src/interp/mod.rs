@@ -119,7 +119,7 @@ impl RunStats {
 }
 
 /// The group ids of `groups` groups from `first` on, x fastest.
-pub fn group_box(first: [u32; 3], groups: [u32; 3]) -> impl Iterator<Item = [u32; 3]> {
+pub fn group_box(first: [u32; 3], groups: [u32; 3]) -> impl Iterator<Item = [u32; 3]> + Clone {
     let [fx, fy, fz] = first;
     (0..groups[2]).flat_map(move |z| {
         (0..groups[1]).flat_map(move |y| (0..groups[0]).map(move |x| [fx + x, fy + y, fz + z]))

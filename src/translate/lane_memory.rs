@@ -32,9 +32,11 @@ use crate::ir::{DataType, Modifier};
 use crate::isa::Opcode;
 use std::cell::RefCell;
 
+mod bound_check;
 mod bti_bounds;
 mod flat_spans;
 
+pub use bound_check::{ThreadImage, EXACT_THREADS_MAX};
 pub use bti_bounds::{BtiBound, RunsWhere};
 
 /// What the launch must satisfy for the straight module to be exact.
@@ -146,6 +148,16 @@ pub struct LaneForm {
 fn group_id_bytes(a: u32, len: u32) -> bool {
     let b = a.saturating_add(len);
     [(4, 8), (24, 32)].iter().any(|&(x, y)| a < y && x < b)
+}
+
+/// Payload `bytes` of one thread index as group `g` has them (`abi::launch`: its ids
+/// at r0.1, r0.6, r0.7), where the payload holds those words.
+pub fn set_group_ids(bytes: &mut [u8], g: [u32; 3]) {
+    for (at, v) in [(4, g[0]), (24, g[1]), (28, g[2])] {
+        if let Some(d) = bytes.get_mut(at..at + 4) {
+            d.copy_from_slice(&v.to_le_bytes());
+        }
+    }
 }
 
 /// Channel `c` runs the instruction only if its element of a launch vector (at payload
@@ -393,6 +405,21 @@ fn offsets(
     lanes: usize,
     modulus: i128,
 ) -> Result<Vec<i128>, String> {
+    let mut offs = sums(terms, passes, vals, rec, lanes)?;
+    for f in &mut offs {
+        *f = f.rem_euclid(modulus);
+    }
+    Ok(offs)
+}
+
+/// [`offsets`] before the reduction: each channel's exact sum.
+fn sums(
+    terms: &[Term],
+    passes: &Passes,
+    vals: &[u64],
+    rec: &[u8],
+    lanes: usize,
+) -> Result<Vec<i128>, String> {
     let short = || "the payload is shorter than its vectors".to_string();
     let too_big = || "the address offsets exceed 128 bits".to_string();
     // Each term's multiplier `coef * Π factors` is the same in every channel.
@@ -444,7 +471,7 @@ fn offsets(
                 .checked_add((u as i128).checked_mul(m).ok_or_else(too_big)?)
                 .ok_or_else(too_big)?;
         }
-        offs.push(f.rem_euclid(modulus));
+        offs.push(f);
     }
     Ok(offs)
 }

@@ -6,18 +6,15 @@
 //! counted. atomic_histogram at 262,144 items spends a seventh of its GPU time on its
 //! byte load's check on llvmpipe. Where the address register is a linear function of
 //! the launch (`Chain::vector`: payload vectors such as the local ids, times kernel
-//! arguments, plus the group's base and constants), the host evaluates it for every
-//! dispatched channel of every thread before the run (`BtiBound::holds`); where every
+//! arguments, plus the group's base and constants), the host bounds it over every
+//! dispatched channel before the run (`super::bound_check`); where every
 //! address lies inside its entry, the shader reads the heap at the entry's offset
 //! plus the address (`bti_in`). Where the proof fails for a launch (a guard `i < n`
 //! under a rounded-up NDRange), the host translates the kernel again without it
 //! (`Target::prove_bounds`): a check behind a uniform branch would cost more on
 //! llvmpipe than the check itself.
 
-use super::{
-    group_id_bytes, imm_value, offsets, space, writes_any, Affine, Chain, Chains, Passes, Space,
-    Term,
-};
+use super::{group_id_bytes, imm_value, space, writes_any, Affine, Chain, Chains, Space, Term};
 use crate::interp::prepare::{Dst, PField, Src};
 use crate::interp::thread::{ffld as field, fint as int, fraw as raw};
 use crate::ir::Modifier;
@@ -58,66 +55,7 @@ pub struct RunsWhere {
     pub through_when_set: bool,
 }
 
-impl RunsWhere {
-    /// Which of a thread's `lanes` dispatched channels (payload `rec`) go through;
-    /// `None` where the payload does not give the values.
-    fn through(&self, rec: &[u8], lanes: usize) -> Option<Vec<bool>> {
-        const WORD: i128 = 1 << 32;
-        let p = Passes::default();
-        let v = offsets(&self.terms, &p, &[], rec, lanes, WORD).ok()?;
-        let b = offsets(&self.bound, &p, &[], rec, 1, WORD).ok()?;
-        let word = |x: i128| {
-            let u = x.rem_euclid(WORD);
-            if self.signed && u >= WORD / 2 {
-                u - WORD
-            } else {
-                u
-            }
-        };
-        let b = word(b.first().copied().unwrap_or(0) + i128::from(self.bound_konst));
-        Some(
-            v.iter()
-                .map(|&x| {
-                    let x = word(x + i128::from(self.konst));
-                    let set = match self.rel {
-                        2 => x > b,
-                        3 => x >= b,
-                        4 => x < b,
-                        _ => x <= b,
-                    };
-                    set == self.through_when_set
-                })
-                .collect(),
-        )
-    }
-}
-
 impl BtiBound {
-    /// Whether every dispatched channel of a thread (payload `rec`, `lanes` dispatched)
-    /// that runs the access addresses bytes inside an entry of `size` bytes.
-    pub fn holds(&self, rec: &[u8], lanes: usize, size: u32) -> bool {
-        const WORD: i128 = 1 << 32;
-        let Ok(offs) = offsets(&self.terms, &Passes::default(), &[], rec, lanes, WORD) else {
-            return false;
-        };
-        let runs = match &self.runs_where {
-            None => vec![true; lanes],
-            Some(r) => match r.through(rec, lanes) {
-                Some(t) => t,
-                None => return false,
-            },
-        };
-        let from = self.moff as usize;
-        (from..lanes.min(from + self.n as usize)).all(|c| {
-            if !runs[c] {
-                return true;
-            }
-            let v = (offs[c] + i128::from(self.konst)).rem_euclid(WORD);
-            let a = v * i128::from(self.scale) + i128::from(self.offset);
-            a >= 0 && a + i128::from(self.bytes) <= i128::from(size)
-        })
-    }
-
     /// Whether the payload bytes it reads over `simd` channels lie in the group id
     /// words (then every group's threads must be evaluated, not the first group's).
     pub fn reads_group_ids(&self, simd: u32) -> bool {
@@ -156,6 +94,16 @@ pub(super) fn bound(c: &Chains, targets: &[bool], k: usize) -> Option<BtiBound> 
             let reg = raw(inst, "Element_offset")?;
             (reg, 1, i64::from(*bits as u32), e, u64::from(e))
         }
+        // A word per enabled channel of four, channel c at the address plus 4c.
+        Opcode::Gather4Scaled | Opcode::Scatter4Scaled => {
+            let Some(PField::Src(Src::Imm { bits, .. })) = field(inst, "Offset") else {
+                return None;
+            };
+            let mask = int(inst, "Channels") & 0xf;
+            let reg = raw(inst, "Element_offset")?;
+            let top = u64::from(mask.checked_ilog2()?) + 1;
+            (reg, 1, i64::from(*bits as u32), 4, 4 * top)
+        }
         Opcode::LscUntyped if matches!(int(inst, "LscSubOp"), 0x00 | 0x04) => {
             let s = crate::translate::message::lsc_shape(inst, n, c.p.grf_bytes);
             if s.asize != 4 || s.transpose {
@@ -189,7 +137,8 @@ pub(super) fn bound(c: &Chains, targets: &[bool], k: usize) -> Option<BtiBound> 
     let aligned = offset % 4 == 0
         && (scale % 4 == 0
             || (scale == 1 && f.konst % 4 == 0 && terms.iter().all(|t| t.coef % 4 == 0)));
-    let load = matches!(inst.op, Opcode::GatherScaled) || int(inst, "LscSubOp") == 0x00;
+    let load = matches!(inst.op, Opcode::GatherScaled | Opcode::Gather4Scaled)
+        || (inst.op == Opcode::LscUntyped && int(inst, "LscSubOp") == 0x00);
     let plain = (elem == 1 && load) || (elem == 4 && aligned);
     plain.then_some(BtiBound {
         bti,
