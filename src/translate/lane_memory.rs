@@ -1145,8 +1145,10 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
     let moff = inst.exec.mask.channel_offset();
     let n = inst.exec.size as u32;
     let dbg = |name: &str| format!("{:?}", field(inst, name));
-    // The global offset of legacy messages: an immediate, or a register read whole.
+    // The global offset of legacy messages: an immediate, or a register read whole
+    // (QW messages' `Offset` is their per-lane address register instead).
     let scalar = match field(inst, "Offset") {
+        _ if matches!(inst.op, QwGather | QwScatter) => None,
         Some(PField::Src(Src::Direct { off, ty, .. })) => Some((*off, ty.size())),
         Some(PField::Src(Src::Imm { .. })) | None => None,
         Some(_) => return None,
@@ -2735,6 +2737,19 @@ fn input_factor(v: &Affine) -> Option<Scalar> {
     }
 }
 
+/// The greatest value form `a` takes where the form bounds it: a constant and
+/// non-negative multiples of unsigned launch vectors that no scalar multiplies.
+fn greatest(a: &Affine) -> Option<i64> {
+    if !a.uni.is_empty() || a.konst < 0 {
+        return None;
+    }
+    a.leaves.iter().try_fold(a.konst, |m, (l, c)| {
+        let plain = *c >= 0 && !l.signed && l.bytes <= 4 && l.factors.iter().all(Option::is_none);
+        let top = (1i64 << (8 * l.bytes)) - 1;
+        plain.then(|| m.checked_add(c.checked_mul(top)?)).flatten()
+    })
+}
+
 fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
     use Opcode::*;
     match (op, vals) {
@@ -2751,7 +2766,8 @@ fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
             a.scaled(*c)
         }
         // `x | k` is `x + k` when x is a multiple of a power of two above k (IGC's
-        // struct fields: `(i << 5) | 0x10`).
+        // struct fields: `(i << 5) | 0x10`), or when x stays below k's lowest set bit
+        // (a generic pointer's tag: `(l << 2) | 0x10000000` addresses SLM).
         (Or, [Value::Lane(a), Value::Const(k)]) | (Or, [Value::Const(k), Value::Lane(a)])
             if *k >= 0 =>
         {
@@ -2759,7 +2775,10 @@ fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
             let aligned = a.leaves.iter().all(|l| l.1 % m == 0)
                 && a.uni.iter().all(|u| u.1 % m == 0)
                 && a.konst % m == 0;
-            aligned.then(|| a.plus(&Affine::constant(*k))).flatten()
+            let below = greatest(a).is_some_and(|x| x < (k & k.wrapping_neg()));
+            (aligned || below)
+                .then(|| a.plus(&Affine::constant(*k)))
+                .flatten()
         }
         (Mul, [Value::Lane(a), Value::Lane(b)]) => match (input_factor(a), input_factor(b)) {
             (_, Some(s)) => a.times(s, b),
@@ -2769,5 +2788,49 @@ fn combine(op: Opcode, vals: &[Value]) -> Option<Affine> {
         // `src0 * src1 + src2` (IGC's row-major tile index: `mad 0x44 ly (4 * lx)`).
         (Mad, [x, y, z]) => combine(Mul, &[x.clone(), y.clone()])?.plus(&affine_of(z)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `coef` times the 2-byte launch vector at payload byte 64.
+    fn ids(coef: i64) -> Value {
+        Value::Lane(Affine {
+            leaves: vec![(
+                Leaf {
+                    at: 64,
+                    bytes: 2,
+                    signed: false,
+                    factors: [None; 3],
+                },
+                coef,
+            )],
+            uni: Vec::new(),
+            konst: 0,
+            width: 32,
+            wmax: 32,
+        })
+    }
+
+    #[test]
+    fn an_or_is_a_sum_where_the_bits_cannot_meet() {
+        let or = |a: Value, k: i64| combine(Opcode::Or, &[a, Value::Const(k)]);
+        // Local ids times 4 reach 262,140 < 2^28: the tag 0x10000000 is added.
+        let f = or(ids(4), 0x1000_0000).expect("a sum");
+        assert_eq!((f.konst, f.leaves[0].1), (0x1000_0000, 4));
+        // Times 2^13 they reach 2^29 - 2^13, which meets bit 28.
+        assert_eq!(or(ids(1 << 13), 0x1000_0000), None);
+        // A multiple of 32 under 0x10: the low bits are free (struct fields).
+        assert!(or(ids(32), 0x10).is_some());
+        assert_eq!(or(ids(3), 0x10), None);
+        // A signed vector or a negative coefficient has no bound.
+        assert_eq!(or(ids(-4), 0x1000_0000), None);
+        let Value::Lane(mut signed) = ids(4) else {
+            unreachable!()
+        };
+        signed.leaves[0].0.signed = true;
+        assert_eq!(or(Value::Lane(signed), 0x1000_0000), None);
     }
 }
