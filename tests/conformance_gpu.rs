@@ -648,10 +648,20 @@ fn carry_adds_agree(ctx: &mut GpuContext, items: u64, reps: u32) -> visa_emu::ba
 /// interpreter's bytes and counts and the case's expected outputs. Returns the GPU run
 /// for the caller's further checks.
 fn own_variant_agrees(ctx: &mut GpuContext, v: &str) -> visa_emu::backend::gpu::GpuRun {
-    use visa_emu::backend::gpu;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cases")
         .join(v);
+    variant_agrees(ctx, &dir, v)
+}
+
+/// [`own_variant_agrees`] for the variant folder `dir`.
+fn variant_agrees(
+    ctx: &mut GpuContext,
+    dir: &std::path::Path,
+    v: &str,
+) -> visa_emu::backend::gpu::GpuRun {
+    use visa_emu::backend::gpu;
+    let dir = dir.to_path_buf();
     let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
     let launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
     let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
@@ -1823,4 +1833,52 @@ fn generic_pointers_and_program_globals_agree_with_the_interpreter() {
         let g = own_variant_agrees(&mut ctx, v);
         assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
     }
+}
+
+/// Sub-group shuffles with a lane chosen at run time (`intel_sub_group_shuffle(x, y &
+/// 15)`: `addr_add A0 &V (idx << 2)`, then `r[A0(0),0]<1,0>`) run straight since stop
+/// 57 (`translate/indirect_reads.rs`): the lanes pass V at a meeting and each reads its
+/// element from its copy. An index past V (`y & 31`, the variant's text edited) reads
+/// another variable, which the copies may not hold: the shader hands the launch to the
+/// thread mapping, with the interpreter's bytes.
+#[test]
+fn shuffles_by_a_runtime_lane_run_straight() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir().join("subgroup_shuffle");
+    for v in ["tgllp-simd16", "acm-g10-simd16"] {
+        let g = variant_agrees(&mut ctx, &corpus.join(v), v);
+        assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
+    }
+    // The case with its tgllp variant's index mask widened, in a scratch folder.
+    let case = std::env::temp_dir().join(format!("visa-emu-shuffle-{}", std::process::id()));
+    let variant = case.join("tgllp-simd16");
+    std::fs::create_dir_all(&variant).unwrap();
+    for f in ["case.json", "kernel.cl"] {
+        std::fs::copy(corpus.join(f), case.join(f)).unwrap();
+    }
+    std::fs::create_dir_all(case.join("inputs")).unwrap();
+    for e in std::fs::read_dir(corpus.join("inputs")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), case.join("inputs").join(e.file_name())).unwrap();
+    }
+    let from = corpus.join("tgllp-simd16");
+    std::fs::copy(from.join("kernel.bin"), variant.join("kernel.bin")).unwrap();
+    let text = std::fs::read_to_string(from.join("kernel.visaasm")).unwrap();
+    let wide = text.replace("V0056(0,0)<1;1,0> 0xf:d", "V0056(0,0)<1;1,0> 0x1f:d");
+    assert_ne!(wide, text, "the index mask is in the text");
+    std::fs::write(variant.join("kernel.visaasm"), wide).unwrap();
+    let g = {
+        use visa_emu::backend::gpu;
+        let case_def = visa_emu::corpus::case::Case::load(&case).unwrap();
+        let launch = gpu::build(&variant, &case_def, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let cpu =
+            visa_emu::backend::cpu::run_case(&variant, &case_def, &Default::default()).unwrap();
+        let g = gpu::execute(&mut ctx, &launch).unwrap();
+        common::assert_same_run("shuffle past its variable", &cpu, &g);
+        g
+    };
+    let _ = std::fs::remove_dir_all(&case);
+    assert_eq!(g.mapping, "threads");
+    let note = g.note.unwrap_or_default();
+    assert!(note.contains("indirect operand"), "{note}");
 }

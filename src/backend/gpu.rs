@@ -1761,8 +1761,9 @@ fn finish(
              (a translator slip the thread mapping does not have)"
         )),
         runtime_error::STRAIGHT_SLOW => Some(format!(
-            "the access at instruction {at} is not word-aligned, which the straight \
-             form's branch-free accesses leave to the thread mapping"
+            "the access at instruction {at} is not word-aligned, or an indirect operand \
+             there reads outside the variable its address registers point into, which \
+             the straight form leaves to the thread mapping"
         )),
         runtime_error::ATOMIC_CONTENDED if straight => Some(
             "an atomic retried past its bound under contention (or the driver's loop \

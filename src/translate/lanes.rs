@@ -13,6 +13,7 @@
 //! per-lane instruction that writes a mirrored word the invocations meet and copy it
 //! back. Side effects of uniform instructions (stores, atomics) happen once, in lane 0.
 
+use super::indirect_reads::Target;
 use super::{alu, message, operand};
 use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::interp::thread::{fint as int, fraw as raw};
@@ -206,9 +207,11 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
 /// meeting, `exchange.rs`), and fences order it against the channels' own accesses
 /// (`fences.rs`).
 pub fn ineligible_straight(p: &Prepared) -> Option<String> {
-    refusal(p, 1, 0, false)
+    refusal(p, 1, 0, false).or_else(|| super::indirect_reads::untraced(p))
 }
 
+/// `blocks_too`: the scheduled lane mapping, which also refuses media blocks and any
+/// indirect operand (the straight form reads indirect sources: `indirect_reads.rs`).
 fn refusal(p: &Prepared, tpg: u32, slm_bytes: u32, blocks_too: bool) -> Option<String> {
     use Opcode::*;
     if p.simd > 32 || p.simd == 0 {
@@ -247,7 +250,10 @@ fn refusal(p: &Prepared, tpg: u32, slm_bytes: u32, blocks_too: bool) -> Option<S
         }
         for f in &inst.fields {
             match f {
-                PField::Src(Src::Indirect { .. }) | PField::Dst(Dst::Indirect { .. }) => {
+                PField::Src(Src::Indirect { .. }) if blocks_too => {
+                    return Some(format!("indirect operand at instruction {}", inst.index))
+                }
+                PField::Dst(Dst::Indirect { .. }) => {
                     return Some(format!("indirect operand at instruction {}", inst.index))
                 }
                 _ => {}
@@ -345,7 +351,12 @@ pub fn src_linear(s: &Src, n: u32) -> Option<(u32, u32)> {
     }
 }
 
-fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mut Foot) {
+fn alu_foot(
+    inst: &PInst,
+    lane_of: &dyn Fn(u32) -> Option<u32>,
+    (grf, target): (u32, Target),
+    f: &mut Foot,
+) {
     let n = inst.exec.size as u32;
     let moff = inst.exec.mask.channel_offset();
     let (dsts, srcs, _) = inst.alu_operands();
@@ -363,6 +374,16 @@ fn alu_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                     let v =
                         src_linear(s, n).and_then(|(at, st)| lane_vector(at, st, ty.size(), moff));
                     f.vec_reads.push(l.and(v));
+                }
+                // Any byte of the variable its address registers point into
+                // (`indirect_reads.rs`; untraced ones are refused before any plan).
+                Src::Indirect { .. } => {
+                    let (a, b) = match target {
+                        Target::Known(lo, hi) => (lo, hi),
+                        _ => (0, u32::MAX),
+                    };
+                    f.reads.push((a, b, l));
+                    f.vec_reads.push(None);
                 }
                 Src::Pred(p) if whole_pred => f.pred_reads.push((p.id.0 as u32, u32::MAX, None)),
                 Src::Pred(p) => f
@@ -732,7 +753,7 @@ fn own_lane_preds(feet: &[Foot], npred: usize) -> Vec<bool> {
 }
 
 /// What instruction `inst` touches when it runs as `run`.
-fn foot(inst: &PInst, run: Run, grf: u32, cr0: u32) -> Foot {
+fn foot(inst: &PInst, run: Run, (grf, target): (u32, Target), cr0: u32) -> Foot {
     let mut f = Foot::default();
     let moff = inst.exec.mask.channel_offset();
     let per_lane = run == Run::PerLane;
@@ -754,7 +775,7 @@ fn foot(inst: &PInst, run: Run, grf: u32, cr0: u32) -> Foot {
     } else if !super::is_nop(inst.op) {
         f.reads.push((cr0, cr0 + 4, None));
         f.vec_reads.push(None);
-        alu_foot(inst, &lane_of, grf, &mut f);
+        alu_foot(inst, &lane_of, (grf, target), &mut f);
     }
     debug_assert_eq!(f.reads.len(), f.vec_reads.len());
     debug_assert_eq!(f.writes.len(), f.vec_writes.len());
@@ -798,11 +819,31 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     if straight && inst.exec.mask.no_mask && n <= 4 && n < simd {
         return Run::Uniform;
     }
-    let (dsts, _, _) = inst.alu_operands();
-    let plain_dst = dsts
-        .iter()
-        .all(|d| matches!(d, Dst::Direct { .. } | Dst::Pred(_) | Dst::Null));
-    if fits && plain_dst && !alu::two_pass(inst, grf) {
+    let (dsts, srcs, _) = inst.alu_operands();
+    // Straight code: an address register's elements per lane like a lane vector's
+    // (`indirect_reads.rs` checks that each copy then holds what its reads need).
+    let plain_dst = dsts.iter().all(|d| {
+        matches!(d, Dst::Direct { .. } | Dst::Pred(_) | Dst::Null)
+            || (straight && matches!(d, Dst::Addr { .. }))
+    });
+    // An indirect source buffers the thread's results (it may read what it writes);
+    // a straight lane reads its one element from its copy before it writes it.
+    let indirect = srcs.iter().any(|s| matches!(s, Src::Indirect { .. }));
+    let buffered = if straight && indirect {
+        let direct_only = PInst {
+            fields: inst
+                .fields
+                .iter()
+                .filter(|f| !matches!(f, PField::Src(Src::Indirect { .. })))
+                .cloned()
+                .collect(),
+            ..inst.clone()
+        };
+        alu::two_pass(&direct_only, grf)
+    } else {
+        alu::two_pass(inst, grf)
+    };
+    if fits && plain_dst && !buffered {
         Run::PerLane
     } else {
         Run::Uniform
@@ -845,11 +886,13 @@ pub(super) fn plan_forced(
             }
         })
         .collect();
+    let targets = super::indirect_reads::targets(p);
     let feet: Vec<Foot> = p
         .insts
         .iter()
         .zip(&run)
-        .map(|(i, r)| foot(i, *r, grf, p.pre.cr0))
+        .zip(&targets)
+        .map(|((i, r), t)| foot(i, *r, (grf, *t), p.pre.cr0))
         .collect();
     // Who writes each byte per lane: 0 = nobody, c + 1 = only lane c, u32::MAX = several.
     let mut owner = vec![0u32; total];

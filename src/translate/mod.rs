@@ -25,6 +25,7 @@ mod dpas;
 mod exchange;
 mod fences;
 mod grf_rows;
+mod indirect_reads;
 mod inline_calls;
 mod lane_emit;
 pub mod lane_memory;

@@ -141,29 +141,10 @@ pub fn src_elem(s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
                 m: *m,
             }
         }
-        Src::Indirect {
-            addr,
-            imm,
-            ty,
-            vs,
-            w,
-            hs,
-            m,
-        } => {
-            let e = ty.size();
-            let a = match vs {
-                None => format!(
-                    "i32(ar[{addr}u + i / {w}u]) + {imm} + i32((i % {w}u) * {}u)",
-                    hs * e
-                ),
-                Some(vs) => format!(
-                    "i32(ar[{addr}u]) + {imm} + i32((i / {w}u) * {}u + (i % {w}u) * {}u)",
-                    vs * e,
-                    hs * e
-                ),
-            };
+        Src::Indirect { ty, m, .. } => {
+            let a = indirect_address(s).unwrap_or_default();
             Elem {
-                raw: format!("gld(u32(max(0, {a})), {e}u)"),
+                raw: format!("gld(u32(max(0, {a})), {}u)", ty.size()),
                 ty: *ty,
                 m: *m,
             }
@@ -520,4 +501,33 @@ pub fn store(d: &Dst, lane: &str, v: &str) -> String {
         Dst::State { id } => format!("sv[{id}u] = u32({v}) & 0x7fffffffu;"),
         Dst::Null => String::new(),
     }
+}
+
+/// The GRF byte address (an `i32` expression of the element `i`) that element `i` of
+/// an indirect source reads.
+pub fn indirect_address(s: &Src) -> Option<String> {
+    let Src::Indirect {
+        addr,
+        imm,
+        ty,
+        vs,
+        w,
+        hs,
+        ..
+    } = s
+    else {
+        return None;
+    };
+    let e = ty.size();
+    Some(match vs {
+        None => format!(
+            "i32(ar[{addr}u + i / {w}u]) + {imm} + i32((i % {w}u) * {}u)",
+            hs * e
+        ),
+        Some(vs) => format!(
+            "i32(ar[{addr}u]) + {imm} + i32((i / {w}u) * {}u + (i % {w}u) * {}u)",
+            vs * e,
+            hs * e
+        ),
+    })
 }

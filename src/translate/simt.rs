@@ -84,6 +84,9 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
             "channels that part at instruction {at} may reach different barriers"
         ));
     }
+    if let Some(why) = super::indirect_reads::refusal(p, plan) {
+        return Some(why);
+    }
     if plan.mirrored.iter().any(|&m| m) || plan.mirrored_preds.iter().any(|&m| m) {
         return Some(match plan.first_cross_read {
             Some(k) => format!(
