@@ -1849,6 +1849,10 @@ fn shuffles_by_a_runtime_lane_run_straight() {
         let g = variant_agrees(&mut ctx, &corpus.join(v), v);
         assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
     }
+    // SIMD32 shuffles of ushort, long and float: the halves reuse A0, and two lanes
+    // write the halves of one word of a ushort vector (passed as parts, exchange.rs).
+    let g = own_variant_agrees(&mut ctx, "subgroup_shuffle_types/tgllp-simd32");
+    assert_eq!(g.mapping, "straight", "{:?}", g.note);
     // The case with its tgllp variant's index mask widened, in a scratch folder.
     let case = std::env::temp_dir().join(format!("visa-emu-shuffle-{}", std::process::id()));
     let variant = case.join("tgllp-simd16");

@@ -88,10 +88,23 @@ pub struct WordRun {
     pub lane: u32,
 }
 
+/// The bytes `mask` of GRF word `word`, which lane `lane` writes per lane while
+/// other lanes write the word's other bytes (a vector of 16-bit or 8-bit elements:
+/// IGC's shuffles of shorts and chars).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartSlot {
+    pub word: u32,
+    pub mask: u32,
+    pub lane: u32,
+}
+
 /// What one meeting passes between the lanes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Exchange {
     pub runs: Vec<WordRun>,
+    /// Words several lanes write parts of: each part in a slot of its own after the
+    /// runs' words (its lane publishes the whole word; the others merge its bytes).
+    pub parts: Vec<PartSlot>,
     /// Predicates, with the bits lanes write per lane (bit `c` by lane `c`).
     pub preds: Vec<(u32, u32)>,
     /// Which of the two buffers it uses (meetings alternate: the next one's barrier
@@ -118,7 +131,10 @@ impl Exchanges {
         let mut out: Vec<u32> = self
             .at
             .values()
-            .flat_map(|x| x.runs.iter().flat_map(|r| r.word..r.word + r.words))
+            .flat_map(|x| {
+                let runs = x.runs.iter().flat_map(|r| r.word..r.word + r.words);
+                runs.chain(x.parts.iter().map(|s| s.word))
+            })
             .collect();
         out.sort_unstable();
         out.dedup();
@@ -196,6 +212,15 @@ impl Exchanges {
             let _ = writeln!(s, " }}");
             at += r.words;
         }
+        for (j, p) in x.parts.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "if (lane == {}u) {{ xw[xb + {}u] = g[{}u]; }}",
+                p.lane,
+                at + j as u32,
+                p.word
+            );
+        }
         for (j, &(pid, owned)) in x.preds.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -230,6 +255,15 @@ impl Exchanges {
                 );
             }
             at += r.words;
+        }
+        for (j, p) in x.parts.iter().enumerate() {
+            let (w, m) = (p.word, p.mask);
+            let _ = writeln!(
+                s,
+                "g[{w}u] = select(g[{w}u], (g[{w}u] & ~{m}u) | (xw[xb + {}u] & {m}u), (xin & {}u) != 0u);",
+                at + j as u32,
+                1u32 << p.lane
+            );
         }
         for (j, &(pid, owned)) in x.preds.iter().enumerate() {
             let _ = writeln!(
@@ -365,6 +399,7 @@ pub fn prepare(
                 .runs
                 .iter()
                 .any(|r| (r.word..r.word + r.words).any(|w| dirty_at_start[w as usize]))
+                || x.parts.iter().any(|s| dirty_at_start[s.word as usize])
                 || x.preds
                     .iter()
                     .any(|&(pid, _)| dirty_preds_at_start[pid as usize]);
@@ -380,11 +415,14 @@ pub fn prepare(
                         dirty[w as usize] = false;
                     }
                 }
+                for s in &x.parts {
+                    dirty[s.word as usize] = false;
+                }
                 for &(pid, _) in &x.preds {
                     dirty_preds[pid as usize] = false;
                 }
             }
-            if !x.runs.is_empty() || !x.preds.is_empty() {
+            if !x.runs.is_empty() || !x.parts.is_empty() || !x.preds.is_empty() {
                 meetings.push((k, x));
             }
         }
@@ -418,7 +456,8 @@ pub fn prepare(
             if let Some((_, mut x)) = meeting {
                 x.parity = (n % 2) as u32;
                 x.number = n as u32;
-                xs.words = xs.words.max(x.runs.iter().map(|r| r.words).sum());
+                let words: u32 = x.runs.iter().map(|r| r.words).sum();
+                xs.words = xs.words.max(words + x.parts.len() as u32);
                 xs.preds = xs.preds.max(x.preds.len() as u32);
                 xs.at.insert(insts.len(), x);
                 n += 1;
@@ -468,8 +507,9 @@ fn exchange_of(
     dirty_preds: &[bool],
 ) -> Result<Exchange, String> {
     let unsure = |what: &str| Err(format!("{what} (instruction at {k})"));
-    // Each word's one owner lane.
+    // Each word's one owner lane, or its parts' lanes.
     let mut words: Vec<(u32, u32)> = Vec::new();
+    let mut parts: Vec<PartSlot> = Vec::new();
     let read: std::collections::BTreeSet<u32> = bytes
         .iter()
         .flat_map(|&(a, b)| a / 4..b.div_ceil(4))
@@ -479,20 +519,28 @@ fn exchange_of(
             if !dirty.get(w as usize).copied().unwrap_or(false) {
                 continue;
             }
-            let mut lane = None;
-            for x in 4 * w..(4 * w + 4).min(plan.owner.len() as u32) {
-                match plan.owner[x as usize] {
-                    0 => {}
-                    u32::MAX => return unsure("a register byte that several lanes write"),
-                    o if lane.is_none_or(|l| l == o - 1) => lane = Some(o - 1),
-                    _ => return unsure("a register word that two lanes write parts of"),
-                }
+            let owners: Vec<u32> = (4 * w..4 * w + 4)
+                .map(|x| plan.owner.get(x as usize).copied().unwrap_or(0))
+                .collect();
+            if owners.contains(&u32::MAX) {
+                return unsure("a register byte that several lanes write");
             }
             if plan.in_registers.get(w as usize).copied().unwrap_or(false) {
                 return unsure("a lane vector held in registers");
             }
-            if let Some(l) = lane {
-                words.push((w, l));
+            let mut lanes: Vec<u32> = owners.iter().filter(|&&o| o != 0).map(|o| o - 1).collect();
+            lanes.dedup();
+            match lanes.as_slice() {
+                [] => {}
+                [l] => words.push((w, *l)),
+                _ => match word_parts(&owners) {
+                    Some(p) => parts.extend(p.into_iter().map(|(mask, lane)| PartSlot {
+                        word: w,
+                        mask,
+                        lane,
+                    })),
+                    None => return unsure("a register word that two lanes write parts of"),
+                },
             }
         }
     }
@@ -536,9 +584,32 @@ fn exchange_of(
     }
     Ok(Exchange {
         runs,
+        parts,
         preds: out_preds,
         parity: 0,
         number: 0,
+    })
+}
+
+/// A word's bytes as parts of 2 bytes (or else 1) each written by one lane or none
+/// (`owners`: per byte, `plan.owner`'s lane + 1 or 0), as (byte mask, lane) per part
+/// some lane writes; `None` where two lanes write one part.
+fn word_parts(owners: &[u32]) -> Option<Vec<(u32, u32)>> {
+    [2usize, 1].iter().find_map(|&size| {
+        let mut out = Vec::new();
+        for (c, chunk) in owners.chunks(size).enumerate() {
+            let mut lanes: Vec<u32> = chunk.iter().copied().filter(|&o| o != 0).collect();
+            lanes.dedup();
+            match lanes.as_slice() {
+                [] => {}
+                [o] => {
+                    let mask = ((1u64 << (8 * size)) - 1) as u32;
+                    out.push((mask << (8 * size * c), o - 1));
+                }
+                _ => return None,
+            }
+        }
+        Some(out)
     })
 }
 
@@ -590,6 +661,7 @@ mod tests {
              .decl V0033 v_type=G type=q num_elts=8 align=hword\n\
              .decl V0034 v_type=G type=q num_elts=4 align=hword\n\
              .decl V0035 v_type=G type=d num_elts=8 align=hword\n\
+             .decl V0036 v_type=G type=w num_elts=8 align=hword\n\
              .decl P1 v_type=P num_elts=8\n\
              .kernel_attr SimdSize=8\n{body}ret (M1, 1)\n"
         );
@@ -649,6 +721,46 @@ mod tests {
         assert!(uniform[0] && !uniform[1] && uniform[at + 1]);
         // The goto's target moved with the label.
         assert_moved_past(&p, &xp);
+    }
+
+    /// A vector of 16-bit elements each lane writes its element of: each word holds two
+    /// lanes' parts, passed as slots of their own (lane 2j's low half, lane 2j + 1's high
+    /// half of word j), which the other lanes merge by mask.
+    #[test]
+    fn a_meeting_passes_two_lanes_parts_of_a_word() {
+        let p = prepared(
+            "mov (M1, 8) V0036(0,0)<1> V0032(0,0)<1;1,0>\n\
+             add (M1_NM, 4) V0036(0,0)<1> V0036(0,0)<1;1,0> V0036(0,4)<1;1,0>\n",
+        );
+        let cfg = blocks::split(&p.insts);
+        let (_, _, xs) = prepare(&p, &cfg, &[]).expect("passes");
+        let x = xs.at.values().next().expect("one meeting");
+        assert!(x.runs.is_empty());
+        let base = p.insts[0].fields.iter().find_map(|f| match f {
+            PField::Dst(crate::interp::prepare::Dst::Direct { off, .. }) => Some(*off / 4),
+            _ => None,
+        });
+        let want: Vec<PartSlot> = (0..8u32)
+            .map(|l| PartSlot {
+                word: base.unwrap() + l / 2,
+                mask: if l % 2 == 0 { 0xffff } else { 0xffff_0000 },
+                lane: l,
+            })
+            .collect();
+        assert_eq!(x.parts, want);
+        assert_eq!(xs.words, 8);
+        let pull = xs.pull(*xs.at.keys().next().unwrap()).unwrap();
+        assert!(
+            pull.contains("& ~4294901760u) | (xw[xb + 1u] & 4294901760u)"),
+            "{pull}"
+        );
+        // Two lanes inside one 2-byte part: a slot a byte.
+        let bytes = vec![(0xff, 0), (0xff00, 1), (0xff_0000, 2), (0xff00_0000, 2)];
+        assert_eq!(word_parts(&[1, 2, 3, 3]), Some(bytes));
+        assert_eq!(
+            word_parts(&[1, 1, 0, 2]),
+            Some(vec![(0xffff, 0), (0xffff_0000, 1)])
+        );
     }
 
     /// A fence is a barrier that passes nothing: no meeting number, no buffers, and
