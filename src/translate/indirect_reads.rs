@@ -127,17 +127,21 @@ pub fn untraced(p: &Prepared) -> Option<String> {
 /// Why the straight form cannot read the kernel's indirect sources with its plan:
 /// address registers a copy does not hold as the thread does.
 pub fn refusal(p: &Prepared, plan: &Plan) -> Option<String> {
+    // Address registers read as values (`addr_add A0 A0 ..`, a move out of one) may
+    // read any element: every copy holds them all only where none is written per lane.
+    let per_lane_writes =
+        (0..p.insts.len()).any(|j| plan.run[j] != Run::Uniform && written(&p.insts[j]).is_some());
     for (k, inst) in p.insts.iter().enumerate() {
         let at = inst.index;
-        for f in &inst.fields {
-            match f {
-                PField::Src(Src::Addr { .. }) if plan.run[k] != Run::Uniform => {
-                    return Some(format!(
-                        "an address register read per channel at instruction {at}"
-                    ));
-                }
-                _ => {}
-            }
+        let reads_value = inst
+            .fields
+            .iter()
+            .any(|f| matches!(f, PField::Src(Src::Addr { .. })));
+        if reads_value && per_lane_writes {
+            return Some(format!(
+                "an address register read as a value at instruction {at}, while \
+                 address registers are written per channel"
+            ));
         }
         let (_, srcs, _) = inst.alu_operands();
         let n = inst.exec.size as u32;
@@ -237,5 +241,79 @@ pub fn check(inst: &PInst, run: Run, (lo, hi): (u32, u32)) -> String {
         format!("{{ let i = li; if (i < {n}u) {{ {body} }} }}")
     } else {
         format!("for (var i = 0u; i < {n}u; i++) {{ {body} }}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepared(body: &str) -> Prepared {
+        let text = format!(
+            ".version 4.1\n.kernel \"k\"\n\
+             .decl V0032 v_type=G type=d num_elts=16 align=hword\n\
+             .decl V0033 v_type=G type=d num_elts=16 align=hword\n\
+             .decl V0034 v_type=G type=uw num_elts=16 align=hword\n\
+             .decl V0035 v_type=G type=d num_elts=16 align=hword\n\
+             .decl A0 v_type=A num_elts=16\n\
+             .kernel_attr SimdSize=16\n{body}ret (M1, 1)\n"
+        );
+        let k = crate::decode::text::parse_visaasm(&text, 32).expect("parses");
+        crate::interp::prepare(&k, "k").expect("prepares")
+    }
+
+    fn straight_plan(p: &Prepared) -> Plan {
+        super::super::lanes::plan(p, &super::super::blocks::split(&p.insts), true)
+    }
+
+    /// IGC's shuffle: the read may reach any byte of V0033 (64 bytes), and each
+    /// channel reads the address element it wrote.
+    #[test]
+    fn a_shuffle_reads_the_variable_its_addresses_point_into() {
+        let p = prepared(
+            "mov (M1, 16) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
+             addr_add (M1, 16) A0(0)<1> &V0033 V0034(0,0)<1;1,0>\n\
+             mov (M1, 16) V0035(0,0)<1> r[A0(0),0]<1,0>:d\n",
+        );
+        let v0033 = match p.insts[0].fields.iter().find_map(|f| match f {
+            PField::Dst(Dst::Direct { off, .. }) => Some(*off),
+            _ => None,
+        }) {
+            Some(o) => o,
+            None => panic!("a direct destination"),
+        };
+        let t = targets(&p);
+        assert_eq!(t[2], Target::Known(v0033, v0033 + 64));
+        assert_eq!((t[0], t[1]), (Target::None, Target::None));
+        assert_eq!(untraced(&p), None);
+        let plan = straight_plan(&p);
+        assert_eq!((plan.run[1], plan.run[2]), (Run::PerLane, Run::PerLane));
+        assert_eq!(refusal(&p, &plan), None);
+        // The runtime check names the instruction and the variable's bytes.
+        let c = check(&p.insts[2], Run::PerLane, (v0033, v0033 + 64));
+        assert!(c.contains(&format!("a + 4 > {}", v0033 + 64)), "{c}");
+        assert!(c.contains("slow_at = 3u"), "{c}");
+    }
+
+    /// Channels 8-15 reading the elements channels 0-7 wrote; an address register no
+    /// `addr_add` of a variable wrote; an address register read as a value.
+    #[test]
+    fn address_registers_a_copy_does_not_hold_are_refused() {
+        let other = prepared(
+            "addr_add (M1, 8) A0(0)<1> &V0033 V0034(0,0)<1;1,0>\n\
+             mov (M3, 8) V0035(0,0)<1> r[A0(0),0]<1,0>:d\n",
+        );
+        let why = refusal(&other, &straight_plan(&other)).expect("refused");
+        assert!(why.contains("for other channels"), "{why}");
+        let untraced_read = prepared("mov (M1, 16) V0035(0,0)<1> r[A0(0),0]<1,0>:d\n");
+        assert_eq!(targets(&untraced_read)[0], Target::Unknown);
+        assert!(untraced(&untraced_read).is_some());
+        let as_value = prepared(
+            "addr_add (M1, 16) A0(0)<1> &V0033 V0034(0,0)<1;1,0>\n\
+             addr_add (M1_NM, 1) A0(0)<1> A0(0)<1> 0x4:uw\n\
+             mov (M1, 16) V0035(0,0)<1> r[A0(0),0]<1,0>:d\n",
+        );
+        let why = refusal(&as_value, &straight_plan(&as_value)).expect("refused");
+        assert!(why.contains("as a value"), "{why}");
     }
 }
