@@ -2202,14 +2202,7 @@ mod tests {
             pass: Vec::new(),
             coef,
         };
-        let n = Term {
-            offset: 0,
-            bytes: 0,
-            signed: false,
-            factors: vec![(16, 4)],
-            pass: Vec::new(),
-            coef: 1,
-        };
+        let n = Term::scalar(vec![(16, 4)], 1);
         let bound = |runs_where| BtiBound {
             bti: 2,
             terms: vec![id(4)],

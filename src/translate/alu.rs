@@ -865,46 +865,53 @@ fn keep_moved_nan(conv: String, e: &Elem, dty: DataType, sat: bool) -> String {
 }
 
 /// Whether an instruction's results must be buffered before any is stored: its
-/// destination overlaps a source other than element for element.
-pub fn two_pass(inst: &PInst, _grf_bytes: u32) -> bool {
+/// destination overlaps a source other than element for element, or an operand is
+/// indirect (it may read what the instruction writes).
+pub fn two_pass(inst: &PInst, grf_bytes: u32) -> bool {
     let n = inst.exec.size as u32;
     let (dsts, srcs, _) = inst.alu_operands();
     let Some(&dst) = dsts.first() else {
         return false;
     };
-    let mut two_pass = matches!(dst, Dst::Indirect { .. });
-    if let Some((d0, d1)) = dst_range(dst, n) {
-        for s in &srcs {
-            match s {
-                Src::Direct { ty, .. } => {
-                    let (s0, s1) = operand::direct_range(s, n).unwrap_or((0, 0));
-                    let overlaps = s0 < d1 && d0 < s1;
-                    // Element for element: element i of the source is element i of
-                    // the destination, so each is read before it is written.
-                    let same = if let Dst::Direct {
-                        off: doff,
-                        ty: dt,
-                        hs: dhs,
-                        ..
-                    } = dst
-                    {
-                        ty.size() == dt.size()
-                            && (0..n).all(|i| {
-                                operand::elem_offset(s, i) == Some(doff + i * dhs * ty.size())
-                            })
-                    } else {
-                        false
-                    };
-                    if overlaps && !same {
-                        two_pass = true;
-                    }
-                }
-                Src::Indirect { .. } => two_pass = true,
-                _ => {}
-            }
-        }
-    }
-    two_pass
+    let indirect_src = srcs.iter().any(|s| matches!(s, Src::Indirect { .. }));
+    matches!(dst, Dst::Indirect { .. })
+        || (dst_range(dst, n).is_some() && indirect_src)
+        || direct_overlap(inst, grf_bytes)
+}
+
+/// [`two_pass`] for the direct operands alone: the destination overlaps a direct
+/// source other than element for element.
+pub fn direct_overlap(inst: &PInst, _grf_bytes: u32) -> bool {
+    let n = inst.exec.size as u32;
+    let (dsts, srcs, _) = inst.alu_operands();
+    let Some(&dst) = dsts.first() else {
+        return false;
+    };
+    let Some((d0, d1)) = dst_range(dst, n) else {
+        return false;
+    };
+    srcs.iter().any(|s| {
+        let Src::Direct { ty, .. } = s else {
+            return false;
+        };
+        let (s0, s1) = operand::direct_range(s, n).unwrap_or((0, 0));
+        let overlaps = s0 < d1 && d0 < s1;
+        // Element for element: element i of the source is element i of the
+        // destination, so each is read before it is written.
+        let same = if let Dst::Direct {
+            off: doff,
+            ty: dt,
+            hs: dhs,
+            ..
+        } = dst
+        {
+            ty.size() == dt.size()
+                && (0..n).all(|i| operand::elem_offset(s, i) == Some(doff + i * dhs * ty.size()))
+        } else {
+            false
+        };
+        overlaps && !same
+    })
 }
 
 pub fn full(n: u32) -> u32 {

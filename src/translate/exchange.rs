@@ -655,18 +655,16 @@ mod tests {
     use super::*;
 
     fn prepared(body: &str) -> Prepared {
-        let text = format!(
-            ".version 4.1\n.kernel \"k\"\n\
-             .decl V0032 v_type=G type=d num_elts=8 align=hword\n\
+        super::super::test_kernel(
+            ".decl V0032 v_type=G type=d num_elts=8 align=hword\n\
              .decl V0033 v_type=G type=q num_elts=8 align=hword\n\
              .decl V0034 v_type=G type=q num_elts=4 align=hword\n\
              .decl V0035 v_type=G type=d num_elts=8 align=hword\n\
              .decl V0036 v_type=G type=w num_elts=8 align=hword\n\
-             .decl P1 v_type=P num_elts=8\n\
-             .kernel_attr SimdSize=8\n{body}ret (M1, 1)\n"
-        );
-        let k = crate::decode::text::parse_visaasm(&text, 32).expect("parses");
-        crate::interp::prepare(&k, "k").expect("prepares")
+             .decl P1 v_type=P num_elts=8\n",
+            8,
+            body,
+        )
     }
 
     /// `xp` (`p` with barriers inserted): its goto still reaches its label, and it

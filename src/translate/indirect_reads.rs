@@ -249,17 +249,15 @@ mod tests {
     use super::*;
 
     fn prepared(body: &str) -> Prepared {
-        let text = format!(
-            ".version 4.1\n.kernel \"k\"\n\
-             .decl V0032 v_type=G type=d num_elts=16 align=hword\n\
+        super::super::test_kernel(
+            ".decl V0032 v_type=G type=d num_elts=16 align=hword\n\
              .decl V0033 v_type=G type=d num_elts=16 align=hword\n\
              .decl V0034 v_type=G type=uw num_elts=16 align=hword\n\
              .decl V0035 v_type=G type=d num_elts=16 align=hword\n\
-             .decl A0 v_type=A num_elts=16\n\
-             .kernel_attr SimdSize=16\n{body}ret (M1, 1)\n"
-        );
-        let k = crate::decode::text::parse_visaasm(&text, 32).expect("parses");
-        crate::interp::prepare(&k, "k").expect("prepares")
+             .decl A0 v_type=A num_elts=16\n",
+            16,
+            body,
+        )
     }
 
     fn straight_plan(p: &Prepared) -> Plan {

@@ -270,6 +270,20 @@ pub struct Term {
     pub coef: i64,
 }
 
+impl Term {
+    /// A term of no bytes: `coef` times the payload scalars `factors`.
+    pub fn scalar(factors: Vec<(u32, u32)>, coef: i64) -> Term {
+        Term {
+            offset: 0,
+            bytes: 0,
+            signed: false,
+            factors,
+            pass: Vec::new(),
+            coef,
+        }
+    }
+}
+
 impl LaneForm {
     /// Whether any payload bytes the form reads (its vectors over `simd` channels, its
     /// factors) lie in the group id words r0.1, r0.6, r0.7: the only bytes in which
@@ -1725,27 +1739,13 @@ fn guard_of(
             [s, v] if scalar(s, v).is_some() => (v, scalar(s, v)?, swapped),
             _ => return None,
         };
-        let Src::Direct {
-            ty,
-            m: Modifier::None,
-            ..
-        } = v
-        else {
-            return None;
-        };
-        if !ty.is_int() {
-            return None;
-        }
-        let (off, stride) = lanes::src_linear(v, n)?;
-        if stride != ty.size() {
-            return None;
-        }
+        let (ty, off) = int_lane_vector(v, n)?;
         let f = at_cmp.vector(off, ty.size(), moff, n, j, 0)?;
         // `v == K` where v is one-to-one in a launch vector's element plus what the
         // thread's channels share (the vector alone, at coefficient 1, is the
         // interval's exact count below).
         let this = match (rel, bound) {
-            (0, GuardBound::Const(k)) => Some((*ty, f.clone(), k)),
+            (0, GuardBound::Const(k)) => Some((ty, f.clone(), k)),
             _ => None,
         };
         if let Some(this) = this.filter(|(t, f, _)| {
@@ -1778,7 +1778,7 @@ fn guard_of(
             return None;
         }
         let signed = if leaf.bytes == ty.size() {
-            lane_passes::signed(*ty)
+            lane_passes::signed(ty)
         } else {
             leaf.signed
         };
@@ -1841,6 +1841,21 @@ fn guard_of(
     ))
 }
 
+/// `s` read as an integer lane vector over `n` channels: an unmodified direct source
+/// whose element `i` lies at `off + i · size` (its type and `off`).
+pub(super) fn int_lane_vector(s: &Src, n: u32) -> Option<(DataType, u32)> {
+    let Src::Direct {
+        ty,
+        m: Modifier::None,
+        ..
+    } = s
+    else {
+        return None;
+    };
+    let (off, stride) = lanes::src_linear(s, n)?;
+    (ty.is_int() && stride == ty.size()).then_some((*ty, off))
+}
+
 /// `cmp.eq v K` at `j`, K an integer immediate and v a linear integer operand: v's
 /// type, its form and K.
 fn equality(chain: &Chain, j: usize) -> Option<(DataType, Affine, i64)> {
@@ -1862,25 +1877,14 @@ fn equality(chain: &Chain, j: usize) -> Option<(DataType, Affine, i64)> {
         }
         _ => return None,
     };
-    let Src::Direct {
-        ty,
-        m: Modifier::None,
-        ..
-    } = v
-    else {
-        return None;
-    };
     let n = inst.exec.size as u32;
-    let (off, stride) = lanes::src_linear(v, n)?;
-    if !ty.is_int() || stride != ty.size() {
-        return None;
-    }
+    let (ty, off) = int_lane_vector(v, n)?;
     let at_cmp = Chain {
         blocks: [chain.block_of[j]; 2],
         ..*chain
     };
     let f = at_cmp.vector(off, ty.size(), inst.exec.mask.channel_offset(), n, j, 0)?;
-    Some((*ty, f, k))
+    Some((ty, f, k))
 }
 
 /// The launch vector `(payload byte offset, element bytes)` that a compare of `ty`
@@ -1926,18 +1930,11 @@ fn conjunct(chain: &Chain, pid: u32, g: usize) -> Option<(u32, Vec<usize>)> {
             return None;
         }
         let n = cmp.exec.size as u32;
-        let [v @ Src::Direct {
-            ty,
-            m: Modifier::None,
-            ..
-        }, Src::Imm { bits: 0, .. }] = srcs.as_slice()
-        else {
+        let [v, Src::Imm { bits: 0, .. }] = srcs.as_slice() else {
             return None;
         };
-        let (off, stride) = lanes::src_linear(v, n)?;
-        if !ty.is_int() || stride != ty.size() {
-            return None;
-        }
+        let (ty, off) = int_lane_vector(v, n)?;
+        let stride = ty.size();
         let k = only_writer(off, off + n * stride)?;
         let sel = &p.insts[k];
         let q = sel.pred?;
@@ -1964,7 +1961,7 @@ fn conjunct(chain: &Chain, pid: u32, g: usize) -> Option<(u32, Vec<usize>)> {
                 m: Modifier::Neg,
                 ..
             }, _]
-                if wt == ty =>
+                if *wt == ty =>
             {
                 lanes::src_linear(w, n)
                     .filter(|&(_, st)| st == ty.size())

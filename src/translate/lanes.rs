@@ -98,6 +98,8 @@ pub struct Plan {
     /// Per instruction: the bytes and predicates it reads that another lane writes
     /// (what the straight form passes between lanes: `exchange.rs`).
     pub cross: Vec<Touched>,
+    /// Per instruction: what its indirect sources may read (`indirect_reads.rs`).
+    pub indirect: Vec<Target>,
     /// Straight plans with meetings (`exchange.rs`), per instruction: the meeting
     /// earlier in its block, whose first lane runs it if it is a whole-thread
     /// store or atomic (empty without meetings).
@@ -830,16 +832,7 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     // a straight lane reads its one element from its copy before it writes it.
     let indirect = srcs.iter().any(|s| matches!(s, Src::Indirect { .. }));
     let buffered = if straight && indirect {
-        let direct_only = PInst {
-            fields: inst
-                .fields
-                .iter()
-                .filter(|f| !matches!(f, PField::Src(Src::Indirect { .. })))
-                .cloned()
-                .collect(),
-            ..inst.clone()
-        };
-        alu::two_pass(&direct_only, grf)
+        alu::direct_overlap(inst, grf)
     } else {
         alu::two_pass(inst, grf)
     };
@@ -1060,6 +1053,7 @@ pub(super) fn plan_forced(
         owner,
         pred_owner,
         cross,
+        indirect: targets,
         led: Vec::new(),
     }
 }

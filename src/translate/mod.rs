@@ -1673,3 +1673,14 @@ pub fn parse_valid_wgsl(wgsl: &str) -> Result<naga::Module, String> {
         .map_err(|e| e.emit_to_string(wgsl))?;
     Ok(module)
 }
+
+/// A one-function kernel `k` of SIMD `simd` with `decls` and `body` (a `ret` after it),
+/// parsed and prepared: the translator's unit tests' kernels.
+#[cfg(test)]
+pub(crate) fn test_kernel(decls: &str, simd: u32, body: &str) -> Prepared {
+    let text = format!(
+        ".version 4.1\n.kernel \"k\"\n{decls}.kernel_attr SimdSize={simd}\n{body}ret (M1, 1)\n"
+    );
+    let k = crate::decode::text::parse_visaasm(&text, 32).expect("parses");
+    crate::interp::prepare(&k, "k").expect("prepares")
+}

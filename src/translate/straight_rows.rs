@@ -846,17 +846,14 @@ fn emit_straight_inst(
                     _ => None,
                 };
             }
-            let indirect = inst
-                .fields
-                .iter()
-                .any(|f| matches!(f, PField::Src(Src::Indirect { .. })));
-            if indirect {
-                // An address outside the variable the plan passed between the lanes.
-                match super::indirect_reads::targets(p)[k] {
-                    super::indirect_reads::Target::Known(lo, hi) => {
-                        em.line(&super::indirect_reads::check(inst, run, (lo, hi)));
-                    }
-                    _ => return Err(not_straight(inst, "an untraced indirect operand")),
+            // An address outside the variable the plan passed between the lanes.
+            match plan.indirect[k] {
+                super::indirect_reads::Target::None => {}
+                super::indirect_reads::Target::Known(lo, hi) => {
+                    em.line(&super::indirect_reads::check(inst, run, (lo, hi)));
+                }
+                super::indirect_reads::Target::Unknown => {
+                    return Err(not_straight(inst, "an untraced indirect operand"));
                 }
             }
             let r = emit_inst(em, p, inst, cfg, next_block);

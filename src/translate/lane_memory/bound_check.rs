@@ -245,18 +245,6 @@ impl BtiBound {
 mod tests {
     use super::*;
 
-    /// A payload word of no bytes times `factors` (a scalar term).
-    fn scalar_term(factors: Vec<(u32, u32)>, coef: i64) -> Term {
-        Term {
-            offset: 0,
-            bytes: 0,
-            signed: false,
-            factors,
-            pass: Vec::new(),
-            coef,
-        }
-    }
-
     /// The local ids (2 bytes a channel at payload byte 64) times `coef`.
     fn ids(coef: i64) -> Term {
         Term {
@@ -301,11 +289,11 @@ mod tests {
     fn the_split_check_agrees_with_every_channel() {
         // Channel i = group * 13 + local id reads word i + konst (entry of `size`
         // bytes), behind `i < n` or not; groups 0..10.
-        let gid = |coef| scalar_term(vec![(4, 4), (100, 4)], coef);
+        let gid = |coef| Term::scalar(vec![(4, 4), (100, 4)], coef);
         let guard = |n_coef, rel| RunsWhere {
             terms: vec![ids(1), gid(1)],
             konst: 0,
-            bound: vec![scalar_term(vec![(96, 4)], n_coef)],
+            bound: vec![Term::scalar(vec![(96, 4)], n_coef)],
             bound_konst: 0,
             signed: true,
             rel,
@@ -367,7 +355,7 @@ mod tests {
             runs_where: Some(RunsWhere {
                 terms: vec![ids(1)],
                 konst: 0,
-                bound: vec![scalar_term(vec![(96, 4)], 1)],
+                bound: vec![Term::scalar(vec![(96, 4)], 1)],
                 bound_konst: 0,
                 signed: false,
                 rel: 4,

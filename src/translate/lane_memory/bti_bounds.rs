@@ -215,17 +215,9 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
             [b, v @ Src::Direct { .. }] => (v, b, swapped),
             _ => return None,
         };
-        let Src::Direct {
-            ty,
-            m: Modifier::None,
-            ..
-        } = v
-        else {
-            return None;
-        };
         let (jm, jn) = (inst.exec.mask.channel_offset(), inst.exec.size as u32);
-        let (off, stride) = lanes::src_linear(v, jn)?;
-        if !ty.is_int() || ty.size() != 4 || stride != 4 {
+        let (ty, off) = super::int_lane_vector(v, jn)?;
+        if ty.size() != 4 {
             return None;
         }
         let at = Chain {
@@ -240,7 +232,7 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
             // An immediate the compare's type holds as it is.
             Src::Imm { ty: it, bits } if it.is_int() => {
                 let k = imm_value(*it, *bits);
-                let held = if crate::translate::lane_passes::signed(*ty) {
+                let held = if crate::translate::lane_passes::signed(ty) {
                     i32::try_from(k).is_ok()
                 } else {
                     u32::try_from(k).is_ok()
@@ -259,7 +251,7 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
             } if bt.is_int()
                 && bt.size() <= 4
                 && crate::translate::lane_passes::signed(*bt)
-                    == crate::translate::lane_passes::signed(*ty) =>
+                    == crate::translate::lane_passes::signed(ty) =>
             {
                 let (from, st) = lanes::src_linear(b, jn)?;
                 if st != 0 {
@@ -274,7 +266,7 @@ fn runs_where(c: &Chains, g: usize, (moff, n): (u32, u32)) -> Option<RunsWhere> 
             konst: f.konst,
             bound,
             bound_konst,
-            signed: crate::translate::lane_passes::signed(*ty),
+            signed: crate::translate::lane_passes::signed(ty),
             rel,
             through_when_set: pred.inverse,
         };
@@ -358,14 +350,7 @@ fn scalar_products(c: &Chain, at: u32, size: u32, depth: u32) -> Option<Products
 /// A sum of products as the terms of no bytes `offsets` evaluates.
 fn product_terms(sum: Products) -> Vec<Term> {
     sum.into_iter()
-        .map(|(factors, coef)| Term {
-            offset: 0,
-            bytes: 0,
-            signed: false,
-            factors,
-            pass: Vec::new(),
-            coef,
-        })
+        .map(|(factors, coef)| Term::scalar(factors, coef))
         .collect()
 }
 
