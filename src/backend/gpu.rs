@@ -331,10 +331,18 @@ fn build_piece(
             }
         }
     }
+    // The first group's thread payloads, which the straight module's launch checks
+    // read (the first one is every thread's shared part).
+    let first_group: Vec<ThreadPayload> = match lanes.as_ref().and_then(|m| m.straight.as_ref()) {
+        Some(_) => (0..l.threads_per_group)
+            .map(|t| lp.payload(l.first, t))
+            .collect(),
+        None => Vec::new(),
+    };
+    let image = first_group.first().map_or(&[][..], |t| &t.bytes[..]);
     // The straight module's placed flat bases: the allocation each pointer lies in.
     if let Some(s) = lanes.as_ref().and_then(|m| m.straight.as_ref()) {
-        let image = lp.payload(l.first, 0).bytes;
-        flat_spans(&mut table, &s.launch.flat_bases, &image, allocs.len());
+        flat_spans(&mut table, &s.launch.flat_bases, image, allocs.len());
     }
     // The straight module's unchecked binding-table accesses: inside their entries for
     // every dispatched channel of this launch, or the kernel translated with the checks.
@@ -342,11 +350,8 @@ fn build_piece(
         let c = &s.launch;
         let every = c.bti_bounds.iter().any(|b| b.reads_group_ids(p.simd));
         let checked = if every { l.groups } else { [1, 1, 1] };
-        let bases: Vec<ThreadPayload> = (0..l.threads_per_group)
-            .map(|t| lp.payload(l.first, t))
-            .collect();
         let groups = interp::group_box(l.first, checked);
-        if let Some(why) = bounds_unheld(c, &table, &bases, groups, p.simd) {
+        if let Some(why) = bounds_unheld(c, &table, &first_group, groups, p.simd) {
             let target = Target {
                 lanes: true,
                 prove_bounds: false,
@@ -478,8 +483,7 @@ fn build_piece(
             // first group's threads decide unless an address reads those words.
             let reads_group = s.launch.reads_group_ids(p.simd);
             let checked = if reads_group { groups } else { [1, 1, 1] };
-            let image = lp.payload(l.first, 0).bytes;
-            spans_unheld(&s.launch, &table, &image).or_else(|| {
+            spans_unheld(&s.launch, &table, image).or_else(|| {
                 straight_unsafe(
                     &s.launch,
                     &table,
