@@ -309,6 +309,7 @@ impl Rows<'_> {
         // alike: an upper bound of each one's own (the kernel's length, then a pass's
         // every instruction), so that all stop together (an invocation stopping alone
         // would leave the others' barriers) and none later than its own count says.
+        let visited0 = super::simt::visited_word(0);
         let steps = if self.agreed {
             let pass: usize = (a..=b).map(|k| self.cfg.ranges[k].len()).sum();
             em.line(&format!(
@@ -317,7 +318,7 @@ impl Rows<'_> {
             ));
             "wg_steps"
         } else {
-            "visited[0u]"
+            &visited0
         };
         if met {
             // Every invocation takes the pass; one that stops stops running.
@@ -370,17 +371,14 @@ impl Rows<'_> {
             }
         }
         if self.cyclic {
+            let w = super::simt::visited_word(0);
             em.line(&format!(
-                "visited[0u] = visited[0u] + {}u;",
+                "{w} = {w} + {}u;",
                 super::exchange::counted(self.p, &range)
             ));
         } else {
-            em.line(&format!(
-                "visited[{}u] = visited[{}u] | {}u;",
-                b / 32,
-                b / 32,
-                1u32 << (b % 32)
-            ));
+            let w = super::simt::visited_word(b as u32 / 32);
+            em.line(&format!("{w} = {w} | {}u;", 1u32 << (b % 32)));
         }
         // After a meeting: the other lanes' registers it passed.
         if let Some(pull) = range
