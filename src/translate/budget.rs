@@ -36,6 +36,8 @@ pub struct Costs {
     /// The scanned functions, and each one's index by name.
     fns: Vec<Function>,
     index: HashMap<String, usize>,
+    /// The scanned text the functions' bodies are ranges of.
+    text: String,
     /// Values of the named constants loops may be bounded by (`K_GRF_WORDS`...).
     consts: HashMap<String, u64>,
     /// Masked costs ([`Costs::masked`]) of the functions found so far.
@@ -58,6 +60,7 @@ impl Costs {
             funcs: RefCell::new(HashMap::new()),
             fns,
             index,
+            text: wgsl.to_string(),
             consts: consts.clone(),
             masked_funcs: RefCell::new(HashMap::new()),
         }
@@ -79,7 +82,7 @@ impl Costs {
             return Ok(c);
         }
         self.funcs.borrow_mut().insert(f.name.clone(), 0);
-        match self.block(&f.body) {
+        match self.block(&self.text[f.body.clone()]) {
             Ok(c) => {
                 self.funcs.borrow_mut().insert(f.name.clone(), c);
                 Ok(c)
@@ -96,9 +99,7 @@ impl Costs {
     /// The cost of a call of `name`: 0 for a name that is not a scanned function (a
     /// builtin, a type constructor).
     fn call(&self, name: &str) -> Result<u64, UnboundedLoop> {
-        if let Some(&c) = self.funcs.borrow().get(name) {
-            return Ok(c);
-        }
+        // Most calls are of builtins and constructors: one lookup finds them out.
         match self.index.get(name) {
             Some(&k) => self.cost_of(k),
             None => Ok(0),
@@ -120,7 +121,7 @@ impl Costs {
         let mut total = 0;
         for raw in code.lines() {
             let line = code_of(raw);
-            if has_for(line) || line.trim_start().starts_with("loop ") {
+            if shape_of(line).has_for || line.trim_start().starts_with("loop ") {
                 total += 1;
             }
             if line.trim_start().starts_with("fn ") {
@@ -143,7 +144,7 @@ impl Costs {
         };
         // On the way (a cycle, which WGSL forbids): 0.
         self.masked_funcs.borrow_mut().insert(name.to_string(), 0);
-        let c = self.masked(&self.fns[k].body);
+        let c = self.masked(&self.text[self.fns[k].body.clone()]);
         self.masked_funcs.borrow_mut().insert(name.to_string(), c);
         c
     }
@@ -157,8 +158,9 @@ impl Costs {
         let mut total = 0u64;
         for (n, raw) in lines.iter().enumerate() {
             let line = code_of(raw);
+            let shape = shape_of(line);
             let mult: u64 = stack.iter().map(|s| s.1).product();
-            let is_loop = has_for(line) || line.trim_start().starts_with("loop ");
+            let is_loop = shape.has_for || line.trim_start().starts_with("loop ");
             let bound = if is_loop {
                 Some(
                     annotated(raw)
@@ -183,7 +185,7 @@ impl Costs {
                 total += self.call(callee)? * inner;
             }
             let before = depth;
-            depth += brace_delta(line);
+            depth += shape.brace_delta;
             // A loop opened and closed on its own line adds no scope.
             if let Some(b) = bound.filter(|_| depth > before) {
                 stack.push((before, b));
@@ -201,16 +203,25 @@ impl Costs {
 #[derive(Debug, Clone)]
 struct Function {
     name: String,
-    body: String,
+    /// Byte range of the body in [`Costs::text`].
+    body: std::ops::Range<usize>,
     start: usize,
 }
 
 fn functions(wgsl: &str) -> Vec<Function> {
-    let lines: Vec<&str> = wgsl.lines().collect();
+    // Lines with their byte offsets: bodies are ranges of the text, not copies.
+    let mut lines = Vec::new();
+    let mut at = 0;
+    for line in wgsl.split_inclusive('\n') {
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        let text = text.strip_suffix('\r').unwrap_or(text);
+        lines.push((at, text));
+        at += line.len();
+    }
     let mut out = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        let Some(name) = fn_name(lines[i]) else {
+        let Some(name) = fn_name(lines[i].1) else {
             i += 1;
             continue;
         };
@@ -218,15 +229,16 @@ fn functions(wgsl: &str) -> Vec<Function> {
         let start = i;
         let mut depth = 0i64;
         loop {
-            depth += brace_delta(lines[i]);
+            depth += brace_delta(lines[i].1);
             i += 1;
             if depth <= 0 || i >= lines.len() {
                 break;
             }
         }
+        let (last_at, last) = lines[i - 1];
         out.push(Function {
             name,
-            body: lines[start..i].join("\n"),
+            body: lines[start].0..last_at + last.len(),
             start,
         });
     }
@@ -247,6 +259,37 @@ fn brace_delta(line: &str) -> i64 {
     })
 }
 
+/// What [`Costs::block`] needs of a line's code besides its calls, in one pass.
+struct Shape {
+    /// `for (` at the start of the code or after a space (a `for` statement, not a
+    /// name ending in "for").
+    has_for: bool,
+    /// `{` less `}`.
+    brace_delta: i64,
+}
+
+/// The [`Shape`] of `code` (a line without its comment) in one pass over its bytes:
+/// the cost scans read every line of every module and of the runtime.
+fn shape_of(code: &str) -> Shape {
+    let b = code.as_bytes();
+    let mut shape = Shape {
+        has_for: false,
+        brace_delta: 0,
+    };
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'{' => shape.brace_delta += 1,
+            b'}' => shape.brace_delta -= 1,
+            b'f' if !shape.has_for => {
+                shape.has_for = b[i..].starts_with(b"for (")
+                    && (i == 0 || b[i - 1] == b' ' || code[..i].trim_start().is_empty());
+            }
+            _ => {}
+        }
+    }
+    shape
+}
+
 /// `line` before its `//` comment. (The scans run over ~100 KB of WGSL per module: a
 /// byte loop, where `split("//")` built a substring searcher per line.)
 fn code_of(line: &str) -> &str {
@@ -255,16 +298,6 @@ fn code_of(line: &str) -> &str {
         Some(i) => &line[..i - 1],
         None => line,
     }
-}
-
-/// `for (` at the start of `code` or after a space (a `for` statement, not a name
-/// ending in "for").
-fn has_for(code: &str) -> bool {
-    let b = code.as_bytes();
-    (0..b.len().saturating_sub(4)).any(|i| {
-        &b[i..i + 5] == b"for ("
-            && (i == 0 || b[i - 1] == b' ' || code[..i].trim_start().is_empty())
-    })
 }
 
 /// `// loop-bound: N` on this line.
@@ -400,16 +433,16 @@ mod tests {
         );
         assert!(sample > read && read > 0);
         // Depth first gives what rescanning every function until nothing changes gives.
-        let text = super::super::cost_runtime("");
-        let fixed = Costs {
-            consts,
-            ..Costs::default()
-        };
-        let fns = functions(&text);
+        // Every function known at 0 first, so that a call reads the last round's value
+        // and never costs its callee on the way.
+        let fixed = Costs::of_functions(&super::super::cost_runtime(""), &consts);
+        for f in &fixed.fns {
+            fixed.funcs.borrow_mut().insert(f.name.clone(), 0);
+        }
         loop {
             let before = fixed.funcs.borrow().clone();
-            for f in &fns {
-                let v = fixed.block(&f.body).unwrap();
+            for f in &fixed.fns {
+                let v = fixed.block(&fixed.text[f.body.clone()]).unwrap();
                 fixed.funcs.borrow_mut().insert(f.name.clone(), v);
             }
             if *fixed.funcs.borrow() == before {

@@ -138,12 +138,27 @@ pub fn shape(text: &str, all: bool) -> Option<Shaped> {
     Some(Shaped { text: out, params })
 }
 
-/// Whether `code` names `word` as a whole identifier.
+/// Whether `code` names `word` (identifier characters only) as a whole identifier:
+/// one of its runs of identifier characters. One pass over the bytes: the translator
+/// asks this of every instruction's text for one- and two-letter names, whose
+/// substring matches a searcher would stop at everywhere.
 pub(super) fn has_word(code: &str, word: &str) -> bool {
-    code.match_indices(word).any(|(k, _)| {
-        let b = code.as_bytes();
-        (k == 0 || !ident_char(b[k - 1])) && b.get(k + word.len()).is_none_or(|&c| !ident_char(c))
-    })
+    let (b, w) = (code.as_bytes(), word.as_bytes());
+    let mut i = 0;
+    while i < b.len() {
+        if !ident_char(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && ident_char(b[i]) {
+            i += 1;
+        }
+        if &b[start..i] == w {
+            return true;
+        }
+    }
+    false
 }
 
 /// `all`: every `u32` literal is a parameter (block ends: block numbers).
@@ -464,6 +479,19 @@ fn emit_switch(em: &mut Emit, selector: &str, shapes: &ShapeSet) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_word_is_a_whole_identifier() {
+        assert!(has_word("f(i) + 1u", "i"));
+        assert!(has_word("i", "i") && has_word("x = em;", "em"));
+        // Inside longer names, literals and member accesses it is not.
+        assert!(!has_word(
+            "let li = imm(0u, 1u); if (pi.x) { i2 = v.i; }",
+            "i"
+        ));
+        assert!(!has_word("0u", "u"));
+        assert!(!has_word("", "i"));
+    }
 
     fn shape_i(text: &str) -> Option<Shaped> {
         shape(text, false)
