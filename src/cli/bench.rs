@@ -63,6 +63,11 @@ pub struct GpuBench {
     pub emulation: String,
     /// Shader module and pipeline creation, first run (the cache was cold).
     pub pipeline_ms: f64,
+    /// The first run after the pipeline's creation (upload, dispatch passes,
+    /// readback): where the driver compiles a shader when it first runs (llvmpipe does)
+    /// that compile is in here, so translation + pipeline + this is the time to the
+    /// first result.
+    pub first_run_ms: f64,
     /// Median warm run: upload, dispatch passes, readback.
     pub dispatch_ms: f64,
     /// Median GPU time from timestamp queries, when the adapter has them.
@@ -79,6 +84,13 @@ pub struct GpuBench {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct BaselineBench {
     pub file: String,
+    /// Its pipeline's creation and first run, as the GPU path's `pipeline_ms` and
+    /// `first_run_ms` (0 and a warm run where this process had created it before).
+    pub pipeline_ms: f64,
+    pub first_run_ms: f64,
+    /// The GPU path's time to the first result (translation, pipeline, first run)
+    /// over the hand-written kernel's (pipeline, first run).
+    pub startup_slowdown: f64,
     pub dispatch_ms: f64,
     pub gpu_ms: Option<f64>,
     /// GPU path time / hand-written time (1.0 = as fast as hand-written WGSL): the
@@ -155,13 +167,14 @@ pub fn shape(case: &Case) -> (u64, u64) {
 
 pub fn table(rows: &[BenchRow]) -> String {
     let mut s = format!(
-        "{:<34} {:>9} {:>10} {:>11} | {:>9} {:>9} {:>10} {:>10} {:>6} {:>11} {:>7} {:>9} | {:>10} {:>8} {:>8} | {:>9} {:>8}\n",
+        "{:<34} {:>9} {:>10} {:>11} | {:>9} {:>9} {:>9} {:>10} {:>10} {:>6} {:>11} {:>7} {:>9} | {:>10} {:>8} {:>8} {:>8} | {:>9} {:>8}\n",
         "workload",
         "items",
         "cpu ms",
         "cpu ops/s",
         "transl ms",
         "pipe ms",
+        "1st ms",
         "disp ms",
         "gpu ms",
         "passes",
@@ -171,6 +184,7 @@ pub fn table(rows: &[BenchRow]) -> String {
         "wgsl ms",
         "vs wgsl",
         "gpu vs",
+        "start vs",
         "pocl ms",
         "vs pocl"
     );
@@ -182,9 +196,10 @@ pub fn table(rows: &[BenchRow]) -> String {
         match &r.gpu {
             Some(g) => {
                 s += &format!(
-                    " {:>9.1} {:>9.0} {:>10.2} {:>10} {:>6} {:>11.3e} {:>7.3} {:>8.2}x |",
+                    " {:>9.1} {:>9.0} {:>9.0} {:>10.2} {:>10} {:>6} {:>11.3e} {:>7.3} {:>8.2}x |",
                     g.translate_ms,
                     g.pipeline_ms,
+                    g.first_run_ms,
                     g.dispatch_ms,
                     g.gpu_ms.map_or("-".into(), |m| format!("{m:.2}")),
                     format!(
@@ -204,17 +219,18 @@ pub fn table(rows: &[BenchRow]) -> String {
                 match &g.baseline {
                     Some(b) => {
                         s += &format!(
-                            " {:>10.2} {:>7.2}x {:>8} |",
+                            " {:>10.2} {:>7.2}x {:>8} {:>7.2}x |",
                             b.dispatch_ms,
                             b.slowdown,
-                            b.gpu_slowdown.map_or("-".into(), |r| format!("{r:.2}x"))
+                            b.gpu_slowdown.map_or("-".into(), |r| format!("{r:.2}x")),
+                            b.startup_slowdown
                         )
                     }
-                    None => s += &format!(" {:>10} {:>8} {:>8} |", "-", "-", "-"),
+                    None => s += &format!(" {:>10} {:>8} {:>8} {:>8} |", "-", "-", "-", "-"),
                 }
             }
-            None if r.gpu_error.is_some() => s += &format!(" {:>105} |", "(GPU path failed)"),
-            None => s += &format!(" {:>105} |", "(no GPU run)"),
+            None if r.gpu_error.is_some() => s += &format!(" {:>124} |", "(GPU path failed)"),
+            None => s += &format!(" {:>124} |", "(no GPU run)"),
         }
         match (&r.pocl, r.vs_pocl()) {
             (Some(p), Some(v)) => s += &format!(" {:>9.3} {:>7.2}x", p.run_ms, v),
@@ -330,6 +346,7 @@ mod tests {
                 mapping: "threads".into(),
                 emulation: "none".into(),
                 pipeline_ms: 1.0,
+                first_run_ms: 1.0,
                 dispatch_ms: 1.0,
                 gpu_ms: None,
                 passes: 1,
@@ -338,6 +355,9 @@ mod tests {
                 speedup_vs_cpu: speedup,
                 baseline: slowdown.map(|s| BaselineBench {
                     file: "f".into(),
+                    pipeline_ms: 1.0,
+                    first_run_ms: 1.0,
+                    startup_slowdown: 1.5,
                     dispatch_ms: 1.0,
                     gpu_ms: None,
                     slowdown: s,

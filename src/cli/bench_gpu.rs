@@ -39,6 +39,8 @@ pub fn bench_gpu(
     let translate_ms = t.elapsed().as_secs_f64() * 1e3;
     let first = gpu::execute(ctx, &launch)?;
     let pipeline_ms = first.pipeline_ms;
+    let first_run_ms = first.dispatch_ms;
+    let startup_ms = translate_ms + pipeline_ms + first_run_ms;
     let case_name = dir
         .parent()
         .and_then(|p| p.file_name())
@@ -66,7 +68,7 @@ pub fn bench_gpu(
     let dispatch_ms = median(ours.dispatch.clone());
     let gpu_ms = ours.gpu_median();
     let kernel_ms = gpu_ms.unwrap_or(dispatch_ms);
-    let baseline = base.map(|b| b.report(&ours, &theirs, &last.buffers));
+    let baseline = base.map(|b| b.report(&ours, &theirs, &last.buffers, startup_ms));
     Ok(GpuBench {
         adapter: ctx.adapter().name.clone(),
         translate_ms,
@@ -74,6 +76,7 @@ pub fn bench_gpu(
         mapping: last.mapping.to_string(),
         emulation: crate::backend::select::emulation(ctx).describe().into(),
         pipeline_ms,
+        first_run_ms,
         dispatch_ms,
         gpu_ms,
         passes: last.passes,
@@ -119,6 +122,8 @@ struct Baseline {
     job: ComputeJob,
     names: Vec<String>,
     last: Vec<Vec<u8>>,
+    /// Its warm-up: pipeline creation and the first run.
+    first: visa_emu_host::JobTimings,
 }
 
 impl Baseline {
@@ -184,9 +189,10 @@ impl Baseline {
             job,
             names,
             last: Vec::new(),
+            first: Default::default(),
         };
         // The warm-up: pipeline creation and the driver's first-use compile.
-        b.run(ctx)?;
+        b.first = b.run(ctx)?;
         Ok(b)
     }
 
@@ -198,14 +204,25 @@ impl Baseline {
         Ok(r.timings)
     }
 
-    /// The row's baseline columns; `emulated` are the GPU path's output buffers.
-    fn report(self, ours: &Timed, theirs: &Timed, emulated: &[(String, Vec<u8>)]) -> BaselineBench {
+    /// The row's baseline columns; `emulated` are the GPU path's output buffers,
+    /// `startup_ms` its translation, pipeline and first run.
+    fn report(
+        self,
+        ours: &Timed,
+        theirs: &Timed,
+        emulated: &[(String, Vec<u8>)],
+        startup_ms: f64,
+    ) -> BaselineBench {
         let gpu_slowdown = match (ours.gpu_times(), theirs.gpu_times()) {
             (Some(a), Some(b)) => Some(paired_ratio(&a, &b)),
             _ => None,
         };
+        let their_start = self.first.pipeline_ms + self.first.dispatch_ms;
         BaselineBench {
             file: self.file.display().to_string(),
+            pipeline_ms: self.first.pipeline_ms,
+            first_run_ms: self.first.dispatch_ms,
+            startup_slowdown: startup_ms / their_start.max(1e-3),
             dispatch_ms: median(theirs.dispatch.clone()),
             gpu_ms: theirs.gpu_median(),
             slowdown: paired_ratio(&ours.dispatch, &theirs.dispatch),
