@@ -1147,21 +1147,24 @@ var<private> stop_at: u32;
 // Straight modules: 1 + the unplaced atomic that reached another instruction's allocation.
 var<private> alias_at: u32;
 
-// `bti_at`'s test for a word, with the alignment the branch-free form needs.
-fn bti_fast(bti: u32, addr: u64, at: u32) -> vec2<u32> {
+// `bti_at`'s test for a word, with the alignment the branch-free form needs: the word's
+// index in `heap`, 1 where the access takes it (in bounds and aligned), 1 where it is
+// out of bounds. Flags, not a NO_WORD index its callers test again: llvmpipe's LLVM
+// took ~5% longer to compile matmul_tiled16 (22 such loads) with that round trip.
+fn bti_word(bti: u32, addr: u64, at: u32) -> vec3<u32> {
     let e = CFG_BTI_SPAN + 2u * min(bti, 255u);
     let size = select(0u, cfh(e), bti < 256u);
-    let lo = u32(addr & 0xfffffffflu);
+    let lo = u32(addr);
     let inb = (u32(addr >> 32u) == 0u) & (size >= 4u) & (lo <= size - 4u);
     let ok = inb & ((lo & 3u) == 0u);
     slow_at = select(slow_at, at + 1u, inb != ok);
-    return vec2<u32>(select(NO_WORD, (cfh(e + 1u) + lo) >> 2u, ok), select(1u, 0u, inb));
+    return vec3<u32>((cfh(e + 1u) + lo) >> 2u, select(0u, 1u, ok), select(1u, 0u, inb));
 }
 
 fn bti_ld4(bti: u32, addr: u64, at: u32) -> u32 {
-    let f = bti_fast(bti, addr, at);
-    oob_reads += f.y;
-    let ok = f.x != NO_WORD;
+    let f = bti_word(bti, addr, at);
+    oob_reads += f.z;
+    let ok = f.y != 0u;
     return select(0u, atomicLoad(&heap[select(0u, f.x, ok)]), ok);
 }
 
@@ -1177,9 +1180,9 @@ fn heap_ld1(o: u32) -> u32 {
 }
 
 fn bti_st4(bti: u32, addr: u64, v: u32, at: u32) {
-    let f = bti_fast(bti, addr, at);
-    oob_writes += f.y;
-    atomicStore(&heap[select(cfh(CFG_TRASH), f.x, f.x != NO_WORD)], v);
+    let f = bti_word(bti, addr, at);
+    oob_writes += f.z;
+    atomicStore(&heap[select(cfh(CFG_TRASH), f.x, f.y != 0u)], v);
 }
 
 // Straight modules: the heap byte offset of `n` bytes at flat address `addr` that an
@@ -1223,7 +1226,7 @@ fn flat_in(j: u32, addr: u64) -> u32 {
 }
 
 // `flat_at` as a word index, for 4- and 8-byte accesses without a branch; an unaligned
-// one hands the launch to the thread mapping (`slow_at`), as `bti_fast` does.
+// one hands the launch to the thread mapping (`slow_at`), as `bti_word` does.
 fn flat_word(j: u32, addr: u64, n: u32, at: u32) -> u32 {
     let o = flat_at(j, addr, n, at);
     let ok = (o != NO_WORD) & ((o & 3u) == 0u);
@@ -1264,21 +1267,21 @@ fn flat_st(j: u32, addr: u64, n: u32, v: u64, at: u32) {
     heap_st(flat_at(j, addr, n, at), n, v);
 }
 
-// Straight modules: the SLM twins of `bti_ld4`/`bti_st4` (matmul_tiled16, SIMD16:
-// 3.2 -> 1.8 GPU ms on llvmpipe).
-fn slm_fast(addr: u64, at: u32) -> vec2<u32> {
-    let a = addr & 0x0ffffffflu;
-    let inb = a + 4lu <= u64(K_SLM_WORDS * 4u);
-    let lo = u32(a);
+// Straight modules: the SLM twins of `bti_word`, `bti_ld4`, `bti_st4` (matmul_tiled16,
+// SIMD16: 3.2 -> 1.8 GPU ms on llvmpipe).
+fn slm_word(addr: u64, at: u32) -> vec3<u32> {
+    // Below 2^28: the sum does not wrap in 32 bits.
+    let lo = u32(addr) & 0x0fffffffu;
+    let inb = lo + 4u <= K_SLM_WORDS * 4u;
     let ok = inb & ((lo & 3u) == 0u);
     slow_at = select(slow_at, at + 1u, inb != ok);
-    return vec2<u32>(select(NO_WORD, lo >> 2u, ok), select(1u, 0u, inb));
+    return vec3<u32>(lo >> 2u, select(0u, 1u, ok), select(1u, 0u, inb));
 }
 
 fn slm_ld4(addr: u64, at: u32) -> u32 {
-    let f = slm_fast(addr, at);
-    oob_reads += f.y;
-    let ok = f.x != NO_WORD;
+    let f = slm_word(addr, at);
+    oob_reads += f.z;
+    let ok = f.y != 0u;
     return select(0u, atomicLoad(&slm[select(0u, f.x, ok)]), ok);
 }
 
@@ -1291,9 +1294,9 @@ fn slm_ld1(o: u32) -> u32 {
 }
 
 fn slm_st4(addr: u64, v: u32, at: u32) {
-    let f = slm_fast(addr, at);
-    oob_writes += f.y;
-    atomicStore(&slm[select(K_SLM_WORDS, f.x, f.x != NO_WORD)], v);
+    let f = slm_word(addr, at);
+    oob_writes += f.z;
+    atomicStore(&slm[select(K_SLM_WORDS, f.x, f.y != 0u)], v);
 }
 
 // SLM accesses of at most 4 bytes from messages known to address SLM (LSC on the SLM

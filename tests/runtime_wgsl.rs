@@ -976,6 +976,84 @@ fn main() {
     assert_eq!(io[k + 9], 2 * 2, "out-of-bounds writes");
 }
 
+/// The straight modules' branch-free SLM words (`slm_ld4`/`slm_st4`) give what
+/// `slm_ld`/`slm_st` give wherever they take the access: aligned words with or without
+/// IGC's bit-28 tag, out of bounds (zero; the store dropped; both counted). An
+/// unaligned word inside SLM is theirs to refuse: `slow_at` records the instruction
+/// and the store goes to the trash word after SLM.
+#[test]
+fn branch_free_slm_words_match_the_short_forms_or_refuse() {
+    let mut wgsl = general_memory_module(&["var<private> slow_at: u32;\n"]).replace(
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS>;",
+        "var<workgroup> slm: array<atomic<u32>, K_SLM_WORDS + 1u>;",
+    );
+    push_runtime(
+        &mut wgsl,
+        &["slm_at", "slm_ld", "slm_word", "slm_ld4", "slm_st4"],
+    );
+    wgsl += r#"
+fn fill() {
+    for (var w = 0u; w < 4u; w++) { atomicStore(&slm[w], 0x03020100u + w * 0x04040404u); }
+}
+
+@compute @workgroup_size(1)
+fn main() {
+    fill();
+    var k = 0u;
+    for (var a = 0u; a < 24u; a++) {
+        let addr = u64(a) | select(0lu, 0x10000000lu, (a & 1u) == 1u);
+        slow_at = 0u;
+        io[k] = u32(slm_ld(addr, 4u));
+        io[k + 1u] = slm_ld4(addr, 7u);
+        io[k + 2u] = slow_at;
+        k = k + 3u;
+    }
+    slow_at = 0u;
+    slm_st4(4lu | 0x10000000lu, 0xaabbccddu, 9u);
+    slm_st4(16lu, 0x11111111u, 9u);
+    io[k] = slow_at;
+    slm_st4(6lu, 0x22222222u, 5u);
+    io[k + 1u] = slow_at;
+    for (var w = 0u; w < 4u; w++) { io[k + 2u + w] = atomicLoad(&slm[w]); }
+    flush_oob();
+    io[k + 6u] = atomicLoad(&stat[STAT_OOB_READS]);
+    io[k + 7u] = atomicLoad(&stat[STAT_OOB_WRITES]);
+    // Every binding the runner passes is used (the layout comes from the module).
+    io[k + 8u] = cfg[0] + atomicLoad(&heap[0]) + atomicLoad(&scratch[0]);
+}
+"#;
+    let out = run_with_cfg(
+        0xb75,
+        wgsl,
+        &[0; 280],
+        vec![
+            rw(vec![0; 16], false),
+            rw(vec![0; 64], true),
+            rw(vec![0; 16], false),
+            rw(vec![0; 4 * 96], true),
+        ],
+    );
+    let io = words(&out[4]);
+    for a in 0..24usize {
+        let (short, word, slow) = (io[3 * a], io[3 * a + 1], io[3 * a + 2]);
+        if a % 4 != 0 && a + 4 <= 16 {
+            assert_eq!((word, slow), (0, 8), "unaligned word at {a} refused");
+        } else {
+            assert_eq!((word, slow), (short, 0), "word at {a}");
+        }
+        if a + 4 > 16 {
+            assert_eq!(word, 0, "out of bounds at {a}");
+        }
+    }
+    let k = 3 * 24;
+    // The out-of-bounds store is no refusal; the unaligned one is (instruction 5).
+    assert_eq!((io[k], io[k + 1]), (0, 6));
+    let fill = |w: u32| 0x03020100u32.wrapping_add(w.wrapping_mul(0x04040404));
+    assert_eq!(&io[k + 2..k + 6], &[fill(0), 0xaabbccdd, fill(2), fill(3)]);
+    // Reads past 16 bytes (at 13-23) by each form; the one store past them.
+    assert_eq!((io[k + 6], io[k + 7]), (2 * 11, 1));
+}
+
 /// shaders/image.wgsl's channel conversions (`img_load`, `img_store`) agree with the
 /// interpreter's `ChannelType::load`/`store` for every channel type, on every byte,
 /// 16-bit patterns and floats around the clamps, the rounding ties and NaN.
@@ -1243,7 +1321,7 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
             "heap_ld",
             "bti_st",
             "heap_st",
-            "bti_fast",
+            "bti_word",
             "bti_ld4",
             "bti_st4",
             "flush_oob",

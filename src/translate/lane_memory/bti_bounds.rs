@@ -2,7 +2,7 @@
 //! inside the entry, which then need no bounds check in the shader.
 //!
 //! A straight module checks each binding-table access against its entry's size
-//! (`bti_at`, `bti_fast`): out of bounds a load gives 0 and a store goes nowhere, both
+//! (`bti_at`, `bti_word`): out of bounds a load gives 0 and a store goes nowhere, both
 //! counted. atomic_histogram at 262,144 items spends a seventh of its GPU time on its
 //! byte load's check on llvmpipe. Where the address register is a linear function of
 //! the launch (`Chain::vector`: payload vectors such as the local ids, times kernel
