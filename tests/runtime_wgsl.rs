@@ -1312,7 +1312,7 @@ fn binding_table_module() -> String {
 #[test]
 fn branch_free_words_match_the_short_forms_or_refuse() {
     let mut wgsl = binding_table_module();
-    wgsl += "var<private> slow_at: u32;\n";
+    wgsl += "var<private> slow_at: u32;\nvar<private> bti_spans: array<u32, 8>;\n";
     push_runtime(
         &mut wgsl,
         &[
@@ -1321,6 +1321,7 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
             "heap_ld",
             "bti_st",
             "heap_st",
+            "load_bti_spans",
             "bti_word",
             "bti_ld4",
             "bti_st4",
@@ -1330,6 +1331,8 @@ fn branch_free_words_match_the_short_forms_or_refuse() {
     wgsl += r#"
 @compute @workgroup_size(1)
 fn main() {
+    // Entry 3 is read from the privates, 4 and 5 from `cfg`.
+    load_bti_spans();
     var k = 0u;
     for (var a = 0u; a < 40u; a++) {
         slow_at = 0u;

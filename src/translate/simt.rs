@@ -1410,6 +1410,12 @@ fn emit_main(
     cyclic: bool,
     visit_words: u32,
 ) {
+    // The binding-table spans the checked word accesses read (`bti_word`).
+    let spans = if em.out.contains("bti_ld4(") || em.out.contains("bti_st4(") {
+        "    load_bti_spans();\n"
+    } else {
+        ""
+    };
     let record: String = (0..visit_words)
         .map(|w| format!("        state[rec + {w}u] = {};\n", visited_word(w)))
         .collect();
@@ -1474,7 +1480,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
     let tid = group * cfh(CFG_THREADS) + t;
     init(tid, t, grp);
-    load_lane_inputs();
+{spans}    load_lane_inputs();
     let n = pl_n;
     // The thread's execution mask in the entry blocks: the dispatched channels.
     var dm = 0xffffffffu;
