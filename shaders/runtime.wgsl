@@ -1168,7 +1168,7 @@ fn bti_word(bti: u32, addr: u64, at: u32) -> vec3<u32> {
 // Straight modules with checked word accesses: the spans (size, heap offset) of
 // binding-table entries 0-3, read from `cfg` once when the invocation starts instead
 // of at every access (llvmpipe reloads them after each atomic): matmul_tiled16's
-// compile -76 million instructions of ~1,740 (callgrind, a cold first run).
+// compile -68 million instructions of ~1,740 (callgrind, a cold first run).
 var<private> bti_spans: array<u32, 8>;
 
 fn load_bti_spans() {

@@ -756,6 +756,28 @@ fn f32_add_and_mad_round_once_in_every_mode() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Run a [`general_memory_module`] kernel on `cfg`, `heap`, the statistics words,
+/// scratch and `io_words` words of `io`; every buffer but scratch is read back.
+fn run_memory_module(
+    key: u64,
+    wgsl: String,
+    cfg: &[u32],
+    heap: Vec<u8>,
+    io_words: usize,
+) -> Vec<Vec<u8>> {
+    run_with_cfg(
+        key,
+        wgsl,
+        cfg,
+        vec![
+            rw(heap, true),
+            rw(vec![0; 64], true),
+            rw(vec![0; 16], false),
+            rw(vec![0; 4 * io_words], true),
+        ],
+    )
+}
+
 /// A module with the general memory helpers (`mem_ld`/`mem_st` over every space, with
 /// `bti_at` and `flush_oob`), bindings cfg, heap, stat, scratch and io (0-4), `cfg`
 /// laid out as `two_allocations` has it, and the `extra` declarations.
@@ -838,17 +860,7 @@ fn main() {
 }
 "#;
     let (init, heap, cfg) = two_allocations(80);
-    let out = run_with_cfg(
-        0xb71,
-        wgsl,
-        &cfg,
-        vec![
-            rw(heap, true),
-            rw(vec![0; 64], true),
-            rw(vec![0; 16], false),
-            rw(vec![0; 4 * 256], true),
-        ],
-    );
+    let out = run_memory_module(0xb71, wgsl, &cfg, heap, 256);
     let io = words(&out[4]);
     let k = 3 * 40 * 2;
     for (i, pair) in io[..k + 2].chunks(2).enumerate() {
@@ -934,17 +946,7 @@ fn main() {
     io[k + 9u] = atomicLoad(&stat[STAT_OOB_WRITES]);
 }
 "#;
-    let out = run_with_cfg(
-        0xb72,
-        wgsl,
-        &[0; 280],
-        vec![
-            rw(vec![0; 16], false),
-            rw(vec![0; 64], true),
-            rw(vec![0; 16], false),
-            rw(vec![0; 4 * 256], true),
-        ],
-    );
+    let out = run_memory_module(0xb72, wgsl, &[0; 280], vec![0; 16], 256);
     let io = words(&out[4]);
     let k = 3 * 20 * 2;
     let mut i = 0;
@@ -1022,17 +1024,7 @@ fn main() {
     io[k + 8u] = cfg[0] + atomicLoad(&heap[0]) + atomicLoad(&scratch[0]);
 }
 "#;
-    let out = run_with_cfg(
-        0xb75,
-        wgsl,
-        &[0; 280],
-        vec![
-            rw(vec![0; 16], false),
-            rw(vec![0; 64], true),
-            rw(vec![0; 16], false),
-            rw(vec![0; 4 * 96], true),
-        ],
-    );
+    let out = run_memory_module(0xb76, wgsl, &[0; 280], vec![0; 16], 96);
     let io = words(&out[4]);
     for a in 0..24usize {
         let (short, word, slow) = (io[3 * a], io[3 * a + 1], io[3 * a + 2]);
@@ -2580,17 +2572,7 @@ fn main() {
     cfg[12] = 22; // the trash word, past both allocations
     cfg.resize(792 + 8, 0);
     cfg[792..796].copy_from_slice(&[0, 0x11, 36, 40]);
-    let out = run_with_cfg(
-        0xb75,
-        wgsl,
-        &cfg,
-        vec![
-            rw(heap, true),
-            rw(vec![0; 64], true),
-            rw(vec![0; 16], false),
-            rw(vec![0; 4 * 1100], true),
-        ],
-    );
+    let out = run_memory_module(0xb75, wgsl, &cfg, heap, 1100);
     let io = words(&out[4]);
     let mut k = 0;
     for n in [1usize, 2, 4, 8] {

@@ -252,11 +252,7 @@ fn fn_name(line: &str) -> Option<String> {
 }
 
 fn brace_delta(line: &str) -> i64 {
-    code_of(line).bytes().fold(0, |d, b| match b {
-        b'{' => d + 1,
-        b'}' => d - 1,
-        _ => d,
-    })
+    shape_of(code_of(line)).brace_delta
 }
 
 /// What [`Costs::block`] needs of a line's code besides its calls, in one pass.

@@ -1841,9 +1841,9 @@ fn guard_of(
     ))
 }
 
-/// `s` read as an integer lane vector over `n` channels: an unmodified direct source
-/// whose element `i` lies at `off + i · size` (its type and `off`).
-pub(super) fn int_lane_vector(s: &Src, n: u32) -> Option<(DataType, u32)> {
+/// `s` as an unmodified direct source over `n` channels whose element `i` lies at
+/// `off + i · stride`: its type, `off` and `stride`.
+pub(super) fn plain_linear(s: &Src, n: u32) -> Option<(DataType, u32, u32)> {
     let Src::Direct {
         ty,
         m: Modifier::None,
@@ -1853,7 +1853,14 @@ pub(super) fn int_lane_vector(s: &Src, n: u32) -> Option<(DataType, u32)> {
         return None;
     };
     let (off, stride) = lanes::src_linear(s, n)?;
-    (ty.is_int() && stride == ty.size()).then_some((*ty, off))
+    Some((*ty, off, stride))
+}
+
+/// `s` read as an integer lane vector over `n` channels: a [`plain_linear`] source
+/// whose elements lie back to back (its type and `off`).
+pub(super) fn int_lane_vector(s: &Src, n: u32) -> Option<(DataType, u32)> {
+    let (ty, off, stride) = plain_linear(s, n)?;
+    (ty.is_int() && stride == ty.size()).then_some((ty, off))
 }
 
 /// `cmp.eq v K` at `j`, K an integer immediate and v a linear integer operand: v's

@@ -715,8 +715,8 @@ pub(super) fn translate(
     em.declare_lane_registers(&plan.promoted);
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     // One private per word, not an array: the final loop's dynamic index kept the
-    // array in memory, and llvmpipe took ~10% longer to create matmul_tiled16's
-    // pipeline with it (alternating runs, 63-69 -> 57-64 ms).
+    // array in memory, and llvmpipe took longer to create matmul_tiled16's pipeline
+    // with it (six alternating rounds, 60-80 -> 40-68 ms).
     for w in 0..visit_words {
         em.line(&format!("var<private> {}: u32;", visited_word(w)));
     }
@@ -1383,15 +1383,15 @@ const BARRIER_FROM_INSTS: usize = 32;
 /// which every adapter offers.
 const MAX_INVOCATIONS: u32 = 256;
 
-/// vISA threads per workgroup: the most threads of a group (a divisor of `tpg`) whose
-/// channels fit one workgroup. Straight invocations never meet, so any grouping is
-/// exact; bigger workgroups cost llvmpipe less per thread.
 /// The private holding word `w` of an invocation's visited blocks (its instruction
 /// count where the kernel loops).
 pub(super) fn visited_word(w: u32) -> String {
     format!("visited{w}")
 }
 
+/// vISA threads per workgroup: the most threads of a group (a divisor of `tpg`) whose
+/// channels fit one workgroup. Straight invocations never meet, so any grouping is
+/// exact; bigger workgroups cost llvmpipe less per thread.
 pub fn threads_per_workgroup(simd: u32, tpg: u32) -> u32 {
     (1..=tpg.max(1))
         .rev()

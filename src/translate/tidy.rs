@@ -51,8 +51,8 @@ pub fn instruction(text: &str) -> String {
         Some(cr) => fold_mode_bits(text, cr),
         None => text.to_string(),
     };
-    // Each rewrite copies the text: only where its function is named (a third of the
-    // translation's time went to copies that changed nothing).
+    // Each rewrite copies the text: only where its function is named (most of this
+    // function's time went to copies that changed nothing).
     for f in KEEPING_FLUSHES {
         if t.contains(f) {
             t = strip_kept_flushes(&t, f);
@@ -65,12 +65,7 @@ pub fn instruction(text: &str) -> String {
             }
         }
     }
-    for name in TEMPLATE_LETS {
-        if let Some(shorter) = drop_unread_let(&t, name) {
-            t = shorter;
-        }
-    }
-    t
+    without_unread_lets(&t, &TEMPLATE_LETS)
 }
 
 /// The literal of `let cr = 0x...u;`, where the instruction has one.

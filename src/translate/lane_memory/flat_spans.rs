@@ -159,16 +159,8 @@ fn writes_half(inst: &PInst, at: u32, e: u32) -> bool {
 
 /// The GRF byte and type of element `e` of source `s` (a plain linear region).
 fn src_at(s: &Src, inst: &PInst, e: u32) -> Option<(u32, DataType)> {
-    let Src::Direct {
-        ty,
-        m: Modifier::None,
-        ..
-    } = s
-    else {
-        return None;
-    };
-    let (from, stride) = lanes::src_linear(s, inst.exec.size as u32)?;
-    Some((from + e * stride, *ty))
+    let (ty, from, stride) = super::plain_linear(s, inst.exec.size as u32)?;
+    Some((from + e * stride, ty))
 }
 
 /// The largest value channel `ch`'s element of type `ty` at GRF byte `at` holds at
