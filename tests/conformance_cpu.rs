@@ -65,7 +65,8 @@ fn bundled_example_passes() {
 /// linear samples, block reads, 1D/3D, arrays, sampler arguments, typed atomics, LSC typed
 /// load status), words read at
 /// unaligned addresses and past the ends of their buffers, SLM rounds whose loop scalar
-/// makes channels write each other's slots, barrier-free passes that read what the
+/// makes channels write each other's slots, loops of per-channel trip counts before,
+/// between and after barriers, barrier-free passes that read what the
 /// previous pass wrote, the bench's 3x3 stencil (PoCL computes the model's bits),
 /// products with the sums they feed rounded twice in float and double (FP_CONTRACT OFF),
 /// float arithmetic on literals (`x * 0.0`, `x + 0.0`, round-to-integer adds),
@@ -87,7 +88,7 @@ fn bundled_example_passes() {
 fn own_cases_pass() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
     let variants = discover(&[dir]).unwrap();
-    assert_eq!(variants.len(), 152);
+    assert_eq!(variants.len(), 158);
     let opts = RunOptions::default();
     for v in &variants {
         check_variant(v, &opts).unwrap_or_else(|e| panic!("{}: {e}", v.display()));

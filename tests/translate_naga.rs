@@ -712,19 +712,19 @@ fn built_in_groups_of(
 /// alike everywhere or a forward `if` whose paths meet before the barrier. The scan's
 /// and the reduction's rounds qualify (their loops count with kernel arguments; the
 /// `if (l >= off)` / `if (l < s)` meet again inside the round); dot_product_reduce's
-/// bounds check before its first barrier does not, nor a launch whose last thread has
-/// channels left over (slm_reduce SIMD32 over work-groups of 48). Every module
-/// validates.
+/// bounds check before its first barrier does not (its meetings are plain ones,
+/// `plain_meetings`, with no vote either), nor a launch whose last thread has channels
+/// left over (slm_reduce SIMD32 over work-groups of 48). Every module validates.
 #[test]
 fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    for (path, local, agreed) in [
-        ("corpus/slm_prefix_scan/acm-g10-simd32", None, true),
-        ("corpus/slm_reduce/tgllp-simd16", None, true),
-        ("corpus/slm_reduce/tgllp-simd32", None, true),
-        ("corpus/slm_reduce/tgllp-simd32", Some(48), false),
-        ("corpus/matmul_tiled16/tgllp-simd16", None, true),
-        ("corpus/dot_product_reduce/tgllp-simd32", None, false),
+    for (path, local, agreed, votes) in [
+        ("corpus/slm_prefix_scan/acm-g10-simd32", None, true, false),
+        ("corpus/slm_reduce/tgllp-simd16", None, true, false),
+        ("corpus/slm_reduce/tgllp-simd32", None, true, false),
+        ("corpus/slm_reduce/tgllp-simd32", Some(48), false, true),
+        ("corpus/matmul_tiled16/tgllp-simd16", None, true, false),
+        ("corpus/dot_product_reduce/tgllp-simd32", None, false, false),
     ] {
         let dir = root.join(path);
         let launch = built_in_groups_of(&dir, local);
@@ -732,16 +732,19 @@ fn meetings_are_plain_barriers_where_the_workgroup_agrees() {
         assert!(m.straight.is_some(), "{path}: {:?}", m.why_not_straight);
         assert!(m.wgsl.contains("workgroupBarrier()"), "{path}: meets");
         assert_eq!(m.wgsl.contains("let go = bits;"), agreed, "{path}");
-        assert_eq!(m.wgsl.contains("atomicOr(&st_live"), !agreed, "{path}");
+        assert_eq!(m.wgsl.contains("atomicOr(&st_live"), votes, "{path}");
         validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
 }
 
 /// Where the workgroup may part the meetings vote, but a barrier the workgroup
-/// reaches from the one before by forward branches only, with no way in from
-/// elsewhere, meets with a plain barrier (`plain_meetings`): dot_product_reduce's six
-/// reduction rounds after its grid-stride loop (its first barrier keeps the vote); a
-/// launch whose last thread has channels left over has none. Every module validates.
+/// reaches from the one before (or from the kernel's start) by forward branches and
+/// loops of its own, with no way in from elsewhere, meets with a plain barrier
+/// (`plain_meetings`): dot_product_reduce's first barrier after its grid-stride loop
+/// and its six reduction rounds. With every meeting plain the rows run once, with no
+/// loop around the whole kernel: `run_lane`'s only loop is the grid-stride one. A
+/// launch whose last thread has channels left over has no plain meeting, and its rows
+/// sit in the whole-kernel loop. Every module validates.
 #[test]
 fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
     let src =
@@ -764,10 +767,11 @@ fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
                 .matches("(all arrive together: plain_meetings)")
                 .count(),
             votes,
+            run_lane_loops(&m.wgsl),
         )
     };
-    assert_eq!(count(&text, None), (6, 1), "as IGC wrote it");
-    assert_eq!(count(&text, Some(48)), (0, 7), "channels left over");
+    assert_eq!(count(&text, None), (7, 0, 1), "as IGC wrote it");
+    assert_eq!(count(&text, Some(48)), (0, 7, 2), "channels left over");
     // A round branching past its barrier leaves the straight form altogether.
     let skip = text.replace(round, "(!P4) goto (M1, 32) _0_036");
     std::fs::write(v.join("kernel.visaasm"), &skip).unwrap();
@@ -777,6 +781,44 @@ fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
         "a barrier skipped straight"
     );
     std::fs::remove_dir_all(&root).ok();
+}
+
+/// The WGSL loops of a straight module's `run_lane` (the kernel's own loops, and the
+/// loop around the whole kernel where its rows take several passes).
+fn run_lane_loops(wgsl: &str) -> usize {
+    let body = &wgsl[wgsl.find("fn run_lane").unwrap()..];
+    body[..body.find("\n}\n").unwrap()]
+        .matches("loop {")
+        .count()
+}
+
+/// Loops whose trip counts differ per channel before the first barrier, between two
+/// barriers and after the last (tests/cases/barrier_loops_between): the workgroup still
+/// arrives together at each barrier (a loop of its own runs in place until its
+/// channels leave it), so all three meet plainly and the rows run once; `run_lane`'s
+/// loops are the kernel's two (IGC unrolled the third). With channels left over the
+/// meetings vote. Both validate (tests/conformance_gpu.rs runs the case against the
+/// interpreter).
+#[test]
+fn loops_between_barriers_leave_the_meetings_plain() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/barrier_loops_between/tgllp-simd16");
+    let text = std::fs::read_to_string(dir.join("kernel.visaasm")).unwrap();
+    assert_eq!(text.matches("    barrier ").count(), 3, "three barriers");
+    for (local, plain, votes, loops) in [(None, 3, 0, 2), (Some(40), 0, 3, 3)] {
+        let launch = built_in_groups_of(&dir, local);
+        let m = launch.chosen();
+        assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
+        validate_wgsl(&m.wgsl).unwrap();
+        let got = (
+            m.wgsl
+                .matches("(all arrive together: plain_meetings)")
+                .count(),
+            m.wgsl.matches("atomicOr(&st_live").count(),
+            run_lane_loops(&m.wgsl),
+        );
+        assert_eq!(got, (plain, votes, loops), "work-groups of {local:?}");
+    }
 }
 
 /// What would part the workgroup keeps the vote: slm_prefix_scan patched so that its
