@@ -427,6 +427,41 @@ fn lane_mapping_runs_slm_and_barriers_of_one_thread_groups() {
     assert_eq!(Some(cpu.stats.instructions), g.instructions);
 }
 
+/// Loops with per-channel trip counts before, between and after barriers
+/// (tests/cases/barrier_loops_between): in work-groups of 64 every meeting is plain and
+/// the straight rows run once; in work-groups of 40 (a SIMD16 thread with channels
+/// left over) the meetings vote and the rows sit in the whole-kernel loop. Both give
+/// the interpreter's bytes.
+#[test]
+fn straight_rows_run_once_or_in_passes_alike() {
+    use visa_emu::backend::gpu::{self, Mapping};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/barrier_loops_between/tgllp-simd16");
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    for (local, votes) in [(64, false), (40, true)] {
+        let mut case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+        case.ndrange.local_size = vec![local];
+        case.ndrange.global_size = vec![4 * local];
+        let cpu = visa_emu::backend::cpu::run_case(&dir, &case, &Default::default()).unwrap();
+        let mut launch = gpu::build(&dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+        let lanes = launch.lanes.as_ref().expect("a lane mapping");
+        assert!(
+            lanes.module.straight.is_some(),
+            "{:?}",
+            lanes.module.why_not_straight
+        );
+        assert_eq!(
+            lanes.module.wgsl.contains("atomicOr(&st_live"),
+            votes,
+            "{local}"
+        );
+        launch.mapping = Mapping::Lanes;
+        let g = gpu::execute(&mut ctx, &launch).unwrap();
+        assert_eq!(g.mapping, "straight", "{local}: {:?}", g.note);
+        assert_eq!(cpu.buffers, g.buffers, "work-groups of {local}");
+    }
+}
+
 /// Variants CI runs with both 64-bit families emulated: the device is opened without
 /// SHADER_F64 and SHADER_INT64, so every module is lowered (`translate::lower64`) to
 /// soft doubles on u32 pairs, as on adapters without them (GL, Metal, many mobile
