@@ -431,6 +431,30 @@ fn straight_form_where_no_channel_meets_another() {
     }
 }
 
+/// A straight module's `run_lane` (up to its closing brace) with the rows written as
+/// functions of their own (`pc = rowB(pc, dm);`) put back in place.
+fn run_lane_inlined(wgsl: &str) -> String {
+    let body = &wgsl[wgsl.find("fn run_lane").unwrap()..];
+    let body = &body[..body.find("\n}\n").unwrap()];
+    let mut out = String::new();
+    for l in body.lines() {
+        let call = l.trim_start();
+        let Some(name) = call
+            .strip_prefix("pc = ")
+            .and_then(|c| c.strip_suffix("(pc, dm);"))
+        else {
+            out.push_str(l);
+            out.push('\n');
+            continue;
+        };
+        let start = "let lem = 1u << lane;\n";
+        let f = &wgsl[wgsl.find(&format!("fn {name}(pc_in: u32")).unwrap()..];
+        let f = &f[f.find(start).unwrap() + start.len()..];
+        out.push_str(&f[..f.find("    return pc;\n}").unwrap()]);
+    }
+    out
+}
+
 /// The straight form keeps each channel's own elements in registers, not in the GRF
 /// image, also where IGC splits a SIMD32 input in two (the local ids), reads a part
 /// of an element (the low byte of a gathered dword, a 64-bit address written as two
@@ -440,8 +464,7 @@ fn straight_form_where_no_channel_meets_another() {
 fn straight_form_keeps_channel_elements_in_registers() {
     let m = straight_module("atomic_histogram/tgllp-simd32");
     assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
-    let body = &m.wgsl[m.wgsl.find("fn run_lane").unwrap()..];
-    let body = &body[..body.find("\n}\n").unwrap()];
+    let body = &run_lane_inlined(&m.wgsl);
     // A per-lane instruction's GRF accesses that index the image with the channel
     // (`i`, bound to `li`).
     let mut per_lane = false;
@@ -530,8 +553,7 @@ fn straight_form_keeps_grf_scalars_in_registers() {
 fn straight_form_runs_halves_as_one_and_meets_inside_loops() {
     let m = straight_module("slm_prefix_scan/acm-g10-simd32");
     assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
-    let body = &m.wgsl[m.wgsl.find("fn run_lane").unwrap()..];
-    let body = &body[..body.find("\n}\n").unwrap()];
+    let body = &run_lane_inlined(&m.wgsl);
     let merged = body.matches("2 parts as one").count();
     // Every half pair is one instruction; only the branches stay per half.
     let single: Vec<&str> = body
@@ -589,7 +611,8 @@ fn straight_barrier_at_the_end_finishes_the_invocation() {
     std::fs::remove_dir_all(&dir).ok();
     assert!(m.straight.is_some(), "{:?}", m.why_not_straight);
     validate_wgsl(&m.wgsl).unwrap();
-    let last = &m.wgsl[m.wgsl.rfind("BARRIER (Uniform)").unwrap()..];
+    let rows = run_lane_inlined(&m.wgsl);
+    let last = &rows[rows.rfind("BARRIER (Uniform)").unwrap()..];
     let row = &last[..last.find('}').unwrap()];
     assert!(row.contains("pc = IDLE;"), "{row}");
     assert!(!m.wgsl.contains("IDLE + HELD"));
@@ -786,10 +809,7 @@ fn barriers_after_a_vote_meet_plainly_where_the_workgroup_left_together() {
 /// The WGSL loops of a straight module's `run_lane` (the kernel's own loops, and the
 /// loop around the whole kernel where its rows take several passes).
 fn run_lane_loops(wgsl: &str) -> usize {
-    let body = &wgsl[wgsl.find("fn run_lane").unwrap()..];
-    body[..body.find("\n}\n").unwrap()]
-        .matches("loop {")
-        .count()
+    run_lane_inlined(wgsl).matches("loop {").count()
 }
 
 /// Loops whose trip counts differ per channel before the first barrier, between two

@@ -798,11 +798,15 @@ pub(super) fn translate(
         depth: 0,
         exchanges,
         in_order: ordered,
+        functions: Vec::new(),
     };
     rows.emit(&mut em, 0, nblocks, &regions, None)?;
     let passes = rows.passes;
     em.line("return 0u;");
     em.close();
+    for f in &rows.functions {
+        em.out.push_str(f);
+    }
     if cyclic || barriers {
         emit_block_starts(&mut em, p, &cfg_blocks);
     }

@@ -52,6 +52,36 @@ pub(super) struct Rows<'a> {
     /// Meetings release only the invocations waiting at the earliest block
     /// (`exchange::in_order`): channels that parted meet at different places.
     pub(super) in_order: bool,
+    /// Rows written as functions of their own (`row_function`), for after `run_lane`.
+    pub(super) functions: Vec<String>,
+}
+
+/// Rows whose code is longer than this become functions of their own. Each call
+/// costs lavapipe's NIR passes a little (matmul_tiled16's pipeline creation, callgrind
+/// of `visa-emu compile`: 252 million instructions with none, 236 with 14 rows as
+/// functions (256 bytes), 235 with 10 (1,024 bytes) or 3 (3,000 bytes)).
+const ROW_FUNCTION_BYTES: usize = 1024;
+
+/// Row `b`'s code `body` as a function of its own, and the call that replaces it,
+/// where the code reaches nothing of `run_lane` but `pc`, `dm` and `lem` (no `break`,
+/// `continue` or `return`, no barrier). naga types each expression of a function
+/// by walking the function's expressions from the first (`Typifier::grow`), which is
+/// quadratic in the function's length: half of naga's parse of matmul_tiled16's
+/// straight module went there with every row in `run_lane` (78 -> 50 million
+/// instructions of `create_shader_module`; lavapipe's part +11, its LLVM code the
+/// same once it inlines the calls again).
+fn row_function(b: usize, body: &str) -> Option<(String, String)> {
+    let nonlocal = ["break", "continue", "return"]
+        .iter()
+        .any(|w| has_word(body, w));
+    if body.len() < ROW_FUNCTION_BYTES || nonlocal || body.contains("Barrier(") {
+        return None;
+    }
+    let name = format!("row{b}");
+    let function = format!(
+        "fn {name}(pc_in: u32, dm: u32) -> u32 {{\n    var pc = pc_in;\n    let lem = 1u << lane;\n{body}    return pc;\n}}\n"
+    );
+    Some((function, format!("pc = {name}(pc, dm);")))
 }
 
 /// How a row of a loop without barriers or inner loops is entered.
@@ -370,6 +400,7 @@ impl Rows<'_> {
                 em.open("");
             }
         }
+        let body_at = em.out.len();
         if self.cyclic {
             let w = super::simt::visited_word(0);
             em.line(&format!(
@@ -479,6 +510,11 @@ impl Rows<'_> {
         em.bti_proven = false;
         if !ended {
             em.line(&format!("pc = {next_block};"));
+        }
+        if let Some((function, call)) = row_function(b, &em.out[body_at..]) {
+            em.out.truncate(body_at);
+            em.line(&call);
+            self.functions.push(function);
         }
         em.close();
         Ok(())
