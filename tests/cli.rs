@@ -710,6 +710,29 @@ fn step_limit_agrees_where_meetings_are_plain_barriers() {
     }
 }
 
+/// A straight channel counts its own path, below its thread's (the union of its
+/// channels' paths): barrier_loops_between/tgllp-simd16's threads stop at a limit of
+/// 120 in the interpreter while every channel's own count stays under it. The straight
+/// form stops a lane at the limit over the SIMD width and hands the launch to the
+/// thread mapping, so both backends report the limit there, and both finish at 150
+/// with the same outputs.
+#[test]
+fn straight_step_counts_bound_their_thread() {
+    let v = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cases/barrier_loops_between/tgllp-simd16");
+    let mut outs = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        stopped_by_step_limit(backend, 120, &v);
+        let dir =
+            std::env::temp_dir().join(format!("visa-emu-bound-{backend}-{}", std::process::id()));
+        run_to(backend, &["--step-limit", "150"], &v, &dir);
+        outs.push(std::fs::read(dir.join("out2.bin")).unwrap());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    let want = std::fs::read(v.parent().unwrap().join("expected/out2.bin")).unwrap();
+    assert_eq!(outs, [want.clone(), want]);
+}
+
 /// An IGC dump without a case folder: saxpy's kernel text and its `.bin` (copied under
 /// other names, as a dump folder holds them), the arguments named by the `.bin`'s patch
 /// tokens and given with `--set` (buffers from files, scalars as literals), run on both

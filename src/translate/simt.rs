@@ -1492,7 +1492,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let l = li % K_SIMD;
     lane = l;
     zero_word = cfh(CFG_ZERO);
-    step_limit = cfh(CFG_STEP_LIMIT);
+    // A channel counts its own path; its thread runs the union of its channels' paths,
+    // at most the SIMD width times the longest. A lane past this share hands the launch
+    // to the thread mapping, which counts as the interpreter does.
+    step_limit = cfh(CFG_STEP_LIMIT) / K_SIMD;
     // No budget (0): a limit no pass count reaches, so a pass tests both limits at once.
     edge_budget = select(cfh(CFG_EDGE_BUDGET), 0xffffffffu, cfh(CFG_EDGE_BUDGET) == 0u);
     let wx = wid.x + chunk.x;
