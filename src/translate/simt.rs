@@ -655,16 +655,16 @@ pub(super) fn translate(
     let ordered = in_order(p) && Rounds::of(p, &cfg_blocks).misaligned(p, plan).is_some();
     // With barriers every row sits in a loop whose passes the workgroup takes
     // together (see `Rows::emit_loop`): the whole kernel is the outermost.
-    let whole = |regions: &[Region]| {
-        if regions.len() == 1 && regions[0].start == 0 && regions[0].end + 1 == nblocks {
-            regions.to_vec()
-        } else {
-            vec![Region {
-                start: 0,
-                end: nblocks - 1,
-                inner: regions.to_vec(),
-            }]
-        }
+    let whole_kernel =
+        own_loops.len() == 1 && own_loops[0].start == 0 && own_loops[0].end + 1 == nblocks;
+    let wrapped = if whole_kernel {
+        own_loops.clone()
+    } else {
+        vec![Region {
+            start: 0,
+            end: nblocks - 1,
+            inner: own_loops.clone(),
+        }]
     };
     // Meetings without a vote where the whole workgroup provably arrives together.
     let agreed = barriers
@@ -673,7 +673,7 @@ pub(super) fn translate(
             p,
             plan,
             &cfg_blocks,
-            &whole(&own_loops),
+            &wrapped,
             shared_from,
             target.full_lanes,
         )
@@ -693,9 +693,9 @@ pub(super) fn translate(
     let single_pass =
         plain.single_pass || (agreed && super::plain_meetings::released_in_pass(p, &cfg_blocks));
     let regions = if barriers && !single_pass {
-        whole(&own_loops)
+        wrapped
     } else {
-        own_loops.clone()
+        own_loops
     };
     let plain = plain.barriers;
     let visit_words = if cyclic {
@@ -1420,6 +1420,10 @@ pub fn threads_per_workgroup(simd: u32, tpg: u32) -> u32 {
         .unwrap_or(1)
 }
 
+/// `main` of a straight module. Its `step_limit` is the limit over the SIMD width (a
+/// thread runs at most that many times its longest channel's path); where the
+/// workgroup agrees, `wg_steps` already bounds the thread's own count, and the share
+/// only hands such a launch to the thread mapping sooner.
 #[allow(clippy::too_many_arguments)]
 fn emit_main(
     em: &mut Emit,
