@@ -9,8 +9,8 @@
 //!   whose binding-table entries name different allocations (a condition on the
 //!   launch: the host checks `distinct_btis` before it picks the straight module);
 //! - or the same surface through per-lane addresses that are, at both instructions, the
-//!   same function `coef * v[lane] + u` (one register unchanged in between, or two
-//!   computing it alike), with `u` uniform (scalars written once, in the entry blocks,
+//!   same function `coef * v[lane] + u` modulo 2^width (one register or two computing
+//!   it alike, whatever each holds above that width), with `u` uniform (scalars written once, in the entry blocks,
 //!   including a legacy message's global offset) and `v` a vector the launch gives
 //!   (IGC's local ids), `|coef|` at least the bytes a channel touches: distinct
 //!   channels then touch disjoint bytes when the launch's `v` has distinct elements
@@ -1240,6 +1240,22 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             moff,
             n,
         }),
+        // SVM: each channel's own 64-bit address, its blocks back to back from there
+        // (`svm_blocks`: Num_blocks of Block_size bytes).
+        SvmGather | SvmScatter => {
+            let (bsize, blocks) = crate::interp::thread::svm_blocks(inst, n);
+            Some(Access {
+                reg: raw(inst, "Addresses")?,
+                reg_v: None,
+                asize: 8,
+                rest: "svm".into(),
+                scalar: None,
+                scale: 1,
+                pieces: vec![(0, bsize * blocks.len() as u32)],
+                moff,
+                n,
+            })
+        }
         Gather4Typed | Scatter4Typed | TypedAtomic => typed(),
         D3Load if crate::interp::thread::sampler_coords(inst).is_ok() => typed(),
         LscUntyped => {
@@ -1357,14 +1373,6 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
         }
     };
     let (fx, fy) = (form(&cx, &ax, x, &vx)?, form(&cy, &ay, y, &vy)?);
-    // The same registers unchanged, or two computing the same function up to a
-    // constant (the fields of a struct: `o[4 * i + 3]`).
-    let unchanged = |r: u32| !(x + 1..y).any(|k| writes_any(plan, k, r, r + ax.n * ax.asize));
-    let with_v = vx.is_some();
-    let same_reg = (ax.reg == ay.reg
-        && unchanged(ax.reg)
-        && (!with_v || (ax.reg_v == ay.reg_v && ax.reg_v.is_none_or(unchanged))))
-        || (!with_v && twin_defs(c, (x, &ax), (y, &ay)));
     let linear = |f: &Affine| Affine {
         konst: 0,
         ..f.clone()
@@ -1373,6 +1381,12 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
     // two functions the host evaluates whole: then every uniform part must be a
     // product of kernel arguments (a `__local` array's offset) and each address
     // computed at one width.
+    //
+    // A form is each channel's address modulo 2^width (its narrowest step), whatever
+    // the bits above, so two registers with one form may differ there (one offset
+    // sign-extended, the other not). The host's check is modular too (`overlap_at`:
+    // channel offsets apart by less than the bytes touched, modulo 2^width), and two
+    // addresses that meet agree modulo 2^width: a pair it passes cannot meet.
     let same = linear(&fx) == linear(&fy);
     if fx.width < 32 {
         return None;
@@ -1398,7 +1412,7 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
             return Some(Vec::new());
         }
     }
-    if same && (fx.leaves.is_empty() || (!same_reg && fx.width != fx.wmax)) {
+    if same && fx.leaves.is_empty() {
         return None;
     }
     if !same && (fx.width != fy.width || fx.width != fx.wmax || fy.width != fy.wmax) {
@@ -1489,99 +1503,6 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
     }
     // No pieces: a load none of whose elements is ever read.
     Some(forms)
-}
-
-/// Whether the address registers of accesses `x` and `y` hold one value: IGC adds a
-/// pointer to an offset again for each store through it, into another register, and
-/// may compute the offset again too ([`twin_values`]).
-fn twin_defs(c: &Chains, (x, ax): (usize, &Access), (y, ay): (usize, &Access)) -> bool {
-    let len = ax.n * ax.asize;
-    ax.n == ay.n && ax.asize == ay.asize && twin_values(c, (x, ax.reg), (y, ay.reg), len, 0)
-}
-
-/// Whether registers `[rx, rx + len)` read at instruction `kx` and `[ry, ry + len)`
-/// read at `ky` hold one value for every channel: the same register, written only by
-/// the entry blocks before both; or each with one definition, which ran before its
-/// read, the two the same instruction but for their destinations and registers that
-/// are twins in turn.
-fn twin_values(
-    c: &Chains,
-    (kx, rx): (usize, u32),
-    (ky, ry): (usize, u32),
-    len: u32,
-    depth: u32,
-) -> bool {
-    let first = kx.min(ky);
-    if rx == ry
-        && (0..c.p.insts.len())
-            .filter(|&w| writes_any(c.plan, w, rx, rx + len))
-            .all(|w| w < first && c.block_of[w] < c.prefix)
-    {
-        return true;
-    }
-    if depth > 4 {
-        return false;
-    }
-    let def = |k: usize, r: u32| match c.chain(k).reaching(r, r + len, k) {
-        Ok(Some(d)) if c.chain(k).ran_before(d, k) => Some(d),
-        _ => None,
-    };
-    let (Some(dx), Some(dy)) = (def(kx, rx), def(ky, ry)) else {
-        return false;
-    };
-    let (ix, iy) = (&c.p.insts[dx], &c.p.insts[dy]);
-    let (dsx, srcs_x, _) = ix.alu_operands();
-    let (dsy, srcs_y, _) = iy.alu_operands();
-    // Each definition writes exactly the register read, element after element.
-    let whole = |d: &[&Dst], r: u32| match d {
-        [Dst::Direct {
-            off,
-            ty,
-            hs: 1,
-            sat,
-        }] if *off == r && ty.size() * u32::from(ix.exec.size) == len => Some((*ty, *sat)),
-        _ => None,
-    };
-    if ix.op != iy.op
-        || ix.exec != iy.exec
-        || ix.pred.is_some()
-        || iy.pred.is_some()
-        || whole(&dsx, rx).is_none()
-        || whole(&dsx, rx) != whole(&dsy, ry)
-        || srcs_x.len() != srcs_y.len()
-    {
-        return false;
-    }
-    let n = u32::from(ix.exec.size);
-    srcs_x.iter().zip(&srcs_y).all(|(sx, sy)| match (sx, sy) {
-        (Src::Imm { .. }, Src::Imm { .. }) => sx == sy,
-        (
-            Src::Direct {
-                off: ox,
-                ty: tx,
-                vs: vx,
-                w: wx,
-                hs: hx,
-                m: mx,
-            },
-            Src::Direct {
-                off: oy,
-                ty: ty_,
-                vs: vy,
-                w: wy,
-                hs: hy,
-                m: my,
-            },
-        ) if (tx, vx, wx, hx, mx) == (ty_, vy, wy, hy, my) => {
-            let stride = match (lanes::src_linear(sx, n), lanes::src_linear(sy, n)) {
-                (Some((_, a)), Some((_, b))) if a == b => a,
-                _ => return false,
-            };
-            let span = if stride == 0 { tx.size() } else { stride * n };
-            twin_values(c, (dx, *ox), (dy, *oy), span, depth + 1)
-        }
-        _ => false,
-    })
 }
 
 /// Whether instructions `x` and `y` read one pass's values of the loop scalars whose
@@ -2480,7 +2401,12 @@ impl Chain<'_> {
             return None;
         }
         let end = reg + n * e;
-        let Some(d) = self.reaching(reg, end, before).ok()? else {
+        let reached = self.reaching(reg, end, before);
+        let agreed = || self.agreed_defs(reg, e, moff, n, before, depth);
+        let Ok(reached) = reached else {
+            return agreed();
+        };
+        let Some(d) = reached else {
             // The launch's value: one input holds the whole vector.
             let &(goff, poff, _) = p
                 .inputs
@@ -2513,8 +2439,24 @@ impl Chain<'_> {
                 let base = reg.checked_sub((moff - dm) * e)?;
                 return self.vector_whole(base, e, dm, dn, before, depth + 1);
             }
-            return None;
+            return agreed();
         }
+        self.def_value(d, reg, e, moff, n, depth)
+    }
+
+    /// The function that definition `d` computes into exactly lane vector `reg`'s
+    /// elements, from its sources as every channel at the chain's instructions sees
+    /// them.
+    fn def_value(
+        &self,
+        d: usize,
+        reg: u32,
+        e: u32,
+        moff: u32,
+        n: u32,
+        depth: u32,
+    ) -> Option<Affine> {
+        let inst = &self.p.insts[d];
         let (_, srcs, _) = inst.alu_operands();
         // The definition writes exactly this vector's elements.
         if !writes_ints(inst, reg, e, Some(1)) {
@@ -2528,6 +2470,113 @@ impl Chain<'_> {
         f.width = f.width.min(8 * e);
         f.wmax = f.wmax.max(8 * e);
         Some(f)
+    }
+
+    /// Where no one definition reaches every channel at `before` (IGC computes an
+    /// address again on each path, into one register: `convert_modes_double`'s
+    /// `h + 2 * i` for its half stores), the function that all of them compute, when
+    /// they agree. Then whichever ran last on a channel's way left that value:
+    /// - every instruction that writes any of the vector's bytes writes all of them,
+    ///   unpredicated, for every channel that runs it (a channel's own path runs it
+    ///   only where the channel is enabled);
+    /// - each computes the same function, with no loop scalar in it (a scalar that is
+    ///   not one value wherever it is read) and sources that every channel at the
+    ///   chain's instructions computed alike;
+    /// - no way from the kernel's start to `before` misses them all (else the launch's
+    ///   value would arrive there).
+    fn agreed_defs(
+        &self,
+        reg: u32,
+        e: u32,
+        moff: u32,
+        n: u32,
+        before: usize,
+        depth: u32,
+    ) -> Option<Affine> {
+        let end = reg + n * e;
+        let writers: Vec<usize> = (0..self.p.insts.len())
+            .filter(|&k| writes_any(self.plan, k, reg, end))
+            .collect();
+        if writers.len() < 2 || writers.len() > 16 || depth > 16 {
+            return None;
+        }
+        let mut agreed: Option<Affine> = None;
+        for &d in &writers {
+            let inst = &self.p.insts[d];
+            if self.plan.run[d] != Run::PerLane
+                || inst.pred.is_some()
+                || inst.exec.mask.channel_offset() != moff
+                || inst.exec.size as u32 != n
+            {
+                return None;
+            }
+            // Its sources as the channels that run it see them.
+            let at_d = Chain {
+                blocks: [self.block_of[d]; 2],
+                ..*self
+            };
+            let f = at_d.def_value(d, reg, e, moff, n, depth + 1)?;
+            if f.uni.iter().flat_map(|u| &u.0).any(|s| s.pass.is_some()) {
+                return None;
+            }
+            match &agreed {
+                Some(g) if *g != f => return None,
+                Some(_) => {}
+                None => agreed = Some(f),
+            }
+        }
+        self.every_way_writes(&writers, before)
+            .then_some(agreed)
+            .flatten()
+    }
+
+    /// Whether every way from the kernel's start to instruction `before` passes one of
+    /// `writers`. Predecessors as [`dominators`] finds them (a block's fall-through and
+    /// branch sources; a subroutine's body is passed over by its call's fall-through,
+    /// which only adds ways).
+    fn every_way_writes(&self, writers: &[usize], before: usize) -> bool {
+        let block_of = self.block_of;
+        let nb = block_of.last().map_or(0, |&b| b + 1);
+        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); nb];
+        let mut has_writer = vec![false; nb];
+        for (k, inst) in self.p.insts.iter().enumerate() {
+            let b = block_of[k];
+            if k + 1 < block_of.len() && block_of[k + 1] != b {
+                preds[block_of[k + 1]].push(b);
+            }
+            for t in super::blocks::targets(inst) {
+                if let Some(&tb) = block_of.get(t as usize) {
+                    if tb != b || t as usize <= k {
+                        preds[tb].push(b);
+                    }
+                }
+            }
+        }
+        for &w in writers {
+            has_writer[block_of[w]] = true;
+        }
+        let home = block_of[before];
+        if writers.iter().any(|&w| block_of[w] == home && w < before) {
+            return true;
+        }
+        // Back from `before`'s block: a block holding a writer ends that way (its last
+        // writer ran after anything earlier); reaching the start without one fails. The
+        // home block met again (around a loop) is passed whole.
+        let mut seen = vec![false; nb];
+        let mut todo: Vec<usize> = preds[home].clone();
+        if home == 0 {
+            return false;
+        }
+        while let Some(b) = todo.pop() {
+            if std::mem::replace(&mut seen[b], true) || has_writer[b] {
+                continue;
+            }
+            if b == 0 {
+                return false;
+            }
+            todo.extend(&preds[b]);
+        }
+        true
     }
 
     /// A fixed scalar (`fixed_scalar`) that its one writer computes as another fixed
@@ -2816,6 +2865,63 @@ mod tests {
             width: 32,
             wmax: 32,
         })
+    }
+
+    /// A SIMD16 kernel that stores each channel's dword at `p + addresses`, where
+    /// the two sides of a branch on the local id compute the address register
+    /// (`then` and `else`, each ending with the add into V0043).
+    fn two_paths(then: &str, els: &str) -> Result<Conditions, Refused> {
+        let p = super::super::test_kernel(
+            ".decl V0040 v_type=G type=q num_elts=1 align=qword\n\
+             .decl V0041 v_type=G type=uw num_elts=16 align=hword\n\
+             .decl V0042 v_type=G type=q num_elts=16 align=hword\n\
+             .decl V0043 v_type=G type=uq num_elts=16 align=hword\n\
+             .decl V0044 v_type=G type=d num_elts=16 align=hword\n\
+             .decl P1 v_type=P num_elts=16\n\
+             .input V0040 offset=32 size=8\n\
+             .input V0041 offset=64 size=32\n",
+            16,
+            &format!(
+                "cmp.gt (M1, 16) P1 V0041(0,0)<1;1,0> 0x7:uw\n\
+                 (P1) goto (M1, 16) L_else\n\
+                 {then}\
+                 goto (M1, 1) L_join\n\
+                 L_else:\n\
+                 {els}\
+                 L_join:\n\
+                 svm_scatter.4.1 (M1, 16) V0043.0 V0044.0\n"
+            ),
+        );
+        let cfg = super::super::blocks::split(&p.insts);
+        let plan = lanes::plan(&p, &cfg, true);
+        super::super::simt::check(&p, &plan, &cfg, 1)
+    }
+
+    /// IGC computes an address again on each path into one register
+    /// (`convert_modes_double`'s half stores): where every definition computes one
+    /// function and no way to the store misses them all, the store's channels are
+    /// apart as for one definition; not where the two disagree, or where a way
+    /// leaves the register as the launch gave it.
+    #[test]
+    fn one_address_computed_on_each_path_is_one_form() {
+        let shl = |by: u32| {
+            format!(
+                "shl (M1, 16) V0042(0,0)<1> V0041(0,0)<1;1,0> 0x{by}:q\n\
+                 add (M1, 16) V0043(0,0)<1> V0042(0,0)<1;1,0> V0040(0,0)<0;1,0>\n"
+            )
+        };
+        let refused = |r: Result<Conditions, Refused>| match r {
+            Ok(_) => panic!("the store was let through"),
+            Err(r) => r.why,
+        };
+        let c = two_paths(&shl(2), &shl(2)).expect("one form on both paths");
+        assert!(!c.distinct_inputs.is_empty(), "{:?}", c.distinct_inputs);
+        // One path shifts by 1: channels 0 and 1 of different paths may meet.
+        let why = refused(two_paths(&shl(2), &shl(1)));
+        assert!(why.contains("may touch the same bytes"), "{why}");
+        // The else path leaves V0043 unwritten.
+        let why = refused(two_paths(&shl(2), ""));
+        assert!(why.contains("may touch the same bytes"), "{why}");
     }
 
     #[test]
