@@ -1482,6 +1482,37 @@ fn svm_atomics_are_placed_unless_their_buffer_is_read_through_the_binding_table(
     }
 }
 
+/// One buffer reached through its pointer and through its binding-table entry: IGC
+/// on skl stores convert_modes_double's halves `h[i]` through T6 on one path and
+/// through `svm_scatter` at `h + 2 i` (computed again on each path into one register)
+/// on another. Where the pointer lies where the entry's addresses start
+/// (`Conditions::flat_bti_start`, the `bufferOffset` argument's bytes into the
+/// buffer), the two compare as accesses of one surface, and the kernel runs straight
+/// (until stop 60 the thread mapping: 110 s of NVIDIA's compiler).
+#[test]
+fn one_buffer_through_its_pointer_and_its_binding_table_runs_straight() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    let dir = own.join("convert_modes_double/skl-simd32");
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let (launch, _, _) = straight_or_handed_over(&mut ctx, &dir, &case, "flat_st(", None);
+    let c = &launch
+        .lanes
+        .as_ref()
+        .unwrap()
+        .module
+        .straight
+        .as_ref()
+        .unwrap()
+        .launch;
+    assert!(!c.flat_bti_start.is_empty(), "{:?}", c.distinct_flat);
+    assert!(
+        c.flat_bti_start.iter().all(|&(_, _, off)| off.is_some()),
+        "{:?}",
+        c.flat_bti_start
+    );
+}
+
 /// Stateless accesses placed on their pointer argument (`lane_memory::flat_base`):
 /// pvc's kernels address every buffer through a 64-bit pointer, and the straight form
 /// takes them once each access is known to stay in its argument's buffer, which the

@@ -483,14 +483,16 @@ fn build_piece(
             // first group's threads decide unless an address reads those words.
             let reads_group = s.launch.reads_group_ids(p.simd);
             let checked = if reads_group { groups } else { [1, 1, 1] };
-            spans_unheld(&s.launch, &table, image).or_else(|| {
-                straight_unsafe(
-                    &s.launch,
-                    &table,
-                    thread_payloads(lp, l.first, checked, l.threads_per_group),
-                    p.simd,
-                )
-            })
+            spans_unheld(&s.launch, &table, image)
+                .or_else(|| flat_off_start(&s.launch, &table, image))
+                .or_else(|| {
+                    straight_unsafe(
+                        &s.launch,
+                        &table,
+                        thread_payloads(lp, l.first, checked, l.threads_per_group),
+                        p.simd,
+                    )
+                })
         })
     {
         let target = Target {
@@ -802,6 +804,44 @@ fn spans_unheld(
             format!(
                 "the pointer argument at payload byte {poff} is not word-aligned {span} bytes \
                  or more before the end of its buffer, which its atomics' addresses may reach"
+            )
+        })
+    })
+}
+
+/// Why a straight module's flat and binding-table accesses of one buffer
+/// (`Conditions::flat_bti_start`) may meet in this launch: the base's allocation is the
+/// entry's, and its pointer (payload `image`) does not lie as far into it as the
+/// binding-table addresses' offset argument says (0 without one).
+fn flat_off_start(
+    c: &translate::lane_memory::Conditions,
+    table: &[u32],
+    image: &[u8],
+) -> Option<String> {
+    use translate::lane_memory::Apart;
+    let read = |at: u32, n: usize| {
+        let b = image.get(at as usize..at as usize + n)?;
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(b);
+        Some(u64::from_le_bytes(w))
+    };
+    c.flat_bti_start.iter().find_map(|&(j, b, soff)| {
+        if !one_allocation(table, j, Apart::Bti(b)) {
+            return None;
+        }
+        let poff = c.flat_bases[j as usize];
+        let e = cfg::FLAT_SPAN + 4 * j as usize;
+        let base = u64::from(table[e]) | (u64::from(table[e + 1]) << 32);
+        let want = match soff {
+            None => Some(0),
+            Some(s) => read(s, 4),
+        };
+        let into = read(poff, 8).and_then(|p| p.checked_sub(base));
+        (into.is_none() || into != want).then(|| {
+            format!(
+                "the pointer argument at payload byte {poff} does not lie where binding-table \
+                 entry {b}'s addresses start in its buffer (a store through one may be read \
+                 through the other)"
             )
         })
     })
@@ -2660,6 +2700,45 @@ mod tests {
         odd[8..16].copy_from_slice(&0x10_0000_0012u64.to_le_bytes());
         let why = spans_unheld(&spans(vec![(1, 4)]), &table, &odd).unwrap();
         assert!(why.contains("not word-aligned"), "{why}");
+        // One buffer through a pointer and a binding-table entry: the pointer must lie
+        // as far into it as the offset argument (payload byte 32) says, 0 without one.
+        // Entry 2 names the first buffer, which the second pointer lies 16 bytes into.
+        table[cfg::BTI_SPAN + 4..cfg::BTI_SPAN + 6].copy_from_slice(&[64, 0]);
+        let start = |pairs| Conditions {
+            flat_bases: vec![0, 8, 16, 24, 36],
+            flat_bti_start: pairs,
+            ..Default::default()
+        };
+        let mut at = image.clone();
+        assert_eq!(
+            flat_off_start(&start(vec![(2, 3, None)]), &table, &at),
+            None
+        );
+        assert_eq!(
+            flat_off_start(&start(vec![(2, 3, Some(32))]), &table, &at),
+            None
+        );
+        assert_eq!(
+            flat_off_start(&start(vec![(0, 2, None)]), &table, &at),
+            None
+        );
+        // Different buffers need nothing.
+        assert_eq!(
+            flat_off_start(&start(vec![(1, 3, None)]), &table, &at),
+            None
+        );
+        let why = flat_off_start(&start(vec![(1, 2, None)]), &table, &at).unwrap();
+        assert!(
+            why.contains("payload byte 8") && why.contains("entry 2"),
+            "{why}"
+        );
+        at[32..36].copy_from_slice(&16u32.to_le_bytes());
+        assert_eq!(
+            flat_off_start(&start(vec![(1, 2, Some(32))]), &table, &at),
+            None
+        );
+        assert!(flat_off_start(&start(vec![(2, 3, Some(32))]), &table, &at).is_some());
+        assert!(flat_off_start(&start(vec![(0, 2, Some(32))]), &table, &at).is_some());
     }
 
     #[test]

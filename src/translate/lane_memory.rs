@@ -71,6 +71,12 @@ pub struct Conditions {
     /// A placed base (its index) and what must lie in another allocation: a second
     /// base or a binding-table entry that an access meets with a write between them.
     pub distinct_flat: Vec<(u32, Apart)>,
+    /// `(placed base, binding-table entry, payload byte of an offset)`: where the base
+    /// and the entry name one allocation, the pointer must lie that offset (a 4-byte
+    /// input; 0 without one) past its start, so that flat addresses less the pointer
+    /// and binding-table addresses less the offset are the same bytes' offsets, which
+    /// `distinct_inputs` then keep apart ([`flat_bti_forms`]).
+    pub flat_bti_start: Vec<(u32, u32, Option<u32>)>,
     /// Placed atomics whose bytes provably lie within [`Conditions::flat_spans`]'s span
     /// after their pointer (`flat_spans::span`): the shader does not check them.
     pub flat_proven: Vec<usize>,
@@ -842,6 +848,27 @@ pub fn conditions(
                     Some((a.min(b), Apart::Base(a.max(b))))
                 }
                 (Space::Flat(a), Space::Bti(b)) | (Space::Bti(b), Space::Flat(a)) => {
+                    // One buffer through both is fine where the pointer is its start
+                    // and the offsets keep the channels apart.
+                    let (flat, other) = if matches!(sx, Space::Flat(_)) {
+                        (x, y)
+                    } else {
+                        (y, x)
+                    };
+                    let poff = out.flat_bases[a as usize];
+                    if let Some((forms, soff)) =
+                        flat_bti_forms(&chains, &targets, (flat, poff), other)
+                    {
+                        for form in forms {
+                            if !out.distinct_inputs.contains(&form) {
+                                out.distinct_inputs.push(form);
+                            }
+                        }
+                        if !out.flat_bti_start.contains(&(a, b, soff)) {
+                            out.flat_bti_start.push((a, b, soff));
+                        }
+                        continue;
+                    }
                     Some((a, Apart::Bti(b)))
                 }
                 _ => None,
@@ -1373,6 +1400,110 @@ fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option
         }
     };
     let (fx, fy) = (form(&cx, &ax, x, &vx)?, form(&cy, &ay, y, &vy)?);
+    forms_of(c, targets, (x, &ax, fx), (y, &ay, fy))
+}
+
+/// A flat access `flat` through the pointer argument at payload byte `poff` and a
+/// binding-table access `bti` whose surface the pointer may point into: where the
+/// pointer is the start of the surface's buffer (the host checks it,
+/// `Conditions::flat_bti_start`), the flat address less the pointer is a byte offset
+/// in the surface, so the two compare as two accesses of one surface. With the forms,
+/// the payload byte offset of the input scalar that the binding-table address adds
+/// (the pointer then lies that far into the buffer), if any. IGC on skl
+/// stores `h[i]` through T6 on one path and through `svm_scatter` at `h + 2 i` on
+/// another (convert_modes_double's half stores).
+fn flat_bti_forms(
+    c: &Chains,
+    targets: &[bool],
+    (flat, poff): (usize, u32),
+    bti: usize,
+) -> Option<(Vec<LaneForm>, Option<u32>)> {
+    let (p, plan) = (c.p, c.plan);
+    let (af, ab) = (access(p, plan, flat)?, access(p, plan, bti)?);
+    // Offsets from the surface's start alone: no global offset, no immediate.
+    let no_offset = |k: usize| {
+        let inst = &p.insts[k];
+        let imm_zero = |name: &str| match field(inst, name) {
+            None => true,
+            Some(PField::Src(Src::Imm { bits, .. })) => *bits == 0,
+            Some(PField::Int(v)) => *v == 0,
+            Some(_) => false,
+        };
+        imm_zero("Offset") && imm_zero("AddrImmOffset")
+    };
+    if af.scale != ab.scale
+        || af.reg_v.is_some()
+        || ab.reg_v.is_some()
+        || !no_offset(flat)
+        || !no_offset(bti)
+    {
+        return None;
+    }
+    let ff = c
+        .chain(flat)
+        .vector(af.reg, af.asize, af.moff, af.n, flat, 0)?;
+    let fb = c
+        .chain(bti)
+        .vector(ab.reg, ab.asize, ab.moff, ab.n, bti, 0)?;
+    // The pointer's term taken out of the flat form.
+    let is_pointer = |(s, m): &(Vec<Scalar>, i64)| {
+        *m == 1
+            && matches!(s.as_slice(), [s] if s.size == 8 && s.input == Some(poff) && s.pass.is_none())
+    };
+    if ff.uni.iter().filter(|u| is_pointer(u)).count() != 1 {
+        return None;
+    }
+    let width = ff.width.min(fb.width);
+    let uni: Vec<_> = ff.uni.iter().filter(|u| !is_pointer(u)).cloned().collect();
+    // The binding-table address may add one input scalar that the flat one does not
+    // (IGC's `bufferOffset` implicit argument): the host checks that the pointer lies
+    // that far into the buffer.
+    let mut extra = fb.uni.iter().filter(|u| !uni.contains(u));
+    let (buni, soff) = match (extra.next(), extra.next()) {
+        (None, _) => (fb.uni.clone(), None),
+        (Some((sc, 1)), None) => match sc.as_slice() {
+            [sc] if sc.size == 4 && sc.pass.is_none() && sc.input.is_some() => {
+                let keep = fb.uni.iter().filter(|u| u.0 != [*sc]).cloned().collect();
+                (keep, sc.input)
+            }
+            _ => return None,
+        },
+        _ => return None,
+    };
+    // Both modulo the narrower width (the host's check is modular, `overlap_at`).
+    let ff = Affine {
+        uni,
+        width,
+        wmax: width,
+        ..ff
+    };
+    let fb = Affine {
+        uni: buni,
+        width,
+        wmax: width,
+        ..fb
+    };
+    let forms = if flat < bti {
+        forms_of(c, targets, (flat, &af, ff), (bti, &ab, fb))
+    } else {
+        forms_of(c, targets, (bti, &ab, fb), (flat, &af, ff))
+    }?;
+    // Only one function at both: the host evaluates nothing it cannot.
+    forms
+        .iter()
+        .all(|f| f.terms2.is_none())
+        .then_some((forms, soff))
+}
+
+/// The launch forms under which accesses `x` and `y` (their addresses' functions
+/// `fx`, `fy`) keep different channels' bytes apart, if there are any.
+fn forms_of(
+    c: &Chains,
+    targets: &[bool],
+    (x, ax, fx): (usize, &Access, Affine),
+    (y, ay, fy): (usize, &Access, Affine),
+) -> Option<Vec<LaneForm>> {
+    let (cx, cy) = (c.chain(x), c.chain(y));
     let linear = |f: &Affine| Affine {
         konst: 0,
         ..f.clone()
