@@ -155,6 +155,28 @@ fn fences_order_what_two_channels_may_share() {
     assert!(why.contains("memory instructions 21 and 21"), "{why}");
 }
 
+/// GATHER/SCATTER run per channel (stop 60): each channel's offset and dword slot,
+/// not every raw operand whole, so the byte gathers of `gather_scatter_legacy` no
+/// longer read the whole GRF (which the straight form refused as reads of scalars
+/// written in other blocks); its word scatter `hs[(i * 5) % 256]`, whose address
+/// has no linear form, is what keeps it off the straight form now.
+#[test]
+fn legacy_gathers_run_per_channel() {
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
+    for (v, at) in [
+        ("tgllp-simd8", 50),
+        ("tgllp-simd16", 50),
+        ("tgllp-simd32", 84),
+    ] {
+        let m = straight_module_at(&own.join("gather_scatter_legacy").join(v));
+        let why = m.why_not_straight.unwrap_or_default();
+        assert!(
+            why.contains(&format!("memory instructions {at} and {at} may touch")),
+            "{v}: {why}"
+        );
+    }
+}
+
 /// Two whole-thread stores behind one branch that lets one channel of a thread
 /// through need no order between them (image_dims: `if (i == 0)` stores the image
 /// queries through the `info` pointer and through binding-table entry 2, one buffer

@@ -1245,6 +1245,27 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
             moff,
             n,
         }),
+        // GATHER/SCATTER: element `Global_offset + Element_offset[i]` of Elt_size
+        // bytes (the interpreter's `Thread::message`).
+        Gather | Scatter => {
+            let bytes = crate::interp::thread::elt_size_bytes(int(inst, "Elt_size"))?;
+            let global = match field(inst, "Global_offset") {
+                Some(PField::Src(Src::Direct { off, ty, .. })) => Some((*off, ty.size())),
+                Some(PField::Src(Src::Imm { .. })) | None => None,
+                Some(_) => return None,
+            };
+            Some(Access {
+                reg: raw(inst, "Element_offset")?,
+                reg_v: None,
+                asize: 4,
+                rest: format!("elements {}", dbg("Global_offset")),
+                scalar: global,
+                scale: bytes as i64,
+                pieces: vec![(0, bytes)],
+                moff,
+                n,
+            })
+        }
         QwGather | QwScatter => Some(Access {
             reg: raw(inst, "Offset")?,
             reg_v: None,

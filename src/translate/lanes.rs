@@ -287,7 +287,7 @@ fn per_lane_message(inst: &PInst) -> bool {
     match inst.op {
         Gather4Scaled | Scatter4Scaled | SvmGather4Scaled | SvmScatter4Scaled | GatherScaled
         | ScatterScaled | DwordAtomic | SvmAtomic | QwGather | QwScatter | SvmGather
-        | SvmScatter => true,
+        | SvmScatter | Gather | Scatter => true,
         // Typed messages: each channel's coordinates and texel in its own elements (a
         // pixel null mask is a whole-thread word: not per lane).
         Gather4Typed | Scatter4Typed | TypedAtomic => true,
@@ -625,17 +625,17 @@ fn msg_foot(inst: &PInst, lane_of: &dyn Fn(u32) -> Option<u32>, grf: u32, f: &mu
                 wr("Dst", (0, 4, i), 4, l, f);
             }
         }
-        Gather | Scatter => {
-            // A whole-thread message (`per_lane_message`: its addresses scale the global
-            // offset too), every raw operand as a whole.
-            whole_raw_operands(inst, grf, f);
-        }
-        GatherScaled | ScatterScaled => {
-            let bytes = 1u32 << (int(inst, "Num_blocks") & 3);
+        GatherScaled | ScatterScaled | Gather | Scatter => {
+            // Each element in a dword slot; GATHER/SCATTER's size from `Elt_size`.
+            let bytes = if matches!(inst.op, Gather | Scatter) {
+                crate::interp::thread::elt_size_bytes(int(inst, "Elt_size")).unwrap_or(4)
+            } else {
+                1u32 << (int(inst, "Num_blocks") & 3)
+            };
             for i in 0..n {
                 let l = lane_of(i);
                 rd("Element_offset", (0, 4, i), 4, l, f);
-                if inst.op == GatherScaled {
+                if matches!(inst.op, GatherScaled | Gather) {
                     wr("Dst", (0, 4, i), 4, l, f);
                 } else {
                     rd("Src", (0, 4, i), bytes, l, f);
