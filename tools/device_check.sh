@@ -33,6 +33,12 @@ B=.dev/visa-emu
 { nvidia-smi -L; nproc; uname -r; } > "$L/env.txt" 2>&1
 step adapters 20 $B adapters
 grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
+# 0. Stop 60's changes: convert_modes_double skl and pvc now straight (NVIDIA's
+# compiler took 110 s and 65 s for their thread-mapping modules at stop 60),
+# gather_scatter_legacy's GATHER/SCATTER per channel (its lane modules).
+step stop60 120 $B conformance tests/cases/convert_modes_double tests/cases/gather_scatter_legacy \
+  --backend vulkan --known tests/known_disagreements.txt
+grep -E "^(FAIL|PASS)" "$L/stop60.txt" | cut -c1-160 | tee -a "$OUT/summary.txt"
 # 1. The benches at corpus sizes (pipelines cold: each workload's first run compiles).
 step bench 90 $B bench --backend vulkan --runs 7 --no-pocl --json "$L/bench.json" \
   tests/corpus/saxpy/tgllp-simd16 tests/corpus/mandelbrot/tgllp-simd16 tests/corpus/atomic_histogram/tgllp-simd32 \
@@ -50,5 +56,7 @@ step bench_scaled 80 $B bench --backend vulkan --runs 5 --no-pocl --json "$L/ben
 step conf_native 600 $B conformance tests/corpus tests/cases --backend vulkan --known tests/known_disagreements.txt
 grep -E "^(FAIL|ERROR)" "$L/conf_native.txt" | cut -c1-200 | head -30 | tee -a "$OUT/summary.txt"
 echo "passed $(grep -c '^PASS' "$L/conf_native.txt") known $(grep -c '^KNOWN' "$L/conf_native.txt") failed $(grep -c '^FAIL' "$L/conf_native.txt")" >> "$OUT/summary.txt"
+# 4. math_double alone (stop 60: not finished in 170 s beside nothing else).
+step math_double 400 $B conformance tests/cases/math_double --backend vulkan
 echo "total $(( $(date +%s) - START ))s" >> "$OUT/summary.txt"
 tar czf "$OUT/logs.tgz" -C "$L" .
