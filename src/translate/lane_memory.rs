@@ -2629,8 +2629,8 @@ impl Chain<'_> {
     /// `h + 2 * i` for its half stores), the function that all of them compute, when
     /// they agree. Then whichever ran last on a channel's way left that value:
     /// - every instruction that writes any of the vector's bytes writes all of them,
-    ///   unpredicated, for every channel that runs it (a channel's own path runs it
-    ///   only where the channel is enabled);
+    ///   unpredicated and not NoMask, for every channel that runs it (a channel's own
+    ///   path runs it only where the channel is enabled);
     /// - each computes the same function, with no loop scalar in it (a scalar that is
     ///   not one value wherever it is read) and sources that every channel at the
     ///   chain's instructions computed alike;
@@ -2655,8 +2655,11 @@ impl Chain<'_> {
         let mut agreed: Option<Affine> = None;
         for &d in &writers {
             let inst = &self.p.insts[d];
+            // NoMask: on hardware it also writes channels that are not on its path,
+            // from sources they did not compute there.
             if self.plan.run[d] != Run::PerLane
                 || inst.pred.is_some()
+                || inst.exec.mask.no_mask
                 || inst.exec.mask.channel_offset() != moff
                 || inst.exec.size as u32 != n
             {
