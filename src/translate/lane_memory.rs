@@ -10,11 +10,14 @@
 //!   launch: the host checks `distinct_btis` before it picks the straight module);
 //! - or the same surface through per-lane addresses that are, at both instructions, the
 //!   same function `coef * v[lane] + u` modulo 2^width (one register or two computing
-//!   it alike, whatever each holds above that width), with `u` uniform (scalars written once, in the entry blocks,
-//!   including a legacy message's global offset) and `v` a vector the launch gives
-//!   (IGC's local ids), `|coef|` at least the bytes a channel touches: distinct
-//!   channels then touch disjoint bytes when the launch's `v` has distinct elements
-//!   within each thread, spread at most 65535 (the host checks `distinct_inputs`).
+//!   it alike, whatever each holds above that width), with `u` uniform (scalars
+//!   written once, in the entry blocks, including a legacy message's global offset)
+//!   and `v` a vector the launch gives (IGC's local ids), `|coef|` at least the bytes
+//!   a channel touches: distinct channels then touch disjoint bytes when the launch's
+//!   `v` has distinct elements within each thread, spread at most 65535 (the host
+//!   checks `distinct_inputs`);
+//! - or a flat access and a binding-table access of one buffer whose offsets from the
+//!   buffer's start are such forms (`flat_bti_forms`, `Conditions::flat_bti_start`).
 //!
 //! Scalars that change from one pass of a loop to the next (a tree reduction's bound, a
 //! double buffer's index) enter as expressions the host evaluates for every value they
