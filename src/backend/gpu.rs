@@ -781,6 +781,24 @@ fn bounds_unheld(
     })
 }
 
+/// The little-endian value of payload bytes `[at, at + n)` (`n` at most 8), if the
+/// payload holds them.
+fn payload_le(image: &[u8], at: u32, n: usize) -> Option<u64> {
+    let b = image.get(at as usize..at as usize + n)?;
+    let mut w = [0u8; 8];
+    w[..n].copy_from_slice(b);
+    Some(u64::from_le_bytes(w))
+}
+
+/// Placed flat base `j`'s allocation as `flat_spans` wrote it: its address and size.
+fn flat_allocation(table: &[u32], j: u32) -> (u64, u32) {
+    let e = cfg::FLAT_SPAN + 4 * j as usize;
+    (
+        u64::from(table[e]) | (u64::from(table[e + 1]) << 32),
+        table[e + 2],
+    )
+}
+
 /// Why a straight module's unchecked flat atomics (`Conditions::flat_spans`) could
 /// leave their allocation or their word in this launch: a placed base's allocation
 /// (`flat_spans`, already in `table`) does not hold the span its accesses may reach
@@ -792,13 +810,10 @@ fn spans_unheld(
 ) -> Option<String> {
     c.flat_spans.iter().find_map(|&(j, span)| {
         let poff = c.flat_bases[j as usize];
-        let ptr = image
-            .get(poff as usize..poff as usize + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
-        let e = cfg::FLAT_SPAN + 4 * j as usize;
-        let base = u64::from(table[e]) | (u64::from(table[e + 1]) << 32);
+        let ptr = payload_le(image, poff, 8);
+        let (base, size) = flat_allocation(table, j);
         let held = ptr.is_some_and(|p| {
-            p % 4 == 0 && p >= base && (p - base).saturating_add(span) <= u64::from(table[e + 2])
+            p % 4 == 0 && p >= base && (p - base).saturating_add(span) <= u64::from(size)
         });
         (!held).then(|| {
             format!(
@@ -819,24 +834,17 @@ fn flat_off_start(
     image: &[u8],
 ) -> Option<String> {
     use translate::lane_memory::Apart;
-    let read = |at: u32, n: usize| {
-        let b = image.get(at as usize..at as usize + n)?;
-        let mut w = [0u8; 8];
-        w[..n].copy_from_slice(b);
-        Some(u64::from_le_bytes(w))
-    };
     c.flat_bti_start.iter().find_map(|&(j, b, soff)| {
         if !one_allocation(table, j, Apart::Bti(b)) {
             return None;
         }
         let poff = c.flat_bases[j as usize];
-        let e = cfg::FLAT_SPAN + 4 * j as usize;
-        let base = u64::from(table[e]) | (u64::from(table[e + 1]) << 32);
+        let (base, _) = flat_allocation(table, j);
         let want = match soff {
             None => Some(0),
-            Some(s) => read(s, 4),
+            Some(s) => payload_le(image, s, 4),
         };
-        let into = read(poff, 8).and_then(|p| p.checked_sub(base));
+        let into = payload_le(image, poff, 8).and_then(|p| p.checked_sub(base));
         (into.is_none() || into != want).then(|| {
             format!(
                 "the pointer argument at payload byte {poff} does not lie where binding-table \

@@ -680,7 +680,8 @@ pub fn conditions(
     if !mem.iter().any(|&k| plan.mem[k].1) {
         return Ok(out);
     }
-    let dom = dominators(p, block_of);
+    let preds = predecessors(p, block_of);
+    let dom = dominators_of(&preds);
     let loops = loops_of(p);
     let passes = RefCell::new(Passes::default());
     let targets = super::blocks::branch_targets(&p.insts);
@@ -689,6 +690,7 @@ pub fn conditions(
         plan,
         block_of,
         prefix,
+        preds: &preds,
         dom: &dom,
         loops: &loops,
         passes: &passes,
@@ -1373,6 +1375,7 @@ struct Chains<'a> {
     plan: &'a Plan,
     block_of: &'a [usize],
     prefix: usize,
+    preds: &'a [Vec<usize>],
     dom: &'a [Vec<bool>],
     loops: &'a [(usize, usize)],
     passes: &'a RefCell<Passes>,
@@ -1384,6 +1387,7 @@ impl Chains<'_> {
         Chain {
             p: self.p,
             plan: self.plan,
+            preds: self.preds,
             dom: self.dom,
             loops: self.loops,
             block_of: self.block_of,
@@ -2104,11 +2108,15 @@ enum GuardBound {
 }
 
 /// Dominators of the blocks (`block_of`: each instruction's block; blocks are
-/// contiguous, block 0 is the entry). `dom[b][a]`: `a` dominates `b`. A block's
-/// successors are the next block (always, which is conservative: more predecessors,
-/// fewer dominators) and its branch targets. The greatest fixed point of the dataflow
-/// equations, iterated from "everything dominates" (back edges included).
+/// contiguous, block 0 is the entry). `dom[b][a]`: `a` dominates `b`.
 pub(super) fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
+    dominators_of(&predecessors(p, block_of))
+}
+
+/// Each block's predecessors: a block's successors are the next block (always, which
+/// is conservative: more predecessors, fewer dominators; a subroutine's body is passed
+/// over by its call's fall-through) and its branch targets.
+fn predecessors(p: &Prepared, block_of: &[usize]) -> Vec<Vec<usize>> {
     let n = block_of.last().map_or(0, |&b| b + 1);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (k, inst) in p.insts.iter().enumerate() {
@@ -2124,6 +2132,13 @@ pub(super) fn dominators(p: &Prepared, block_of: &[usize]) -> Vec<Vec<bool>> {
             }
         }
     }
+    preds
+}
+
+/// [`dominators`] from the predecessors: the greatest fixed point of the dataflow
+/// equations, iterated from "everything dominates" (back edges included).
+fn dominators_of(preds: &[Vec<usize>]) -> Vec<Vec<bool>> {
+    let n = preds.len();
     let mut dom = vec![vec![true; n]; n];
     if n > 0 {
         dom[0] = vec![false; n];
@@ -2177,6 +2192,8 @@ fn writes_any(plan: &Plan, k: usize, a: u32, b: u32) -> bool {
 struct Chain<'a> {
     p: &'a Prepared,
     plan: &'a Plan,
+    /// Each block's predecessors ([`predecessors`]).
+    preds: &'a [Vec<usize>],
     /// `dom[b][a]`: block `a` dominates block `b`.
     dom: &'a [Vec<bool>],
     /// Loops `[t, j]` ([`loops_of`]).
@@ -2689,42 +2706,25 @@ impl Chain<'_> {
     }
 
     /// Whether every way from the kernel's start to instruction `before` passes one of
-    /// `writers`. Predecessors as [`dominators`] finds them (a block's fall-through and
-    /// branch sources; a subroutine's body is passed over by its call's fall-through,
-    /// which only adds ways).
+    /// `writers` (ways as [`predecessors`] finds them).
     fn every_way_writes(&self, writers: &[usize], before: usize) -> bool {
         let block_of = self.block_of;
-        let nb = block_of.last().map_or(0, |&b| b + 1);
-        let mut preds: Vec<Vec<usize>> = vec![Vec::new(); nb];
-        let mut has_writer = vec![false; nb];
-        for (k, inst) in self.p.insts.iter().enumerate() {
-            let b = block_of[k];
-            if k + 1 < block_of.len() && block_of[k + 1] != b {
-                preds[block_of[k + 1]].push(b);
-            }
-            for t in super::blocks::targets(inst) {
-                if let Some(&tb) = block_of.get(t as usize) {
-                    if tb != b || t as usize <= k {
-                        preds[tb].push(b);
-                    }
-                }
-            }
-        }
-        for &w in writers {
-            has_writer[block_of[w]] = true;
-        }
         let home = block_of[before];
         if writers.iter().any(|&w| block_of[w] == home && w < before) {
             return true;
         }
-        // Back from `before`'s block: a block holding a writer ends that way (its last
-        // writer ran after anything earlier); reaching the start without one fails. The
-        // home block met again (around a loop) is passed whole.
-        let mut seen = vec![false; nb];
-        let mut todo: Vec<usize> = preds[home].clone();
         if home == 0 {
             return false;
         }
+        let mut has_writer = vec![false; self.preds.len()];
+        for &w in writers {
+            has_writer[block_of[w]] = true;
+        }
+        // Back from `before`'s block: a block holding a writer ends that way (its last
+        // writer ran after anything earlier); reaching the start without one fails. The
+        // home block met again (around a loop) is passed whole.
+        let mut seen = vec![false; self.preds.len()];
+        let mut todo: Vec<usize> = self.preds[home].clone();
         while let Some(b) = todo.pop() {
             if std::mem::replace(&mut seen[b], true) || has_writer[b] {
                 continue;
@@ -2732,7 +2732,7 @@ impl Chain<'_> {
             if b == 0 {
                 return false;
             }
-            todo.extend(&preds[b]);
+            todo.extend(&self.preds[b]);
         }
         true
     }
