@@ -289,6 +289,18 @@ impl GpuContext {
                 limit: self.caps.max_storage_buffers_per_stage,
             });
         }
+        stage_log(format_args!(
+            "buffers (bytes, r = read back): {}",
+            job.buffers
+                .iter()
+                .map(|b| format!(
+                    "{}{}",
+                    b.size.max(b.data.len() as u64),
+                    if b.readback { "r" } else { "" }
+                ))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
         let mut gpu_buffers = Vec::with_capacity(job.buffers.len());
         // A buffer the device cannot create (out of memory, a limit, a lost device)
         // is an error here rather than a panic at its first use.

@@ -437,9 +437,15 @@ impl Rows<'_> {
             let at = em.out.len();
             let simd = self.p.simd;
             let unguard = |em: &mut Emit| {
-                if let Some(t) = without_whole_width_guard(&em.out[at..], simd) {
+                // Every such guard where the text binds `li` once (parts merged
+                // over the whole width keep one per element).
+                let once = em.out[at..].matches("let li = ").count() == 1;
+                while let Some(t) = without_whole_width_guard(&em.out[at..], simd) {
                     em.out.truncate(at);
                     em.out.push_str(&t);
+                    if !once {
+                        break;
+                    }
                 }
                 // The element, lane and mask bindings of the instruction, where its
                 // code reads none (naga and the driver handle every `let`).
@@ -452,9 +458,25 @@ impl Rows<'_> {
             em.flat_base = self.base_at(k);
             em.flat_proven = self.flat_proven.contains(&k);
             em.bti_proven = self.bti_proven.contains(&k);
-            if let Some((text, parts)) =
-                self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
-            {
+            // NaN-blind parts merge as such; where some part is not, all merge
+            // without it (`parts_as_one`).
+            em.nan_blind = self.nan_blind[k];
+            let mut merged =
+                self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?;
+            if merged.is_none() && em.nan_blind {
+                em.nan_blind = false;
+                merged = self.parts_as_one(
+                    em,
+                    range.start,
+                    k,
+                    range.end,
+                    &done,
+                    &next_block,
+                    in_prefix,
+                )?;
+            }
+            em.nan_blind = false;
+            if let Some((text, parts)) = merged {
                 em.out.push_str(&text);
                 unguard(em);
                 for j in parts {
@@ -569,6 +591,7 @@ impl Rows<'_> {
                 && self.base_at(j) == em.flat_base
                 && self.flat_proven.contains(&j) == em.flat_proven
                 && self.bti_proven.contains(&j) == em.bti_proven
+                && (self.nan_blind[j] || !em.nan_blind)
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of
         // the block after `k` that is one, where every instruction on the way that is
@@ -599,12 +622,18 @@ impl Rows<'_> {
             .ok()?;
             Some(sub.out)
         };
-        let Some(key) = emit(a, k).and_then(|t| parts_key(&t, n, off)) else {
+        let Some(first) = emit(a, k) else {
+            return Ok(None);
+        };
+        let Some(key) = parts_key(&first, n, off) else {
             return Ok(None);
         };
         // Each further part under the first's index: the index appears in the text
-        // (error reports), and must not keep equal parts apart.
+        // (error reports), and must not keep equal parts apart. A part may read other
+        // lane registers than the first (IGC's halves of a SIMD32 operation on a
+        // vector that a message laid out half by half): `regs` holds each part's.
         let mut at = vec![k];
+        let mut regs = vec![lane_registers(&key)];
         while let Some(j) = next_part(&at, at.len()) {
             let b = &self.p.insts[j];
             let as_a = PInst {
@@ -612,13 +641,13 @@ impl Rows<'_> {
                 ..b.clone()
             };
             let off_b = b.exec.mask.channel_offset();
-            if emit(&as_a, j)
-                .and_then(|t| parts_key(&t, n, off_b))
-                .as_ref()
-                != Some(&key)
-            {
+            let Some(key_b) = emit(&as_a, j).and_then(|t| parts_key(&t, n, off_b)) else {
                 break;
-            }
+            };
+            let Some(theirs) = read_registers_apart(&key, &key_b, &em.promoted) else {
+                break;
+            };
+            regs.push(theirs);
             at.push(j);
         }
         // A whole execution size: the widest power of two of the matching parts.
@@ -631,9 +660,16 @@ impl Rows<'_> {
                 },
                 ..a.clone()
             };
-            let text = emit(&wide, k);
             let wide_n = n * parts as u32;
-            if let Some(text) = text.filter(|t| parts_key(t, wide_n, off).as_ref() == Some(&key)) {
+            let same = |t: &String| parts_key(t, wide_n, off).as_ref() == Some(&key);
+            // The wider instruction itself where it computes the parts' code; else,
+            // where the parts name other registers (a wider region lays its elements
+            // out otherwise), the first part's code over all their channels.
+            let apart = regs[..parts].iter().any(|r| *r != regs[0]);
+            let text = emit(&wide, k)
+                .filter(same)
+                .or_else(|| apart.then(|| widened(&first, n, wide_n, off)).filter(same));
+            if let Some(text) = text {
                 let names: Vec<String> = at[..parts]
                     .iter()
                     .map(|&j| format!("[{}]", self.p.insts[j].index))
@@ -644,7 +680,9 @@ impl Rows<'_> {
                     &format!("// {}{}, {parts} parts as one", names.join("+"), &name[1..]),
                     1,
                 );
-                return Ok(Some((text, at[..parts].to_vec())));
+                if let Some(text) = with_registers_by_part(&text, &regs[..parts], off, n) {
+                    return Ok(Some((text, at[..parts].to_vec())));
+                }
             }
             parts /= 2;
         }
@@ -721,6 +759,198 @@ fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
         .replace("let i = 0u;", "");
     let indexed = has_word(&rest, "i") || has_word(&rest, "li");
     (!indexed).then_some(key)
+}
+
+/// Where each lane register (`lanes::register`) is named in `text`, in order.
+fn register_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(f) = text[i..].find("rv") {
+        let s = i + f;
+        let mut e = s + 2;
+        while e < b.len() && b[e].is_ascii_digit() {
+            e += 1;
+        }
+        let whole = e > s + 2 && (s == 0 || !ident(b[s - 1])) && (e == b.len() || !ident(b[e]));
+        if whole {
+            out.push((s, e));
+        }
+        i = e.max(s + 2);
+    }
+    out
+}
+
+/// The lane registers `text` names, in order.
+fn lane_registers(text: &str) -> Vec<String> {
+    register_spans(text)
+        .into_iter()
+        .map(|(s, e)| text[s..e].to_string())
+        .collect()
+}
+
+/// `b`'s lane registers, where part keys `a` and `b` are one text but for the lane
+/// registers they name, each pair of one size (`promoted`: the registers' lane vectors
+/// and element sizes), and a register assigned apart is the target of a statement of
+/// its own line (`with_registers_by_part` rewrites it). One instruction over both parts
+/// then reads and writes each lane's own part's registers.
+fn read_registers_apart(a: &str, b: &str, promoted: &[(u32, u32)]) -> Option<Vec<String>> {
+    if a == b {
+        return Some(lane_registers(b));
+    }
+    let (sa, sb) = (register_spans(a), register_spans(b));
+    let skeleton = |t: &str, spans: &[(usize, usize)]| {
+        let mut out = String::with_capacity(t.len());
+        let mut last = 0;
+        for &(s, e) in spans {
+            out.push_str(&t[last..s]);
+            out.push_str("rv#");
+            last = e;
+        }
+        out.push_str(&t[last..]);
+        out
+    };
+    if sa.len() != sb.len() || skeleton(a, &sa) != skeleton(b, &sb) {
+        return None;
+    }
+    let wide = |name: &str| -> Option<bool> {
+        let base: u32 = name[2..].parse().ok()?;
+        let e = promoted.iter().find(|p| p.0 == base)?.1;
+        Some(e >= 8)
+    };
+    for (&(s0, e0), &(s1, e1)) in sa.iter().zip(&sb) {
+        let (x, y) = (&a[s0..e0], &b[s1..e1]);
+        let own_statement = || !assigned(a, e0) || assignment_line(a, s0).is_some();
+        // Neither `rvN += ..` nor `&rvN`: a select is no place to write through.
+        let in_place = || {
+            let rest = a[e0..].trim_start();
+            let op = rest.find('=').map(|p| &rest[..p]);
+            a[..s0].ends_with('&')
+                || op.is_some_and(|o| {
+                    ["+", "-", "*", "/", "%", "|", "&", "^", "<<", ">>"].contains(&o)
+                })
+        };
+        if x != y && (wide(x)? != wide(y)? || !own_statement() || in_place()) {
+            return None;
+        }
+    }
+    Some(lane_registers(b))
+}
+
+/// Whether the register name ending at byte `e` of `t` is assigned there.
+fn assigned(t: &str, e: usize) -> bool {
+    let rest = t[e..].trim_start();
+    rest.starts_with('=') && !rest.starts_with("==")
+}
+
+/// The line of `t` that assigns the register named at byte `s`, as (its start, the
+/// byte after its `;`), where the line is that one statement: `rvN = value;`.
+fn assignment_line(t: &str, s: usize) -> Option<(usize, usize)> {
+    let start = t[..s].rfind('\n').map_or(0, |p| p + 1);
+    let end = t[s..].find('\n').map_or(t.len(), |p| s + p);
+    let line = &t[start..end];
+    (t[start..s].trim().is_empty()
+        && line.trim_end().ends_with(';')
+        && line.matches(';').count() == 1)
+        .then(|| (start, start + line.trim_end().len()))
+}
+
+/// `text` (one instruction over all the parts, channels `off..`, `n` per part) with
+/// each lane register that the parts name differently (`regs`, each part's in order)
+/// read and assigned as the one of the lane's part. `None` where an assignment is not a
+/// statement of its own line.
+fn with_registers_by_part(text: &str, regs: &[Vec<String>], off: u32, n: u32) -> Option<String> {
+    let spans = register_spans(text);
+    if spans.len() != regs[0].len() {
+        return None;
+    }
+    let apart = |m: usize| regs.iter().any(|r| r.get(m) != regs[0].get(m));
+    if !(0..spans.len()).any(apart) {
+        return Some(text.to_string());
+    }
+    // The part of lane `lane`: a chain of selects, or of branches for assignments.
+    let q_last = regs.len() - 1;
+    let end = |q: usize| off + (q as u32 + 1) * n;
+    let read = |m: usize| {
+        let mut v = regs[q_last][m].clone();
+        for q in (0..q_last).rev() {
+            v = format!("select({v}, {}, lane < {}u)", regs[q][m], end(q));
+        }
+        v
+    };
+    let write = |m: usize, value: &str| {
+        let mut v = format!("{} = part_value;", regs[q_last][m]);
+        for q in (0..q_last).rev() {
+            v = format!(
+                "if (lane < {}u) {{ {} = part_value; }} else {{ {v} }}",
+                end(q),
+                regs[q][m]
+            );
+        }
+        format!("{{ let part_value = {value} {v} }}")
+    };
+    // Assignments first, each line whole, from the last so that earlier spans stay.
+    let mut out = text.to_string();
+    let mut reads: Vec<usize> = Vec::new();
+    let mut lines: Vec<(usize, (usize, usize))> = Vec::new();
+    for (m, &(s, e)) in spans.iter().enumerate() {
+        if !apart(m) {
+            continue;
+        }
+        if assigned(text, e) {
+            lines.push((m, assignment_line(text, s)?));
+        } else {
+            reads.push(m);
+        }
+    }
+    // Reads within a rewritten line are taken by it; the rest from the end too.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for &(m, (ls, le)) in &lines {
+        let (s, e) = spans[m];
+        let rhs_start = e + text[e..].find('=')? + 1;
+        let mut value = String::new();
+        let mut last = rhs_start;
+        for &r in reads
+            .iter()
+            .filter(|&&r| spans[r].0 > rhs_start && spans[r].1 <= le)
+        {
+            value.push_str(&text[last..spans[r].0]);
+            value.push_str(&read(r));
+            last = spans[r].1;
+        }
+        value.push_str(&text[last..le]);
+        let indent = &text[ls..s];
+        edits.push((ls, le, format!("{indent}{}", write(m, value.trim()))));
+    }
+    for &r in &reads {
+        let (s, e) = spans[r];
+        if !lines.iter().any(|&(_, (ls, le))| s >= ls && e <= le) {
+            edits.push((s, e, read(r)));
+        }
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    for (s, e, t) in edits {
+        out.replace_range(s..e, &t);
+    }
+    Some(out)
+}
+
+/// A part's text (`n` channels from `off`) over `wide_n` channels: the channel
+/// numbering `parts_key` takes out, put back wider.
+fn widened(text: &str, n: u32, wide_n: u32, off: u32) -> String {
+    text.replace(
+        &format!("chen(em, {n}u, {off}u,"),
+        &format!("chen(em, {wide_n}u, {off}u,"),
+    )
+    .replace(
+        &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
+        &format!("if (li < {wide_n}u && (ce & (1u << li)) != 0u) {{"),
+    )
+    .replace(
+        &format!("if (li < {n}u) {{"),
+        &format!("if (li < {wide_n}u) {{"),
+    )
 }
 
 /// `text` (one per-lane instruction) without its channel guard `if (li < N) {` where
@@ -947,6 +1177,51 @@ mod tests {
         let guarded =
             "let li = lane - 0u;\nif (li < 16u && (ce & (1u << li)) != 0u) {\nrv1 = 0u;\n}\n";
         assert!(parts_key(guarded, 16, 0).is_some());
+    }
+
+    /// Halves that read different lane registers (a vector a message laid out half by
+    /// half) merge into one instruction that reads each lane's own half's; halves that
+    /// assign different registers, or read registers of different sizes, do not.
+    #[test]
+    fn halves_reading_apart_read_by_lane() {
+        use super::{parts_key, read_registers_apart, with_registers_by_part};
+        let half = |off: u32, body: &str| {
+            let t = format!("let li = lane - {off}u;\nif (li < 16u) {{\n{body}\n}}\n");
+            parts_key(&t, 16, off).expect("a key")
+        };
+        let promoted = [(10, 4), (20, 4), (30, 4), (40, 8)];
+        let a = half(0, "let s0 = u64(rv20);\nrv10 = u32(s0 + 1lu);");
+        let b = half(16, "let s0 = u64(rv30);\nrv10 = u32(s0 + 1lu);");
+        let regs_b = read_registers_apart(&a, &b, &promoted).expect("mergeable");
+        assert_eq!(regs_b, ["rv30", "rv10"]);
+        let regs = [super::lane_registers(&a), regs_b];
+        let wide =
+            "let li = lane - 0u;\nif (li < 32u) {\nlet s0 = u64(rv20);\nrv10 = u32(s0 + 1lu);\n}\n";
+        let merged = with_registers_by_part(wide, &regs, 0, 16).expect("reads only");
+        assert!(merged.contains("let s0 = u64(select(rv30, rv20, lane < 16u));"));
+        assert!(merged.contains("rv10 = u32(s0 + 1lu);"));
+        // Different destinations: each lane assigns its own half's.
+        let dst = half(16, "let s0 = u64(rv30);\nrv20 = u32(s0 + 1lu);");
+        let regs = [
+            super::lane_registers(&a),
+            read_registers_apart(&a, &dst, &promoted).expect("mergeable"),
+        ];
+        let merged = with_registers_by_part(wide, &regs, 0, 16).expect("own lines");
+        assert!(merged.contains(
+            "{ let part_value = u32(s0 + 1lu); if (lane < 16u) { rv10 = part_value; } else { rv20 = part_value; } }"
+        ), "{merged}");
+        // Not where the assignment shares its line, or assigns in place.
+        let shared = half(16, "let s0 = u64(rv30); rv20 = u32(s0 + 1lu);");
+        let a_shared = half(0, "let s0 = u64(rv20); rv10 = u32(s0 + 1lu);");
+        assert_eq!(read_registers_apart(&a_shared, &shared, &promoted), None);
+        let add_a = half(0, "rv10 += 1u;");
+        let add_b = half(16, "rv20 += 1u;");
+        assert_eq!(read_registers_apart(&add_a, &add_b, &promoted), None);
+        // A u32 register against a u64 one: apart.
+        let wide_src = half(16, "let s0 = u64(rv40);\nrv10 = u32(s0 + 1lu);");
+        assert_eq!(read_registers_apart(&a, &wide_src, &promoted), None);
+        // Not a register name: `rv200x` and `srv2` are left alone.
+        assert_eq!(super::lane_registers("srv2 + rv200x + rv7"), ["rv7"]);
     }
 
     /// mandelbrot's escape loop (blocks 3-6): the iteration's rows run unguarded, a
