@@ -751,14 +751,41 @@ fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
             &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
             "if (GUARD) {",
         )
+        .replace(
+            &format!("if (li < {n}u && (en & (1u << li)) != 0u) {{"),
+            "if (GUARD_EN) {",
+        )
         .replace(&format!("if (li < {n}u) {{"), "if (GUARD) {")
-        .replace(&format!(", i + {off}u,"), ", FLAG,");
+        .replace(&format!(", i + {off}u,"), ", FLAG,")
+        .replace("(pb & (1u << i))", "PBIT");
+    let key = with_sel_masks(&key, off, n, "OFF", "FULL");
     let rest = key
         .replace("let li = lane - OFF;", "")
         .replace("let i = li;", "")
         .replace("let i = 0u;", "");
     let indexed = has_word(&rest, "i") || has_word(&rest, "li");
     (!indexed).then_some(key)
+}
+
+/// `text` with SEL's enabled and predicate words (`alu::emit`: `let en = (em >> off)
+/// & full;`, `let pb = ((pr[p] >> off) & full);`, inverted or all ones) over `n`
+/// channels from `off` written with `to_off` and `to_full` instead: placeholders in a
+/// part's key, a wider instruction's numbers in `widened`. Only those lines: a
+/// 16-bit operation's `& 65535u` elsewhere is no channel mask.
+fn with_sel_masks(text: &str, off: u32, n: u32, to_off: &str, to_full: &str) -> String {
+    let full = format!("{}u", super::alu::full(n));
+    let shift = format!(">> {off}u)");
+    let to_shift = format!(">> {to_off})");
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if t.starts_with("let en = ") || t.starts_with("let pb = ") {
+            out.push_str(&line.replace(&shift, &to_shift).replace(&full, to_full));
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// Where each lane register (`lanes::register`) is named in `text`, in order.
@@ -939,18 +966,25 @@ fn with_registers_by_part(text: &str, regs: &[Vec<String>], off: u32, n: u32) ->
 /// A part's text (`n` channels from `off`) over `wide_n` channels: the channel
 /// numbering `parts_key` takes out, put back wider.
 fn widened(text: &str, n: u32, wide_n: u32, off: u32) -> String {
-    text.replace(
-        &format!("chen(em, {n}u, {off}u,"),
-        &format!("chen(em, {wide_n}u, {off}u,"),
-    )
-    .replace(
-        &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
-        &format!("if (li < {wide_n}u && (ce & (1u << li)) != 0u) {{"),
-    )
-    .replace(
-        &format!("if (li < {n}u) {{"),
-        &format!("if (li < {wide_n}u) {{"),
-    )
+    let text = text
+        .replace(
+            &format!("chen(em, {n}u, {off}u,"),
+            &format!("chen(em, {wide_n}u, {off}u,"),
+        )
+        .replace(
+            &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
+            &format!("if (li < {wide_n}u && (ce & (1u << li)) != 0u) {{"),
+        )
+        .replace(
+            &format!("if (li < {n}u && (en & (1u << li)) != 0u) {{"),
+            &format!("if (li < {wide_n}u && (en & (1u << li)) != 0u) {{"),
+        )
+        .replace(
+            &format!("if (li < {n}u) {{"),
+            &format!("if (li < {wide_n}u) {{"),
+        );
+    let wide_full = format!("{}u", super::alu::full(wide_n));
+    with_sel_masks(&text, off, n, &format!("{off}u"), &wide_full)
 }
 
 /// `text` (one per-lane instruction) without its channel guard `if (li < N) {` where
@@ -1222,6 +1256,31 @@ mod tests {
         assert_eq!(read_registers_apart(&a, &wide_src, &promoted), None);
         // Not a register name: `rv200x` and `srv2` are left alone.
         assert_eq!(super::lane_registers("srv2 + rv200x + rv7"), ["rv7"]);
+    }
+
+    /// SEL's halves compare without their enabled and predicate words' channel
+    /// numbers, and the first half widened carries full-width words; a 16-bit mask
+    /// outside those lines is left alone.
+    #[test]
+    fn sel_halves_compare_and_widen() {
+        use super::{parts_key, widened};
+        let half = |off: u32| {
+            format!(
+                "let em = lem;\nlet li = lane - {off}u;\nlet en = (em >> {off}u) & 65535u;\n\
+                 let pb = (~((pr[1u] >> {off}u) & 65535u) & 65535u);\n\
+                 if (li < 16u && (en & (1u << li)) != 0u) {{\nlet i = li;\n\
+                 let v = select(rv1 & 65535u, rv2, (pb & (1u << i)) != 0u);\nrv3 = v;\n}}\n"
+            )
+        };
+        let (a, b) = (half(0), half(16));
+        assert!(parts_key(&a, 16, 0).is_some());
+        assert_eq!(parts_key(&a, 16, 0), parts_key(&b, 16, 16));
+        let w = widened(&a, 16, 32, 0);
+        assert!(w.contains("let en = (em >> 0u) & 4294967295u;"), "{w}");
+        assert!(w.contains("let pb = (~((pr[1u] >> 0u) & 4294967295u) & 4294967295u);"));
+        assert!(w.contains("if (li < 32u && (en & (1u << li)) != 0u) {"));
+        assert!(w.contains("select(rv1 & 65535u, rv2,"));
+        assert_eq!(parts_key(&w, 32, 0), parts_key(&a, 16, 0));
     }
 
     /// mandelbrot's escape loop (blocks 3-6): the iteration's rows run unguarded, a
