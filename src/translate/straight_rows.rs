@@ -458,23 +458,11 @@ impl Rows<'_> {
             em.flat_base = self.base_at(k);
             em.flat_proven = self.flat_proven.contains(&k);
             em.bti_proven = self.bti_proven.contains(&k);
-            // NaN-blind parts merge as such; where some part is not, all merge
-            // without it (`parts_as_one`).
+            // NaN-blind parts merge as such; where some part is not, without it
+            // (`parts_as_one`).
             em.nan_blind = self.nan_blind[k];
-            let mut merged =
+            let merged =
                 self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?;
-            if merged.is_none() && em.nan_blind {
-                em.nan_blind = false;
-                merged = self.parts_as_one(
-                    em,
-                    range.start,
-                    k,
-                    range.end,
-                    &done,
-                    &next_block,
-                    in_prefix,
-                )?;
-            }
             em.nan_blind = false;
             if let Some((text, parts)) = merged {
                 em.out.push_str(&text);
@@ -591,7 +579,6 @@ impl Rows<'_> {
                 && self.base_at(j) == em.flat_base
                 && self.flat_proven.contains(&j) == em.flat_proven
                 && self.bti_proven.contains(&j) == em.bti_proven
-                && (self.nan_blind[j] || !em.nan_blind)
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of
         // the block after `k` that is one, where every instruction on the way that is
@@ -614,15 +601,19 @@ impl Rows<'_> {
         if !part(k, 0) || next_part(&[k], 1).is_none() {
             return Ok(None);
         }
-        let emit = |inst: &PInst, at: usize| -> Option<String> {
+        // `blind`: the NaN-blind form (`Emit::nan_blind`), which changes every part's
+        // text alike, so parts compare under the first's and the merged instruction
+        // takes it where every part has it.
+        let emit = |inst: &PInst, at: usize, blind: bool| -> Option<String> {
             let mut sub = em.scratch();
+            sub.nan_blind = blind;
             emit_straight_inst(
                 &mut sub, self.p, inst, at, self.plan, self.cfg, next_block, in_prefix,
             )
             .ok()?;
             Some(sub.out)
         };
-        let Some(first) = emit(a, k) else {
+        let Some(first) = emit(a, k, em.nan_blind) else {
             return Ok(None);
         };
         let Some(key) = parts_key(&first, n, off) else {
@@ -641,7 +632,8 @@ impl Rows<'_> {
                 ..b.clone()
             };
             let off_b = b.exec.mask.channel_offset();
-            let Some(key_b) = emit(&as_a, j).and_then(|t| parts_key(&t, n, off_b)) else {
+            let Some(key_b) = emit(&as_a, j, em.nan_blind).and_then(|t| parts_key(&t, n, off_b))
+            else {
                 break;
             };
             let Some(theirs) = read_registers_apart(&key, &key_b, &em.promoted) else {
@@ -661,14 +653,25 @@ impl Rows<'_> {
                 ..a.clone()
             };
             let wide_n = n * parts as u32;
-            let same = |t: &String| parts_key(t, wide_n, off).as_ref() == Some(&key);
+            let blind = em.nan_blind && at[..parts].iter().all(|&j| self.nan_blind[j]);
+            let (first, key) = if blind == em.nan_blind {
+                (Some(first.clone()), Some(key.clone()))
+            } else {
+                let f = emit(a, k, blind);
+                let key = f.as_deref().and_then(|t| parts_key(t, n, off));
+                (f, key)
+            };
+            let same = |t: &String| key.is_some() && parts_key(t, wide_n, off) == key;
             // The wider instruction itself where it computes the parts' code; else,
             // where the parts name other registers (a wider region lays its elements
             // out otherwise), the first part's code over all their channels.
             let apart = regs[..parts].iter().any(|r| *r != regs[0]);
-            let text = emit(&wide, k)
-                .filter(same)
-                .or_else(|| apart.then(|| widened(&first, n, wide_n, off)).filter(same));
+            let text = emit(&wide, k, blind).filter(same).or_else(|| {
+                first
+                    .filter(|_| apart)
+                    .map(|f| widened(&f, n, wide_n, off))
+                    .filter(same)
+            });
             if let Some(text) = text {
                 let names: Vec<String> = at[..parts]
                     .iter()
