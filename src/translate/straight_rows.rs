@@ -762,12 +762,53 @@ fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
         .replace(&format!(", i + {off}u,"), ", FLAG,")
         .replace("(pb & (1u << i))", "PBIT");
     let key = with_sel_masks(&key, off, n, "OFF", "FULL");
+    let key = with_image_bases_by_channel(&key, off);
     let rest = key
         .replace("let li = lane - OFF;", "")
         .replace("let i = li;", "")
         .replace("let i = 0u;", "");
     let indexed = has_word(&rest, "i") || has_word(&rest, "li");
     (!indexed).then_some(key)
+}
+
+/// `text` with each GRF-image access by element (`gld((C + i * S), ..)`,
+/// `gst(C + (i) * S, ..)`, `i` the element of an instruction whose first channel is
+/// `off`) written by channel: base `C - off * S`, index `CH`. Two parts whose accesses
+/// then agree touch, for each channel, the bytes one wider instruction touches there;
+/// two that name the same bytes for channels `off` apart do not agree.
+fn with_image_bases_by_channel(text: &str, off: u32) -> String {
+    const FORMS: [(&str, &str, &str); 2] =
+        [("gld((", "u + i * ", "u)"), ("gst(", "u + (i) * ", "u,")];
+    let digits = |t: &str| t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    'scan: while !rest.is_empty() {
+        // The nearest access of either form.
+        let next = FORMS
+            .iter()
+            .filter_map(|f| rest.find(f.0).map(|p| (p, f)))
+            .min_by_key(|(p, _)| *p);
+        let Some((p, &(head, mid, tail))) = next else {
+            break;
+        };
+        let body = &rest[p + head.len()..];
+        let (d1, after) = body.split_at(digits(body));
+        if let (Ok(c), Some(after)) = (d1.parse::<i64>(), after.strip_prefix(mid)) {
+            let (d2, after) = after.split_at(digits(after));
+            if let (Ok(stride), Some(after)) = (d2.parse::<i64>(), after.strip_prefix(tail)) {
+                let base = c - i64::from(off) * stride;
+                let idx = if head == "gst(" { "(CH)" } else { "CH" };
+                out.push_str(&rest[..p]);
+                out.push_str(&format!("{head}{base}u + {idx} * {stride}{tail}"));
+                rest = after;
+                continue 'scan;
+            }
+        }
+        out.push_str(&rest[..p + head.len()]);
+        rest = &rest[p + head.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` with SEL's enabled and predicate words (`alu::emit`: `let en = (em >> off)
@@ -1259,6 +1300,30 @@ mod tests {
         assert_eq!(read_registers_apart(&a, &wide_src, &promoted), None);
         // Not a register name: `rv200x` and `srv2` are left alone.
         assert_eq!(super::lane_registers("srv2 + rv200x + rv7"), ["rv7"]);
+    }
+
+    /// Halves that reach the GRF image by element merge where, channel by channel, they
+    /// touch the bytes the wider instruction does; halves naming the same bytes for
+    /// channels 16 apart do not.
+    #[test]
+    fn image_halves_compare_by_channel() {
+        use super::parts_key;
+        let half = |off: u32, base: u32| {
+            format!(
+                "let li = lane - {off}u;\nif (li < 16u) {{\nlet i = li;\n\
+                 let s0 = gld(({base}u + i * 4u), 4u);\ngst({}u + (i) * 4u, 4u, s0 + 1lu);\n}}\n",
+                base + 1024
+            )
+        };
+        let lo = parts_key(&half(0, 2240), 16, 0);
+        assert!(lo.is_some());
+        assert_eq!(lo, parts_key(&half(16, 2304), 16, 16));
+        assert_ne!(lo, parts_key(&half(16, 2240), 16, 16));
+        let wide = half(0, 2240).replace("li < 16u", "li < 32u");
+        assert_eq!(parts_key(&wide, 32, 0), lo);
+        // An element index in any other form still keeps a text apart.
+        let other = half(0, 2240).replace("gld((2240u + i * 4u), 4u)", "gld(2240u + i * 4u, 4u)");
+        assert_eq!(parts_key(&other, 16, 0), None);
     }
 
     /// SEL's halves compare without their enabled and predicate words' channel
