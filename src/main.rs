@@ -867,9 +867,10 @@ fn adapters() -> Result<(), Failed> {
                     );
                 }
                 println!(
-                    "    floats (probed): f32 denormals {}, products {} into sums, f64 division and sqrt {}{}",
+                    "    floats (probed): f32 denormals {}, products {} into sums, f32 fma {}, f64 division and sqrt {}{}",
                     if c.f32_denormals { "kept" } else { "flushed" },
                     if c.keeps_products { "not fused" } else { "fused" },
+                    if c.fma_single_rounding { "rounds once" } else { "inexact" },
                     if !c.f64 {
                         "emulated"
                     } else if c.f64_div_sqrt_exact {

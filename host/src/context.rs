@@ -91,7 +91,9 @@ pub struct Capabilities {
     /// The compiler keeps a product and the sum it feeds as two roundings rather than
     /// fusing them into one (measured: `probe.rs`).
     pub keeps_products: bool,
-    /// The three answers above were measured (false: `distrust_floats` assumed them).
+    /// WGSL's f32 `fma` rounds once and keeps denormals (measured: `probe.rs`).
+    pub fma_single_rounding: bool,
+    /// The four answers above were measured (false: `distrust_floats` assumed them).
     pub floats_probed: bool,
 }
 
@@ -229,6 +231,7 @@ impl GpuContext {
             f32_denormals: true,
             f64_div_sqrt_exact: true,
             keeps_products: true,
+            fma_single_rounding: false,
             floats_probed: false,
         };
         let mut ctx = GpuContext {
@@ -244,6 +247,7 @@ impl GpuContext {
                 f32_denormals: false,
                 f64_div_sqrt_exact: !ctx.caps.f64,
                 keeps_products: false,
+                fma_single_rounding: false,
             }
         } else {
             crate::probe::probe(&mut ctx)
@@ -251,6 +255,7 @@ impl GpuContext {
         ctx.caps.f32_denormals = floats.f32_denormals;
         ctx.caps.f64_div_sqrt_exact = floats.f64_div_sqrt_exact;
         ctx.caps.keeps_products = floats.keeps_products;
+        ctx.caps.fma_single_rounding = floats.fma_single_rounding;
         ctx.caps.floats_probed = !opts.distrust_floats;
         Ok(ctx)
     }

@@ -23,6 +23,9 @@ pub struct FloatBehaviour {
     pub f64_div_sqrt_exact: bool,
     /// `p = x * y; p + z` rounds twice, in f32 and in f64 (where the device has it).
     pub keeps_products: bool,
+    /// WGSL's f32 `fma` rounds once, as IEEE's fusedMultiplyAdd (SPIR-V's `Fma` may
+    /// round twice), and keeps denormal results.
+    pub fma_single_rounding: bool,
 }
 
 const F32_PROBE: &str = r#"
@@ -38,6 +41,63 @@ fn main() {
     io[6] = bitcast<u32>(bitcast<f32>(io[7]) * bitcast<f32>(io[7]));
 }
 "#;
+
+/// f32 `fma` on the quadruples of [`FMA_CASES`], each result into the last word.
+const FMA_PROBE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    let i = g.x;
+    if (i >= 4u) { return; }
+    let x = bitcast<f32>(v[4u * i]);
+    let y = bitcast<f32>(v[4u * i + 1u]);
+    let z = bitcast<f32>(v[4u * i + 2u]);
+    v[4u * i + 3u] = bitcast<u32>(fma(x, y, z));
+}
+"#;
+
+/// `(x, y, z, x * y + z rounded once)` as bits, each telling one way of getting it wrong:
+/// `(1 + 2^-12)^2 - (1 + 2^-11)` is 2^-24 fused and 0 with the product rounded first;
+/// `(1 + 2^-12)^2 + 2^-70` is 1 + 2^-11 + 2^-23 rounded once and 1 + 2^-11 rounded
+/// through f64 first (a tie there); `2^-100 * 2^-30` is the denormal 2^-130, 0 where
+/// `fma` flushes; `1 * -0 + -0` is -0.
+const FMA_CASES: [[u32; 4]; 4] = [
+    [0x3f80_0800, 0x3f80_0800, 0xbf80_1000, 0x3380_0000],
+    [0x3f80_0800, 0x3f80_0800, 0x1c80_0000, 0x3f80_1001],
+    [0x0d80_0000, 0x3080_0000, 0, 0x0008_0000],
+    [0x3f80_0000, 0x8000_0000, 0x8000_0000, 0x8000_0000],
+];
+
+fn fma_single_rounding(ctx: &mut GpuContext) -> Option<bool> {
+    let mut words: Vec<u32> = FMA_CASES
+        .iter()
+        .flat_map(|c| [c[0], c[1], c[2], 0])
+        .collect();
+    // A result word that starts as the answer could pass without the shader running.
+    for (w, c) in words.chunks_exact_mut(4).zip(&FMA_CASES) {
+        w[3] = !c[3];
+    }
+    let bytes = run_probe(
+        ctx,
+        0x7072_6f62_6566_6d63,
+        FMA_PROBE,
+        bytemuck::cast_slice(&words).to_vec(),
+        1,
+    )?;
+    let out: &[u32] = bytemuck::try_cast_slice(&bytes).ok()?;
+    crate::job::stage_log(format_args!(
+        "fma probe: {:08x?} (rounded once: {:08x?})",
+        out.chunks_exact(4).map(|o| o[3]).collect::<Vec<_>>(),
+        FMA_CASES.map(|c| c[3])
+    ));
+    Some(
+        out.len() == 16
+            && out
+                .chunks_exact(4)
+                .zip(&FMA_CASES)
+                .all(|(o, c)| o[3] == c[3]),
+    )
+}
 
 /// Pairs the f64 probe divides (and whose first members it takes the root of).
 const F64_PAIRS: usize = 256;
@@ -225,18 +285,36 @@ pub fn probe(ctx: &mut GpuContext) -> FloatBehaviour {
         true
     };
     let keeps_products = keeps_products(ctx).unwrap_or(false);
+    let fma_single_rounding = fma_single_rounding(ctx).unwrap_or(false);
     // The probes' pipelines are of no further use.
     ctx.pipelines.clear();
     FloatBehaviour {
         f32_denormals,
         f64_div_sqrt_exact,
         keeps_products,
+        fma_single_rounding,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::contract_operands;
+
+    /// Each fma case's answer is IEEE's (Rust's `mul_add` rounds once), and the case
+    /// tells it from the wrong ways its comment names.
+    #[test]
+    fn fma_cases_tell_single_rounding_apart() {
+        let f = f32::from_bits;
+        for c in super::FMA_CASES {
+            let once = f(c[0]).mul_add(f(c[1]), f(c[2]));
+            assert_eq!(once.to_bits(), c[3], "{c:x?}");
+        }
+        let [a, b, d] = [0, 1, 2].map(|i| super::FMA_CASES[i]);
+        assert_ne!((f(a[0]) * f(a[1]) + f(a[2])).to_bits(), a[3]);
+        let through_f64 = (f64::from(f(b[0])) * f64::from(f(b[1])) + f64::from(f(b[2]))) as f32;
+        assert_ne!(through_f64.to_bits(), b[3]);
+        assert_ne!(d[3], 0);
+    }
 
     /// Every quadruple tells the two roundings (0) from a fused multiply-add (the
     /// product's rounding error, never 0 here), in both widths.

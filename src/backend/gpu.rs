@@ -1955,16 +1955,38 @@ pub struct FloatFixes {
     /// With `ftz`: F add, mul and compares native, a denormal reported instead of
     /// handled (`F32_SPECULATE`); [`finish`] runs the exact module where one was.
     pub speculate: bool,
+    /// The F mad in round-to-nearest as WGSL's `fma`, where the probe found it
+    /// rounding once and keeping denormals (`F32_MAD_NATIVE`); else through f64, exact
+    /// on any adapter.
+    pub native_fma: bool,
 }
+
+/// `fma_rne32`'s body (shaders/runtime.wgsl; its idle wrappers written out or not) and
+/// what it becomes with [`FloatFixes::native_fma`].
+const F32_MAD_NATIVE: [(&str, &str); 2] = [
+    (
+        "return n32(add_odd(w32(x) * w32(y), w32(z)));",
+        "return fma(x, y, z);",
+    ),
+    (
+        "return f32(add_odd(f64(x) * f64(y), f64(z)));",
+        "return fma(x, y, z);",
+    ),
+];
 
 impl FloatFixes {
     fn any(self) -> bool {
-        self.ftz || self.soft_div || self.keep_products || self.simulate_ftz || self.speculate
+        self.ftz
+            || self.soft_div
+            || self.keep_products
+            || self.simulate_ftz
+            || self.speculate
+            || self.native_fma
     }
 
     /// Each switch: on?, the runtime's `const`s it sets, a short tag, what it means.
     #[allow(clippy::type_complexity)]
-    fn switches(self) -> [(bool, &'static [&'static str], &'static str, &'static str); 5] {
+    fn switches(self) -> [(bool, &'static [&'static str], &'static str, &'static str); 6] {
         [
             (
                 self.ftz,
@@ -1999,6 +2021,13 @@ impl FloatFixes {
                 "f32-speculative",
                 "f32 add, mul and compares native first, run again exactly where a denormal was met",
             ),
+            (
+                // No `const`: `apply` rewrites `fma_rne32`'s body (`F32_MAD_NATIVE`).
+                self.native_fma,
+                &[],
+                "native-fma",
+                "F mad as the adapter's fma (probed: rounds once, keeps denormals)",
+            ),
         ]
     }
 
@@ -2014,6 +2043,14 @@ impl FloatFixes {
                 let text = out.as_deref().unwrap_or(wgsl);
                 if text.contains(&from) {
                     out = Some(text.replacen(&from, &format!("const {name}: bool = true;"), 1));
+                }
+            }
+        }
+        if self.native_fma {
+            for (exact, native) in F32_MAD_NATIVE {
+                let text = out.as_deref().unwrap_or(wgsl);
+                if text.contains(exact) {
+                    out = Some(text.replacen(exact, native, 1));
                 }
             }
         }
@@ -2054,6 +2091,13 @@ pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
         // paths' native results too, so that their guards are proven on any adapter.
         simulate_ftz: forced("ftzsim") || !c.floats_probed,
         speculate: false,
+        // Only where f32 keeps denormals: a flushing adapter's F mad runs through f64.
+        native_fma: c.fma_single_rounding
+            && c.f32_denormals
+            && c.floats_probed
+            && !forced("ftz")
+            && !forced("ftzsim")
+            && !forced("fma"),
     }
 }
 
@@ -2248,6 +2292,25 @@ mod tests {
             "const F64_SOFT_DIV: bool = true;\nconst F_DIV_SPECIALS: bool = true;\nconst F32_FTZ: bool = false;\n"
         );
         assert_eq!(FloatFixes::default().apply(text), None);
+    }
+
+    /// Where the adapter's fma rounds once, `fma_rne32` becomes it in the runtime as
+    /// shipped and as its idle wrappers leave it; the moded forms keep their f64 sums.
+    #[test]
+    fn native_fma_rewrites_the_round_to_nearest_mad_only() {
+        let runtime = include_str!("../../shaders/runtime.wgsl");
+        let native = FloatFixes {
+            native_fma: true,
+            ..Default::default()
+        };
+        let fixed = native.apply(runtime).expect("rewritten");
+        assert!(fixed
+            .contains("fn fma_rne32(x: f32, y: f32, z: f32) -> f32 {\n    return fma(x, y, z);"));
+        assert!(fixed.contains("sum_in_mode(w32(x) * w32(y), w32(z), md)"));
+        let pruned = crate::translate::prune::without_idle_wrappers(runtime);
+        let fixed = native.apply(&pruned).expect("rewritten");
+        assert!(fixed.contains("return fma(x, y, z);"));
+        assert!(!fixed.contains("add_odd(f64(x) * f64(y), f64(z))"));
     }
 
     /// A straight lane's report becomes the error only when nothing else failed: code
