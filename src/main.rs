@@ -870,7 +870,13 @@ fn adapters() -> Result<(), Failed> {
                     "    floats (probed): f32 denormals {}, products {} into sums, f32 fma {}, f64 division and sqrt {}{}",
                     if c.f32_denormals { "kept" } else { "flushed" },
                     if c.keeps_products { "not fused" } else { "fused" },
-                    if c.fma_single_rounding { "rounds once" } else { "inexact" },
+                    if c.fma_single_rounding {
+                        "rounds once"
+                    } else if !c.f32_denormals {
+                        "not probed (f32 flushes)"
+                    } else {
+                        "inexact"
+                    },
                     if !c.f64 {
                         "emulated"
                     } else if c.f64_div_sqrt_exact {

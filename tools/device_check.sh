@@ -33,9 +33,8 @@ B=.dev/visa-emu
 { nvidia-smi -L; nproc; uname -r; } > "$L/env.txt" 2>&1
 step adapters 20 env VISA_GPU_LOG=1 $B adapters
 grep -q 'GPU path: usable' "$L/adapters.txt" || { cat "$L/env.txt" "$L/adapters.txt"; exit 3; }
-# Stop 61's fma probe: does NVIDIA's f32 fma round once? (its denormals flush, so the
-# native F mad stays off there either way; the answer says whether a speculative one
-# could be worth it).
+# The probed float behaviour (stop 61's fma probe runs only where f32 keeps
+# denormals, which NVIDIA's driver does not: expect "not probed (f32 flushes)").
 grep -E "fma probe|floats \(probed\)" "$L/adapters.txt" | tee -a "$OUT/summary.txt"
 # 0. Stop 61's change: SIMD32 halves that read or assign other lane registers, and
 # SEL's halves, run as one instruction, NaN-blind where the halves are (lavapipe:

@@ -24,7 +24,8 @@ pub struct FloatBehaviour {
     /// `p = x * y; p + z` rounds twice, in f32 and in f64 (where the device has it).
     pub keeps_products: bool,
     /// WGSL's f32 `fma` rounds once, as IEEE's fusedMultiplyAdd (SPIR-V's `Fma` may
-    /// round twice), and keeps denormal results.
+    /// round twice), and keeps denormal results; not probed (false) where f32
+    /// arithmetic flushes denormals.
     pub fma_single_rounding: bool,
 }
 
@@ -77,14 +78,7 @@ fn fma_single_rounding(ctx: &mut GpuContext) -> Option<bool> {
     for (w, c) in words.chunks_exact_mut(4).zip(&FMA_CASES) {
         w[3] = !c[3];
     }
-    let bytes = run_probe(
-        ctx,
-        0x7072_6f62_6566_6d63,
-        FMA_PROBE,
-        bytemuck::cast_slice(&words).to_vec(),
-        1,
-    )?;
-    let out: &[u32] = bytemuck::try_cast_slice(&bytes).ok()?;
+    let out = run_probe_words(ctx, 0x7072_6f62_6566_6d63, FMA_PROBE, &words)?;
     crate::job::stage_log(format_args!(
         "fma probe: {:08x?} (rounded once: {:08x?})",
         out.chunks_exact(4).map(|o| o[3]).collect::<Vec<_>>(),
@@ -188,6 +182,12 @@ fn run_probe(
     r.outputs.into_iter().next()
 }
 
+/// [`run_probe`] of one workgroup on a buffer of `u32` words, read back as words.
+fn run_probe_words(ctx: &mut GpuContext, key: u64, wgsl: &str, words: &[u32]) -> Option<Vec<u32>> {
+    let bytes = run_probe(ctx, key, wgsl, bytemuck::cast_slice(words).to_vec(), 1)?;
+    Some(bytemuck::try_cast_slice(&bytes).ok()?.to_vec())
+}
+
 fn keeps_products(ctx: &mut GpuContext) -> Option<bool> {
     let (a, b) = contract_operands();
     // Each quadruple's last word (4 bytes in f32, 8 in f64) must be exactly zero.
@@ -223,14 +223,7 @@ fn keeps_products(ctx: &mut GpuContext) -> Option<bool> {
 fn f32_denormals(ctx: &mut GpuContext) -> Option<bool> {
     // The smallest denormal, 1.0, 0.0; 2^-65, whose square 2^-130 is denormal.
     let words: [u32; 8] = [1, 0x3f80_0000, 0, 0, 0, 0, 0, 0x1f00_0000];
-    let bytes = run_probe(
-        ctx,
-        0x7072_6f62_6533_3201,
-        F32_PROBE,
-        bytemuck::cast_slice(&words).to_vec(),
-        1,
-    )?;
-    let out: &[u32] = bytemuck::try_cast_slice(&bytes).ok()?;
+    let out = run_probe_words(ctx, 0x7072_6f62_6533_3201, F32_PROBE, &words)?;
     Some(out.get(3..7)? == [1, 1, 1, 0x0008_0000])
 }
 
@@ -285,7 +278,9 @@ pub fn probe(ctx: &mut GpuContext) -> FloatBehaviour {
         true
     };
     let keeps_products = keeps_products(ctx).unwrap_or(false);
-    let fma_single_rounding = fma_single_rounding(ctx).unwrap_or(false);
+    // Only where f32 keeps denormals: a flushing adapter's F mad runs through f64
+    // whatever its `fma` does (`backend::gpu::float_fixes`), so it skips the pipeline.
+    let fma_single_rounding = f32_denormals && fma_single_rounding(ctx).unwrap_or(false);
     // The probes' pipelines are of no further use.
     ctx.pipelines.clear();
     FloatBehaviour {

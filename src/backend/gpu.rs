@@ -2083,21 +2083,18 @@ pub fn float_fixes(gpu: &GpuContext) -> FloatFixes {
     let c = gpu.capabilities();
     let forced = super::select::emulate_env_names;
     let native_f64 = !super::select::emulation(gpu).f64;
+    let ftz = !c.f32_denormals || forced("ftz");
+    // A device taken for a flushing one without asking (tests) flushes the fast
+    // paths' native results too, so that their guards are proven on any adapter.
+    let simulate_ftz = forced("ftzsim") || !c.floats_probed;
     FloatFixes {
-        ftz: !c.f32_denormals || forced("ftz"),
+        ftz,
         soft_div: native_f64 && (!c.f64_div_sqrt_exact || forced("f64div")),
         keep_products: !c.keeps_products || forced("products"),
-        // A device taken for a flushing one without asking (tests) flushes the fast
-        // paths' native results too, so that their guards are proven on any adapter.
-        simulate_ftz: forced("ftzsim") || !c.floats_probed,
+        simulate_ftz,
         speculate: false,
         // Only where f32 keeps denormals: a flushing adapter's F mad runs through f64.
-        native_fma: c.fma_single_rounding
-            && c.f32_denormals
-            && c.floats_probed
-            && !forced("ftz")
-            && !forced("ftzsim")
-            && !forced("fma"),
+        native_fma: c.fma_single_rounding && !ftz && !simulate_ftz && !forced("fma"),
     }
 }
 

@@ -747,18 +747,17 @@ fn repeats(p: &Prepared, start: usize, k: usize, r: usize) -> bool {
 /// indexes anything by its element (`i`, `li`) beyond the channel guard and a flag
 /// bit (`i + off`): an element index names other bytes in a wider instruction.
 fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
-    let key = text
-        .replace(&format!("let li = lane - {off}u;"), "let li = lane - OFF;")
-        .replace(&format!("chen(em, {n}u, {off}u,"), "chen(em, N, OFF,")
-        .replace(
-            &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
-            "if (GUARD) {",
-        )
-        .replace(
-            &format!("if (li < {n}u && (en & (1u << li)) != 0u) {{"),
-            "if (GUARD_EN) {",
-        )
-        .replace(&format!("if (li < {n}u) {{"), "if (GUARD) {")
+    let mut key = text.replace(&format!("let li = lane - {off}u;"), "let li = lane - OFF;");
+    let placeholders = [
+        "chen(em, N, OFF,",
+        "if (GUARD) {",
+        "if (GUARD_EN) {",
+        "if (GUARD) {",
+    ];
+    for (form, placeholder) in count_forms(n, off).iter().zip(placeholders) {
+        key = key.replace(form, placeholder);
+    }
+    let key = key
         .replace(&format!(", i + {off}u,"), ", FLAG,")
         .replace("(pb & (1u << i))", "PBIT");
     let key = with_sel_masks(&key, off, n, "OFF", "FULL");
@@ -1007,26 +1006,24 @@ fn with_registers_by_part(text: &str, regs: &[Vec<String>], off: u32, n: u32) ->
     Some(out)
 }
 
+/// The forms of a per-lane instruction's text that carry its channel count `n` from
+/// channel `off`: `chen`'s arguments and the three guards (`if (li < n ..) {`).
+fn count_forms(n: u32, off: u32) -> [String; 4] {
+    [
+        format!("chen(em, {n}u, {off}u,"),
+        format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
+        format!("if (li < {n}u && (en & (1u << li)) != 0u) {{"),
+        format!("if (li < {n}u) {{"),
+    ]
+}
+
 /// A part's text (`n` channels from `off`) over `wide_n` channels: the channel
 /// numbering `parts_key` takes out, put back wider.
 fn widened(text: &str, n: u32, wide_n: u32, off: u32) -> String {
-    let text = text
-        .replace(
-            &format!("chen(em, {n}u, {off}u,"),
-            &format!("chen(em, {wide_n}u, {off}u,"),
-        )
-        .replace(
-            &format!("if (li < {n}u && (ce & (1u << li)) != 0u) {{"),
-            &format!("if (li < {wide_n}u && (ce & (1u << li)) != 0u) {{"),
-        )
-        .replace(
-            &format!("if (li < {n}u && (en & (1u << li)) != 0u) {{"),
-            &format!("if (li < {wide_n}u && (en & (1u << li)) != 0u) {{"),
-        )
-        .replace(
-            &format!("if (li < {n}u) {{"),
-            &format!("if (li < {wide_n}u) {{"),
-        );
+    let mut text = text.to_string();
+    for (form, wide) in count_forms(n, off).iter().zip(count_forms(wide_n, off)) {
+        text = text.replace(form, &wide);
+    }
     let wide_full = format!("{}u", super::alu::full(wide_n));
     with_sel_masks(&text, off, n, &format!("{off}u"), &wide_full)
 }
