@@ -2658,3 +2658,59 @@ fn main() {
     assert_eq!((io[80], io[81]), (8, 4));
     assert_eq!(io[82], 0, "the unbound entry reads zero");
 }
+
+/// `driver_folds::fold_chen` writes each `chen` call with literal shape arguments as
+/// an expression: on the adapter, every shape (widths, offsets, NoMask, predicates
+/// with each combine and inversion) gives the call's channels for varied masks.
+#[test]
+fn folded_chen_gives_the_calls_channels() {
+    let mut calls = String::new();
+    let mut c = 0u32;
+    for n in [1u32, 8, 16, 32] {
+        for off in [0u32, 8, 16] {
+            for nomask in [false, true] {
+                for (has, comb, inv) in [
+                    (false, 0u32, false),
+                    (true, 0, false),
+                    (true, 1, false),
+                    (true, 2, true),
+                    (true, 2, false),
+                    (true, 0, true),
+                ] {
+                    calls += &format!(
+                        "    io[l * NC + {c}u] = chen(em, {n}u, {off}u, {nomask}, pb, {has}, {comb}u, {inv});\n"
+                    );
+                    c += 1;
+                }
+            }
+        }
+    }
+    let folded = visa_emu::translate::driver_folds::fold_chen(&calls);
+    assert!(!folded.contains("chen("), "{folded}");
+    let body = |lines: &str| {
+        let mut wgsl = String::from(concat!(
+            "@group(0) @binding(0) var<storage, read_write> io: array<u32>;\n",
+            "@group(0) @binding(1) var<storage, read> cfg: array<u32>;\n",
+        ));
+        push_runtime(&mut wgsl, &["chen"]);
+        wgsl += &format!(
+            "const NC: u32 = {c}u;\n@compute @workgroup_size(64)\n\
+             fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+             let l = gid.x;\n\
+             // Masks of every density: all, none, and mixed bits.\n\
+             var em = (l * 2654435761u) ^ (l << 7u) ^ cfg[0];\n\
+             var pb = (l * 40503u) ^ 0xffff00ffu;\n\
+             if (l == 1u) {{ em = 0xffffffffu; pb = 0xffffffffu; }}\n\
+             if (l == 2u) {{ em = 0u; pb = 0u; }}\n\
+             if (l == 3u) {{ pb = 0xffffu; }}\n{lines}}}\n"
+        );
+        wgsl
+    };
+    let io = vec![0u8; 64 * c as usize * 4];
+    let want = run_io_cfg(0xc4e1, body(&calls), io.clone(), &[0], 64);
+    let got = run_io_cfg(0xc4e2, body(&folded), io, &[0], 64);
+    assert_eq!(words(&got), words(&want));
+    // The masks reach every kind of answer: none, some and all channels.
+    let w = words(&want);
+    assert!(w.contains(&0) && w.contains(&0xffff) && w.iter().any(|&x| x != 0 && x != 0xffff));
+}

@@ -238,7 +238,7 @@ fn build_piece(
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).
-    let (module, lane_module) = std::thread::scope(|s| {
+    let (module, twin, lane_module) = std::thread::scope(|s| {
         let lane_job = (!probe).then(|| {
             s.spawn(|| {
                 let t = std::time::Instant::now();
@@ -254,36 +254,46 @@ fn build_piece(
         });
         let t = std::time::Instant::now();
         let module = translate::translate(p, &target);
+        // Over the private-array limit some drivers have, the thread mapping's twin
+        // with its GRF in `state` (`force_grf_in_state`), translated while the lane
+        // mapping, the longer of the two, still runs.
+        let twin = match &module {
+            Ok(m) if !probe && m.private_grf_words() > translate::PRIVATE_GRF_WORDS_MAX => {
+                let target = Target {
+                    grf_in_state: true,
+                    ..target
+                };
+                Some(translate::translate(p, &target))
+            }
+            _ => None,
+        };
         let threads_took = t.elapsed();
         let lane_module = lane_job.map(|j| {
             let (m, took) = j
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             visa_emu_host::stage_log(format_args!(
-                "translated: thread mapping {:.1} ms, lane mapping {:.1} ms (on two threads)",
+                "translated: thread mapping {:.1} ms{}, lane mapping {:.1} ms (on two threads)",
                 threads_took.as_secs_f64() * 1e3,
+                if twin.is_some() {
+                    " (and its twin with the GRF in state)"
+                } else {
+                    ""
+                },
                 took.as_secs_f64() * 1e3
             ));
             m
         });
-        (module, lane_module)
+        (module, twin, lane_module)
     });
     let mut module = module.map_err(|e| e.to_string())?;
     // Probes (`validate`'s localization) keep the private form, as the table form does
     // not take them either: on a driver that limits private arrays a large GRF's
     // localization fails with the driver's error.
-    let grf_in_state_twin =
-        if !probe && module.private_grf_words() > translate::PRIVATE_GRF_WORDS_MAX {
-            let target = Target {
-                grf_in_state: true,
-                ..target
-            };
-            Some(Box::new(
-                translate::translate(p, &target).map_err(|e| e.to_string())?,
-            ))
-        } else {
-            None
-        };
+    let grf_in_state_twin = match twin {
+        Some(t) => Some(Box::new(t.map_err(|e| e.to_string())?)),
+        None => None,
+    };
     let mut lanes = None;
     if let Some(lane_module) = lane_module {
         // A kernel the lane translation cannot take still runs in the thread mapping.
@@ -1745,14 +1755,16 @@ fn fill_head(job: &mut ComputeJob) {
     job.buffers[translate::binding::HEAD as usize].data = head;
 }
 
-/// The module without the runtime functions its entry point never reaches and with
-/// its idle float wrappers' calls written as what they return ([`translate::prune`]),
+/// The module without the runtime functions its entry point never reaches, with
+/// its idle float wrappers' calls written as what they return ([`translate::prune`])
+/// and with what NIR would fold late folded already ([`translate::driver_folds`]),
 /// when the pipeline is still to be created: the key stays that of the whole text
 /// (both are functions of it), so a warm run neither prunes nor hashes again.
 fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
     if !gpu.has_pipeline(job.key) {
         // A module lowered to soft f64 had them written before lowering (`adapted`).
         if !matches!(adaptation(gpu), Some(Adaptation::Lower(e)) if e.f64) {
+            job.wgsl = translate::driver_folds::for_driver(&job.wgsl);
             job.wgsl = translate::prune::without_idle_wrappers(&job.wgsl);
         }
         job.wgsl = translate::prune::unreachable_functions(&job.wgsl, &job.entry_point);
@@ -2173,8 +2185,11 @@ pub fn lowered(wgsl: &str, emu: translate::lower64::Emulate) -> Result<String, S
             text = text.replace(f64_form, int_form);
         }
     }
-    translate::lower64::lower(&translate::prune::without_idle_wrappers(&text), emu)
-        .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))
+    translate::lower64::lower(
+        &translate::prune::without_idle_wrappers(&translate::driver_folds::for_driver(&text)),
+        emu,
+    )
+    .map_err(|e| format!("64-bit emulation ({}): {e}", emu.describe()))
 }
 
 /// The F mad's f64 forms in shaders/runtime.wgsl and their integer twin: `fma32_bits`

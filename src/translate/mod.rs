@@ -22,6 +22,7 @@ pub mod atomic_ops;
 mod blocks;
 pub mod budget;
 mod dpas;
+pub mod driver_folds;
 mod exchange;
 mod fences;
 mod grf_rows;

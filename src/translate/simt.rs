@@ -870,8 +870,11 @@ pub(super) fn translate(
     let grf_words = consts.get("K_GRF_WORDS").copied().unwrap_or(0) as u32;
     let mut image_words = None;
     if moved.uses_image && grf_words > super::PRIVATE_GRF_WORDS_MAX {
+        // The GRF folds first (`driver_folds`): their literal words then go
+        // straight to their compact places, not through `gw` at every call.
+        let folded = super::driver_folds::before_compaction(&wgsl);
         let compact = super::grf_rows::rows(plan, &moved.kept, grf_words)
-            .and_then(|rows| Some((super::grf_rows::apply(&wgsl, &rows)?, rows.words)));
+            .and_then(|rows| Some((super::grf_rows::apply(&folded, &rows)?, rows.words)));
         if let Some((text, words)) = compact {
             wgsl = text;
             image_words = Some(words);

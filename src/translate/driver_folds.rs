@@ -1,0 +1,583 @@
+//! Folds written into a module's text before the driver gets it, where the driver
+//! would reach them only after many passes over the whole module.
+//!
+//! lavapipe's NIR optimization loop (Mesa 22.3, `lvp_pipeline.c`) repeats every pass
+//! until none makes progress, and its `nir_opt_copy_prop_vars` compares each access
+//! to the private GRF array `g` with every entry it tracks, among them the array's
+//! zero initialization, one store per word: with Mesa built with symbols, `perf` put
+//! 54% of atomic_global_counters SIMD16's 2.6 s pipeline creation in that pass. What
+//! makes the loop go round again and again is code that only folds late: each `chen`
+//! call inlined with constant arguments, and channel loops
+//! (`for (var i = 0u; i < 16u; i++)`) that NIR unrolls one round after another before
+//! their `gld`/`gst` offsets become constants. Here:
+//! - `chen(em, N, OFF, nomask, pbits, has_pred, comb, inv)` with literal shape
+//!   arguments is written as the expression its body computes for them;
+//! - `gld`/`gst` of 4 and 8 bytes at a constant aligned offset inside the GRF are
+//!   written as the words of `g` that `g32`/`gs32` reach there (only where the
+//!   module's `g32` and `gs32` are the private-array ones: not a GRF in `state`, not
+//!   a compact image);
+//! - in straight modules, a channel loop whose index appears only in such offsets
+//!   is written out channel by channel, each copy under its channel's test.
+//!
+//! All three are exact rewrites of what the runtime's functions do, and a function of
+//! the text (the pipeline key stays the whole text's hash).
+
+use super::table_form::has_word;
+use super::tidy::rewrite_calls;
+
+/// The private-array `g32` and `gs32` (shaders/runtime.wgsl) that the GRF folds
+/// stand in for.
+const G32_PRIVATE: &str = "fn g32(o: u32) -> u32 {\n    if ((o & 3u) == 0u && o < K_GRF_WORDS * 4u) { return g[o >> 2u]; }";
+const GS32_PRIVATE: &str = "fn gs32(o: u32, v: u32) {\n    if ((o & 3u) == 0u && o < K_GRF_WORDS * 4u) { g[o >> 2u] = v; return; }";
+const G_PRIVATE: &str = "var<private> g: array<u32, K_GRF_QUADS * 4u>;";
+
+/// The head of a channel loop, before its count.
+const LOOP_HEAD: &str = "for (var i = 0u; i < ";
+/// A channel loop's first line: the channels `ce` leaves out skip the body.
+const CHANNEL_TEST: &str = "if ((ce & (1u << i)) == 0u) { continue; }";
+/// The most text a written-out loop may take (copies of its body).
+const UNROLLED_BYTES_MAX: usize = 32 * 1024;
+
+/// `wgsl` with the folds of this module's header applied.
+pub fn for_driver(wgsl: &str) -> String {
+    folds(wgsl, true)
+}
+
+/// [`for_driver`] without the quads, for a straight module whose GRF image is then
+/// compacted (`grf_rows.rs`), which maps the folded literal words to their compact
+/// places (its `g32` no longer has the private form these folds look for).
+pub fn before_compaction(wgsl: &str) -> String {
+    folds(wgsl, false)
+}
+
+fn folds(wgsl: &str, quads: bool) -> String {
+    let text = fold_chen(wgsl);
+    let Some(words) = private_grf_words(&text) else {
+        return text;
+    };
+    let text = if text.contains("\nfn run_lane(") {
+        unroll_channel_loops(&text, words)
+    } else {
+        text
+    };
+    let text = fold_with_known_index(&text, words);
+    let text = fold_grf_span(&text, words, None);
+    if quads && text.contains("\nfn run_lane(") {
+        grf_in_quads(&text).unwrap_or(text)
+    } else {
+        text
+    }
+}
+
+/// The private GRF declared as `vec4<u32>` quads, every `g[w]` read and written as
+/// component `w % 4` of quad `w / 4`: exact (the same words), and NIR's copy
+/// propagation then tracks a quarter of the zero-initializing stores, each compared
+/// with every later access (atomic_global_counters SIMD16: 792 -> 317 ms; straight
+/// modules only, whose accesses are mostly literal words after the folds above: a
+/// variable word is a vector component picked at run time). `None` where an index
+/// holds a call (it is written twice) or a word's address is taken.
+fn grf_in_quads(text: &str) -> Option<String> {
+    if text.contains("&g[") {
+        return None;
+    }
+    let at = text.find(G_PRIVATE)?;
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    out.push_str(&text[..at]);
+    out.push_str("var<private> g: array<vec4<u32>, K_GRF_QUADS>;");
+    out.push_str(&quad_indices(&text[at + G_PRIVATE.len()..])?);
+    Some(out)
+}
+
+/// `text` with each `g[i]` (not part of a longer name) as `g[i / 4][i % 4]`.
+fn quad_indices(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let (mut copied, mut search) = (0, 0);
+    while let Some(k) = text[search..].find("g[").map(|k| k + search) {
+        search = k + 2;
+        if k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_' || b[k - 1] == b'.') {
+            continue;
+        }
+        let close = matching_bracket(text, k + 1)?;
+        let index = quad_indices(&text[k + 2..close])?;
+        out.push_str(&text[copied..k]);
+        match literal(&index) {
+            Some(w) => out.push_str(&format!("g[{}u][{}u]", w / 4, w % 4)),
+            None if calls_in(&index) => return None,
+            None => out.push_str(&format!("g[({index}) >> 2u][({index}) & 3u]")),
+        }
+        copied = close + 1;
+        search = copied;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
+}
+
+/// Index of the `]` closing the `[` at byte `open`.
+fn matching_bracket(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, &c) in text.as_bytes().iter().enumerate().skip(open) {
+        match c {
+            b'[' => depth += 1,
+            b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `expr` calls a function (a name followed by `(`; conversions too).
+fn calls_in(expr: &str) -> bool {
+    let b = expr.as_bytes();
+    (1..b.len()).any(|k| {
+        b[k] == b'(' && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_' || b[k - 1] == b'>')
+    })
+}
+
+/// `K_GRF_WORDS` where `g32`/`gs32` index the private array `g`; `None` elsewhere.
+fn private_grf_words(text: &str) -> Option<u32> {
+    if !(text.contains(G_PRIVATE) && text.contains(G32_PRIVATE) && text.contains(GS32_PRIVATE)) {
+        return None;
+    }
+    let at = text.find("const K_GRF_WORDS: u32 = ")? + "const K_GRF_WORDS: u32 = ".len();
+    let end = at + text[at..].find("u;")?;
+    text[at..end].parse().ok()
+}
+
+/// Every `chen(..)` whose shape arguments are literals as the expression it returns.
+pub fn fold_chen(text: &str) -> String {
+    rewrite_calls(text, "chen", &|args| chen_expression(args))
+}
+
+fn chen_expression(args: &[String]) -> Option<String> {
+    let [em, n, off, nomask, pbits, has, comb, inv] = args else {
+        return None;
+    };
+    // The channel mask and predicate are read once each below, as the call reads
+    // them; a call among them (whose effects the fold might skip) keeps the call.
+    if em.contains('(') || pbits.contains('(') || em.contains(':') {
+        return None;
+    }
+    let n = literal(n)?;
+    let off = literal(off)?;
+    if off >= 32 {
+        return None;
+    }
+    let full = if n < 32 { (1u32 << n) - 1 } else { u32::MAX };
+    let f = format!("{full}u");
+    let mut ch = match nomask.as_str() {
+        "true" => f.clone(),
+        "false" if off == 0 && full == u32::MAX => format!("({em})"),
+        "false" => format!("(({em} >> {off}u) & {f})"),
+        _ => return None,
+    };
+    match has.as_str() {
+        "false" => {}
+        "true" => {
+            let mut pm = format!("(({pbits} >> {off}u) & {f})");
+            match comb.as_str() {
+                "0u" => {}
+                "1u" => pm = format!("select(0u, {f}, {pm} != 0u)"),
+                "2u" => pm = format!("select(0u, {f}, {pm} == {f})"),
+                _ => return None,
+            }
+            match inv.as_str() {
+                "false" => {}
+                "true" => pm = format!("(~{pm} & {f})"),
+                _ => return None,
+            }
+            ch = format!("({ch} & {pm})");
+        }
+        _ => return None,
+    }
+    Some(ch)
+}
+
+/// `12u` as 12.
+fn literal(s: &str) -> Option<u32> {
+    let d = s.strip_suffix('u')?;
+    if d.is_empty() || !d.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    d.parse().ok()
+}
+
+/// The u32 value of an offset made of `Nu` literals, `i` (when known), `+`, `-`, `*`
+/// and parentheses, in WGSL's wrapping arithmetic; `None` for anything else.
+fn eval_offset(s: &str, i: Option<u32>) -> Option<u32> {
+    let tokens = tokens(s)?;
+    let mut at = 0;
+    let v = eval_sum(&tokens, &mut at, i)?;
+    (at == tokens.len()).then_some(v)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    Num(u32),
+    Index,
+    Op(u8),
+}
+
+fn tokens(s: &str) -> Option<Vec<Tok>> {
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() {
+        match b[k] {
+            b' ' => k += 1,
+            b'+' | b'-' | b'*' | b'(' | b')' => {
+                out.push(Tok::Op(b[k]));
+                k += 1;
+            }
+            c if c.is_ascii_digit() => {
+                let start = k;
+                while k < b.len() && b[k].is_ascii_digit() {
+                    k += 1;
+                }
+                if b.get(k) != Some(&b'u') {
+                    return None;
+                }
+                out.push(Tok::Num(s[start..k].parse().ok()?));
+                k += 1;
+                if b.get(k)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    return None;
+                }
+            }
+            b'i' if !b
+                .get(k + 1)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') =>
+            {
+                out.push(Tok::Index);
+                k += 1;
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+fn eval_sum(t: &[Tok], at: &mut usize, i: Option<u32>) -> Option<u32> {
+    let mut v = eval_product(t, at, i)?;
+    while let Some(&Tok::Op(op @ (b'+' | b'-'))) = t.get(*at) {
+        *at += 1;
+        let r = eval_product(t, at, i)?;
+        v = if op == b'+' {
+            v.wrapping_add(r)
+        } else {
+            v.wrapping_sub(r)
+        };
+    }
+    Some(v)
+}
+
+fn eval_product(t: &[Tok], at: &mut usize, i: Option<u32>) -> Option<u32> {
+    let mut v = eval_atom(t, at, i)?;
+    while let Some(Tok::Op(b'*')) = t.get(*at) {
+        *at += 1;
+        v = v.wrapping_mul(eval_atom(t, at, i)?);
+    }
+    Some(v)
+}
+
+fn eval_atom(t: &[Tok], at: &mut usize, i: Option<u32>) -> Option<u32> {
+    let tok = *t.get(*at)?;
+    *at += 1;
+    match tok {
+        Tok::Num(n) => Some(n),
+        Tok::Index => i,
+        Tok::Op(b'(') => {
+            let v = eval_sum(t, at, i)?;
+            (t.get(*at) == Some(&Tok::Op(b')'))).then(|| *at += 1)?;
+            Some(v)
+        }
+        Tok::Op(_) => None,
+    }
+}
+
+/// The word of `g` that a 4-byte access at byte `o` reaches (`g32`/`gs32`'s aligned
+/// path), and the next one for an 8-byte access.
+fn grf_word(o: u32, n: u32, words: u32) -> Option<u32> {
+    let w = o / 4;
+    (o.is_multiple_of(4) && w + n / 4 <= words).then_some(w)
+}
+
+/// `text` with its `gld`/`gst` calls of 4 and 8 bytes at offsets that evaluate with
+/// `i` (the channel index, where known) written as the words of `g` they reach.
+fn fold_grf_span(text: &str, words: u32, i: Option<u32>) -> String {
+    let text = rewrite_calls(text, "gld", &|args| {
+        let [o, n] = args else { return None };
+        let o = eval_offset(o, i)?;
+        match n.as_str() {
+            "4u" => Some(format!("u64(g[{}u])", grf_word(o, 4, words)?)),
+            "8u" => {
+                let w = grf_word(o, 8, words)?;
+                Some(format!("(u64(g[{w}u]) | (u64(g[{}u]) << 32u))", w + 1))
+            }
+            _ => None,
+        }
+    });
+    rewrite_calls(&text, "gst", &|args| {
+        let [o, n, v] = args else { return None };
+        let o = eval_offset(o, i)?;
+        // `v` is read twice for 8 bytes: a plain name only.
+        if !v.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+            return None;
+        }
+        match n.as_str() {
+            "4u" => Some(format!(
+                "g[{}u] = u32({v} & 0xfffffffflu)",
+                grf_word(o, 4, words)?
+            )),
+            "8u" => {
+                let w = grf_word(o, 8, words)?;
+                Some(format!(
+                    "g[{w}u] = u32({v} & 0xfffffffflu); g[{}u] = u32({v} >> 32u)",
+                    w + 1
+                ))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// Index of the `}` closing the block whose body starts at `from` (comments
+/// skipped), if it closes.
+fn block_end(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut k = from;
+    while k < b.len() {
+        match b[k] {
+            b'/' if b.get(k + 1) == Some(&b'/') => {
+                k += text[k..].find('\n').unwrap_or(text.len() - k);
+                continue;
+            }
+            b'{' => depth += 1,
+            b'}' => {
+                if depth == 0 {
+                    return Some(k);
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Whether `body` rebinds or changes `i`, or leaves its block other than at its end.
+fn unsafe_for_index(body: &str) -> bool {
+    [
+        "continue", "break", "return", "for (", "loop", "while", "let i ", "var i ", "i++", "i = ",
+        "i += ", "i -= ",
+    ]
+    .iter()
+    .any(|w| body.contains(w))
+}
+
+/// Straight modules' channel loops written out channel by channel where their index
+/// appears only in GRF offsets that then fold.
+fn unroll_channel_loops(text: &str, words: u32) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    let mut at = 0;
+    let mut search = 0;
+    while let Some(k) = text[search..].find(LOOP_HEAD).map(|k| k + search) {
+        search = k + LOOP_HEAD.len();
+        let Some(done) = unrolled(text, k, words) else {
+            continue;
+        };
+        let (end, copies) = done;
+        out.push_str(&text[at..k]);
+        out.push_str(&copies);
+        at = end;
+        search = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The loop at `k` written out, and the byte after its closing brace.
+fn unrolled(text: &str, k: usize, words: u32) -> Option<(usize, String)> {
+    let rest = &text[k + LOOP_HEAD.len()..];
+    let count_end = rest.find("u; i++) {")?;
+    let n: u32 = rest[..count_end].parse().ok()?;
+    let open = k + LOOP_HEAD.len() + count_end + "u; i++) {".len();
+    let close = block_end(text, open)?;
+    let body = text[open..close].trim_start_matches(['\n', ' ']);
+    let (tested, rest_body) = match body.strip_prefix(CHANNEL_TEST) {
+        Some(r) => (true, r),
+        None => (false, body),
+    };
+    if n == 0 || n > 32 || unsafe_for_index(rest_body) {
+        return None;
+    }
+    let mut copies = String::new();
+    for c in 0..n {
+        let folded = fold_grf_span(rest_body, words, Some(c));
+        if has_word(&folded, "i") {
+            return None;
+        }
+        if tested {
+            copies.push_str(&format!(
+                "{{ if ((ce & (1u << {c}u)) != 0u) {{{folded}}} }}\n"
+            ));
+        } else {
+            copies.push_str(&format!("{{{folded}}}\n"));
+        }
+        if copies.len() > UNROLLED_BYTES_MAX {
+            return None;
+        }
+    }
+    Some((close + 1, copies))
+}
+
+/// The GRF folds inside each `let i = Nu;` scope (a single channel's block), with `i`
+/// as that literal, up to the block's end or a rebinding of `i`.
+fn fold_with_known_index(text: &str, words: u32) -> String {
+    const LET: &str = "let i = ";
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut search = 0;
+    while let Some(k) = text[search..].find(LET).map(|k| k + search) {
+        search = k + LET.len();
+        if k > 0 && text.as_bytes()[k - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        let Some(semi) = text[search..].find(';').map(|s| s + search) else {
+            break;
+        };
+        let Some(value) = literal(text[search..semi].trim()) else {
+            continue;
+        };
+        let start = semi + 1;
+        let Some(end) = block_end(text, start) else {
+            continue;
+        };
+        // Up to the next rebinding of `i`, if any, in this block.
+        let scope_end = ["let i ", "var i ", "for (var i"]
+            .iter()
+            .filter_map(|w| text[start..end].find(w).map(|p| p + start))
+            .min()
+            .unwrap_or(end);
+        out.push_str(&text[at..start]);
+        out.push_str(&fold_grf_span(&text[start..scope_end], words, Some(value)));
+        at = scope_end;
+        search = scope_end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chen_with_literal_shapes_becomes_its_value() {
+        let t = "let a = chen(em, 16u, 0u, true, 0u, false, 0u, false);\n\
+                 let b = chen(dm, 8u, 8u, false, pr[2u], true, 2u, true);\n\
+                 let c = chen(em, 32u, 0u, false, 0u, false, 0u, false);\n\
+                 let d = chen(em, n, 0u, false, 0u, false, 0u, false);\n\
+                 fn chen(em: u32, n: u32, off: u32, nomask: bool, pbits: u32, has_pred: bool, comb: u32, inv: bool) -> u32 {";
+        let f = fold_chen(t);
+        assert!(f.contains("let a = 65535u;"), "{f}");
+        assert!(
+            f.contains(
+                "let b = (((dm >> 8u) & 255u) & (~select(0u, 255u, ((pr[2u] >> 8u) & 255u) == 255u) & 255u));"
+            ),
+            "{f}"
+        );
+        assert!(f.contains("let c = (em);"), "{f}");
+        // A shape only known at run time, and the definition, stay.
+        assert!(f.contains("let d = chen(em, n, 0u,"), "{f}");
+        assert!(f.contains("fn chen(em: u32, n: u32"), "{f}");
+    }
+
+    #[test]
+    fn offsets_evaluate_in_wrapping_u32_arithmetic() {
+        assert_eq!(eval_offset("(2208u + i * 4u)", Some(3)), Some(2220));
+        assert_eq!(eval_offset("2176u + (i) * 4u", Some(0)), Some(2176));
+        assert_eq!(eval_offset("4u - 8u", None), Some(u32::MAX - 3));
+        assert_eq!(eval_offset("(2208u + i * 4u)", None), None);
+        assert_eq!(eval_offset("o + 4u", Some(1)), None);
+        assert_eq!(eval_offset("i64(4u)", Some(1)), None);
+        assert_eq!(eval_offset("0x10u", None), None);
+    }
+
+    fn module(body: &str) -> String {
+        format!(
+            "const K_GRF_WORDS: u32 = 600u;\n{G_PRIVATE}\n{G32_PRIVATE}\n    return 0u;\n}}\n\
+             {GS32_PRIVATE}\n}}\nfn run_lane(dm: u32) -> u32 {{\n{body}\n    return 0u;\n}}\n"
+        )
+    }
+
+    #[test]
+    fn channel_loops_unroll_where_the_index_only_offsets_the_grf() {
+        let body = "    let ce = 3u;\n    for (var i = 0u; i < 2u; i++) {\n        \
+                    if ((ce & (1u << i)) == 0u) { continue; }\n        \
+                    let s0 = gld((2208u + i * 4u), 4u);\n        let v = s0 + 1lu;\n        \
+                    gst(2240u + (i) * 8u, 8u, v);\n    }\n";
+        let f = for_driver(&module(body));
+        assert!(!f.contains("for (var i"), "{f}");
+        assert!(f.contains("if ((ce & (1u << 1u)) != 0u)"), "{f}");
+        assert!(f.contains("let s0 = u64(g[138u][1u]);"), "{f}");
+        assert!(
+            f.contains("g[140u][2u] = u32(v & 0xfffffffflu); g[140u][3u] = u32(v >> 32u);"),
+            "{f}"
+        );
+        // The index read elsewhere, or an offset past the GRF: the loop stays.
+        let kept = body.replace("s0 + 1lu", "s0 + u64(i)");
+        assert!(for_driver(&module(&kept)).contains("for (var i"));
+        let past = body.replace("2208u", "4000u");
+        assert!(for_driver(&module(&past)).contains("for (var i"));
+    }
+
+    #[test]
+    fn straight_grf_words_become_quad_components() {
+        let body = "    g[553u] = g[o >> 2u] + g[k + g[3u]];\n    let x = g[u32(y)];\n";
+        let f = for_driver(&module(&body.replace("    let x = g[u32(y)];\n", "")));
+        assert!(
+            f.contains("var<private> g: array<vec4<u32>, K_GRF_QUADS>;"),
+            "{f}"
+        );
+        assert!(
+            f.contains("g[138u][1u] = g[(o >> 2u) >> 2u][(o >> 2u) & 3u] + g[(k + g[0u][3u]) >> 2u][(k + g[0u][3u]) & 3u];"),
+            "{f}"
+        );
+        // g32's private form, quads too.
+        assert!(
+            f.contains("return g[(o >> 2u) >> 2u][(o >> 2u) & 3u]; }"),
+            "{f}"
+        );
+        // An index with a call would be evaluated twice: the words stay.
+        let kept = for_driver(&module(body));
+        assert!(
+            kept.contains(G_PRIVATE) && kept.contains("g[u32(y)]"),
+            "{kept}"
+        );
+    }
+
+    #[test]
+    fn a_known_channel_folds_its_offsets_and_other_modules_keep_theirs() {
+        let body = "    {\n        let i = 0u;\n        let s0 = gld(2320u, 4u);\n        \
+                    gst(2176u + (i) * 4u, 4u, s0);\n        let h = gld(2320u, 2u);\n    }\n    \
+                    gst(2176u + (i) * 4u, 4u, x);\n";
+        let f = for_driver(&module(body));
+        assert!(f.contains("let s0 = u64(g[145u][0u]);"), "{f}");
+        assert!(f.contains("g[136u][0u] = u32(s0 & 0xfffffffflu);"), "{f}");
+        // Two bytes, and `i` outside its scope, stay calls.
+        assert!(f.contains("gld(2320u, 2u)"), "{f}");
+        assert!(f.contains("    gst(2176u + (i) * 4u, 4u, x);"), "{f}");
+        // A GRF in `state` (or a compact image): no `g32` of the private form.
+        let state = module(body).replace(G32_PRIVATE, "fn g32(o: u32) -> u32 {");
+        assert!(for_driver(&state).contains("let s0 = gld(2320u, 4u);"));
+    }
+}
