@@ -694,6 +694,7 @@ pub fn conditions(
         dom: &dom,
         loops: &loops,
         passes: &passes,
+        writers: Default::default(),
     };
     // Flat accesses placed on their pointer argument.
     let mut placed = vec![None; p.insts.len()];
@@ -1007,7 +1008,7 @@ fn pointer_in_slice(c: &Chains, chain: &Chain, a: u32, b: u32) -> Option<u32> {
             continue;
         }
         seen.push((a, b));
-        for d in (0..c.p.insts.len()).filter(|&d| writes_any(c.plan, d, a, b)) {
+        for &d in c.writers(a, b).iter() {
             let w = &c.p.insts[d];
             if super::is_message(w.op) {
                 continue;
@@ -1379,9 +1380,27 @@ struct Chains<'a> {
     dom: &'a [Vec<bool>],
     loops: &'a [(usize, usize)],
     passes: &'a RefCell<Passes>,
+    /// The instructions writing any byte of `[a, b)`, by `(a, b)`
+    /// ([`Chains::writers`]).
+    writers: RefCell<std::collections::HashMap<(u32, u32), std::rc::Rc<[usize]>>>,
 }
 
 impl Chains<'_> {
+    /// The instructions that write any byte of `[a, b)`, in order: one scan of the
+    /// kernel per range (the pointer searches ask for the same address bytes from
+    /// every access: private_array_large spent a quarter of its translation there).
+    fn writers(&self, a: u32, b: u32) -> std::rc::Rc<[usize]> {
+        self.writers
+            .borrow_mut()
+            .entry((a, b))
+            .or_insert_with(|| {
+                (0..self.p.insts.len())
+                    .filter(|&d| writes_any(self.plan, d, a, b))
+                    .collect()
+            })
+            .clone()
+    }
+
     /// Reaching definitions seen from the channels that run instruction `k`.
     fn chain(&self, k: usize) -> Chain<'_> {
         Chain {
