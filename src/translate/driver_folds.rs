@@ -35,6 +35,11 @@ const G_PRIVATE: &str = "var<private> g: array<u32, K_GRF_QUADS * 4u>;";
 const LOOP_HEAD: &str = "for (var i = 0u; i < ";
 /// A channel loop's first line: the channels `ce` leaves out skip the body.
 const CHANNEL_TEST: &str = "if ((ce & (1u << i)) == 0u) { continue; }";
+/// The smallest GRF declared as quads. A word a lane picks at run time is then a
+/// vector component picked at run time too: subgroup_block_rw SIMD16 (728 words, its
+/// lanes' GRF accesses through `g32`) took 0.33 -> 0.68 GPU ms; a small image's
+/// initializer costs the driver little (800 words and one read: 35 ms).
+const QUADS_FROM_WORDS: u32 = 1024;
 /// The most text a written-out loop may take (copies of its body).
 const UNROLLED_BYTES_MAX: usize = 32 * 1024;
 
@@ -62,7 +67,7 @@ fn folds(wgsl: &str, quads: bool) -> String {
     };
     let text = fold_with_known_index(&text, words);
     let text = fold_grf_span(&text, words, None);
-    if quads && text.contains("\nfn run_lane(") {
+    if quads && words >= QUADS_FROM_WORDS && text.contains("\nfn run_lane(") {
         grf_in_quads(&text).unwrap_or(text)
     } else {
         text
@@ -514,7 +519,7 @@ mod tests {
 
     fn module(body: &str) -> String {
         format!(
-            "const K_GRF_WORDS: u32 = 600u;\n{G_PRIVATE}\n{G32_PRIVATE}\n    return 0u;\n}}\n\
+            "const K_GRF_WORDS: u32 = 1200u;\n{G_PRIVATE}\n{G32_PRIVATE}\n    return 0u;\n}}\n\
              {GS32_PRIVATE}\n}}\nfn run_lane(dm: u32) -> u32 {{\n{body}\n    return 0u;\n}}\n"
         )
     }
@@ -536,7 +541,7 @@ mod tests {
         // The index read elsewhere, or an offset past the GRF: the loop stays.
         let kept = body.replace("s0 + 1lu", "s0 + u64(i)");
         assert!(for_driver(&module(&kept)).contains("for (var i"));
-        let past = body.replace("2208u", "4000u");
+        let past = body.replace("2208u", "6000u");
         assert!(for_driver(&module(&past)).contains("for (var i"));
     }
 
@@ -557,6 +562,9 @@ mod tests {
             f.contains("return g[(o >> 2u) >> 2u][(o >> 2u) & 3u]; }"),
             "{f}"
         );
+        // A small GRF keeps its words (a word picked at run time stays a plain index).
+        let small = module(body).replace("= 1200u;", "= 1000u;");
+        assert!(for_driver(&small).contains(G_PRIVATE));
         // An index with a call would be evaluated twice: the words stay.
         let kept = for_driver(&module(body));
         assert!(
