@@ -1382,8 +1382,11 @@ struct Chains<'a> {
     passes: &'a RefCell<Passes>,
     /// The instructions writing any byte of `[a, b)`, by `(a, b)`
     /// ([`Chains::writers`]).
-    writers: RefCell<std::collections::HashMap<(u32, u32), std::rc::Rc<[usize]>>>,
+    writers: RefCell<Writers>,
 }
+
+/// The instructions that write into each byte range asked about.
+type Writers = std::collections::HashMap<(u32, u32), std::rc::Rc<[usize]>>;
 
 impl Chains<'_> {
     /// The instructions that write any byte of `[a, b)`, in order: one scan of the
