@@ -35,27 +35,14 @@ const G_PRIVATE: &str = "var<private> g: array<u32, K_GRF_QUADS * 4u>;";
 const LOOP_HEAD: &str = "for (var i = 0u; i < ";
 /// A channel loop's first line: the channels `ce` leaves out skip the body.
 const CHANNEL_TEST: &str = "if ((ce & (1u << i)) == 0u) { continue; }";
-/// The smallest GRF declared as quads. A word a lane picks at run time is then a
-/// vector component picked at run time too: subgroup_block_rw SIMD16 (728 words, its
-/// lanes' GRF accesses through `g32`) took 0.33 -> 0.68 GPU ms; a small image's
-/// initializer costs the driver little (800 words and one read: 35 ms).
-const QUADS_FROM_WORDS: u32 = 1024;
 /// The most text a written-out loop may take (copies of its body).
 const UNROLLED_BYTES_MAX: usize = 32 * 1024;
 
-/// `wgsl` with the folds of this module's header applied.
+/// `wgsl` with the folds of this module's header applied. A straight module whose
+/// GRF image is compacted (`grf_rows.rs`) gets them before compaction, which maps
+/// the folded literal words to their compact places (its `g32` no longer has the
+/// private form these folds look for).
 pub fn for_driver(wgsl: &str) -> String {
-    folds(wgsl, true)
-}
-
-/// [`for_driver`] without the quads, for a straight module whose GRF image is then
-/// compacted (`grf_rows.rs`), which maps the folded literal words to their compact
-/// places (its `g32` no longer has the private form these folds look for).
-pub fn before_compaction(wgsl: &str) -> String {
-    folds(wgsl, false)
-}
-
-fn folds(wgsl: &str, quads: bool) -> String {
     let text = fold_chen(wgsl);
     let Some(words) = private_grf_words(&text) else {
         return text;
@@ -66,82 +53,7 @@ fn folds(wgsl: &str, quads: bool) -> String {
         text
     };
     let text = fold_with_known_index(&text, words);
-    let text = fold_grf_span(&text, words, None);
-    if quads && words >= QUADS_FROM_WORDS && text.contains("\nfn run_lane(") {
-        grf_in_quads(&text).unwrap_or(text)
-    } else {
-        text
-    }
-}
-
-/// The private GRF declared as `vec4<u32>` quads, every `g[w]` read and written as
-/// component `w % 4` of quad `w / 4`: exact (the same words), and NIR's copy
-/// propagation then tracks a quarter of the zero-initializing stores, each compared
-/// with every later access (atomic_global_counters SIMD16: 792 -> 317 ms; straight
-/// modules only, whose accesses are mostly literal words after the folds above: a
-/// variable word is a vector component picked at run time). `None` where an index
-/// holds a call (it is written twice) or a word's address is taken.
-fn grf_in_quads(text: &str) -> Option<String> {
-    if text.contains("&g[") {
-        return None;
-    }
-    let at = text.find(G_PRIVATE)?;
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    out.push_str(&text[..at]);
-    out.push_str("var<private> g: array<vec4<u32>, K_GRF_QUADS>;");
-    out.push_str(&quad_indices(&text[at + G_PRIVATE.len()..])?);
-    Some(out)
-}
-
-/// `text` with each `g[i]` (not part of a longer name) as `g[i / 4][i % 4]`.
-fn quad_indices(text: &str) -> Option<String> {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    let (mut copied, mut search) = (0, 0);
-    while let Some(k) = text[search..].find("g[").map(|k| k + search) {
-        search = k + 2;
-        if k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_' || b[k - 1] == b'.') {
-            continue;
-        }
-        let close = matching_bracket(text, k + 1)?;
-        let index = quad_indices(&text[k + 2..close])?;
-        out.push_str(&text[copied..k]);
-        match literal(&index) {
-            Some(w) => out.push_str(&format!("g[{}u][{}u]", w / 4, w % 4)),
-            None if calls_in(&index) => return None,
-            None => out.push_str(&format!("g[({index}) >> 2u][({index}) & 3u]")),
-        }
-        copied = close + 1;
-        search = copied;
-    }
-    out.push_str(&text[copied..]);
-    Some(out)
-}
-
-/// Index of the `]` closing the `[` at byte `open`.
-fn matching_bracket(text: &str, open: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (j, &c) in text.as_bytes().iter().enumerate().skip(open) {
-        match c {
-            b'[' => depth += 1,
-            b']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(j);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Whether `expr` calls a function (a name followed by `(`; conversions too).
-fn calls_in(expr: &str) -> bool {
-    let b = expr.as_bytes();
-    (1..b.len()).any(|k| {
-        b[k] == b'(' && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_' || b[k - 1] == b'>')
-    })
+    fold_grf_span(&text, words, None)
 }
 
 /// `K_GRF_WORDS` where `g32`/`gs32` index the private array `g`; `None` elsewhere.
@@ -533,9 +445,9 @@ mod tests {
         let f = for_driver(&module(body));
         assert!(!f.contains("for (var i"), "{f}");
         assert!(f.contains("if ((ce & (1u << 1u)) != 0u)"), "{f}");
-        assert!(f.contains("let s0 = u64(g[138u][1u]);"), "{f}");
+        assert!(f.contains("let s0 = u64(g[553u]);"), "{f}");
         assert!(
-            f.contains("g[140u][2u] = u32(v & 0xfffffffflu); g[140u][3u] = u32(v >> 32u);"),
+            f.contains("g[562u] = u32(v & 0xfffffffflu); g[563u] = u32(v >> 32u);"),
             "{f}"
         );
         // The index read elsewhere, or an offset past the GRF: the loop stays.
@@ -546,41 +458,13 @@ mod tests {
     }
 
     #[test]
-    fn straight_grf_words_become_quad_components() {
-        let body = "    g[553u] = g[o >> 2u] + g[k + g[3u]];\n    let x = g[u32(y)];\n";
-        let f = for_driver(&module(&body.replace("    let x = g[u32(y)];\n", "")));
-        assert!(
-            f.contains("var<private> g: array<vec4<u32>, K_GRF_QUADS>;"),
-            "{f}"
-        );
-        assert!(
-            f.contains("g[138u][1u] = g[(o >> 2u) >> 2u][(o >> 2u) & 3u] + g[(k + g[0u][3u]) >> 2u][(k + g[0u][3u]) & 3u];"),
-            "{f}"
-        );
-        // g32's private form, quads too.
-        assert!(
-            f.contains("return g[(o >> 2u) >> 2u][(o >> 2u) & 3u]; }"),
-            "{f}"
-        );
-        // A small GRF keeps its words (a word picked at run time stays a plain index).
-        let small = module(body).replace("= 1200u;", "= 1000u;");
-        assert!(for_driver(&small).contains(G_PRIVATE));
-        // An index with a call would be evaluated twice: the words stay.
-        let kept = for_driver(&module(body));
-        assert!(
-            kept.contains(G_PRIVATE) && kept.contains("g[u32(y)]"),
-            "{kept}"
-        );
-    }
-
-    #[test]
     fn a_known_channel_folds_its_offsets_and_other_modules_keep_theirs() {
         let body = "    {\n        let i = 0u;\n        let s0 = gld(2320u, 4u);\n        \
                     gst(2176u + (i) * 4u, 4u, s0);\n        let h = gld(2320u, 2u);\n    }\n    \
                     gst(2176u + (i) * 4u, 4u, x);\n";
         let f = for_driver(&module(body));
-        assert!(f.contains("let s0 = u64(g[145u][0u]);"), "{f}");
-        assert!(f.contains("g[136u][0u] = u32(s0 & 0xfffffffflu);"), "{f}");
+        assert!(f.contains("let s0 = u64(g[580u]);"), "{f}");
+        assert!(f.contains("g[544u] = u32(s0 & 0xfffffffflu);"), "{f}");
         // Two bytes, and `i` outside its scope, stay calls.
         assert!(f.contains("gld(2320u, 2u)"), "{f}");
         assert!(f.contains("    gst(2176u + (i) * 4u, 4u, x);"), "{f}");

@@ -872,7 +872,7 @@ pub(super) fn translate(
     if moved.uses_image && grf_words > super::PRIVATE_GRF_WORDS_MAX {
         // The GRF folds first (`driver_folds`): their literal words then go
         // straight to their compact places, not through `gw` at every call.
-        let folded = super::driver_folds::before_compaction(&wgsl);
+        let folded = super::driver_folds::for_driver(&wgsl);
         let compact = super::grf_rows::rows(plan, &moved.kept, grf_words)
             .and_then(|rows| Some((super::grf_rows::apply(&folded, &rows)?, rows.words)));
         if let Some((text, words)) = compact {
