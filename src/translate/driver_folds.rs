@@ -293,8 +293,8 @@ fn block_end(text: &str, from: usize) -> Option<usize> {
 /// Whether `body` rebinds or changes `i`, or leaves its block other than at its end.
 fn unsafe_for_index(body: &str) -> bool {
     [
-        "continue", "break", "return", "for (", "loop", "while", "let i ", "var i ", "i++", "i = ",
-        "i += ", "i -= ",
+        "continue", "break", "return", "for (", "loop", "while", "let i ", "var i ", "var i:",
+        "i++", "i = ", "i += ", "i -= ",
     ]
     .iter()
     .any(|w| body.contains(w))
@@ -379,7 +379,7 @@ fn fold_with_known_index(text: &str, words: u32) -> String {
             continue;
         };
         // Up to the next rebinding of `i`, if any, in this block.
-        let scope_end = ["let i ", "var i ", "for (var i"]
+        let scope_end = ["let i ", "var i ", "var i:", "for (var i"]
             .iter()
             .filter_map(|w| text[start..end].find(w).map(|p| p + start))
             .min()
@@ -465,6 +465,13 @@ mod tests {
         let f = for_driver(&module(body));
         assert!(f.contains("let s0 = u64(g[580u]);"), "{f}");
         assert!(f.contains("g[544u] = u32(s0 & 0xfffffffflu);"), "{f}");
+        // A rebinding of `i` ends the known channel's scope.
+        let rebound = module(&body.replace(
+            "        gst(2176u",
+            "        var i: u32 = 5u;\n        gst(2176u",
+        ));
+        assert!(for_driver(&rebound)
+            .contains("var i: u32 = 5u;\n        gst(2176u + (i) * 4u, 4u, s0);"));
         // Two bytes, and `i` outside its scope, stay calls.
         assert!(f.contains("gld(2320u, 2u)"), "{f}");
         assert!(f.contains("    gst(2176u + (i) * 4u, 4u, x);"), "{f}");
