@@ -256,7 +256,10 @@ fn build_piece(
         let module = translate::translate(p, &target);
         // Over the private-array limit some drivers have, the thread mapping's twin
         // with its GRF in `state` (`force_grf_in_state`), translated while the lane
-        // mapping, the longer of the two, still runs.
+        // mapping, the longer of the two, still runs. Probes (`validate`'s
+        // localization) keep the private form, as the table form does not take them
+        // either: on a driver that limits private arrays a large GRF's localization
+        // fails with the driver's error.
         let twin = match &module {
             Ok(m) if !probe && m.private_grf_words() > translate::PRIVATE_GRF_WORDS_MAX => {
                 let target = Target {
@@ -287,13 +290,7 @@ fn build_piece(
         (module, twin, lane_module)
     });
     let mut module = module.map_err(|e| e.to_string())?;
-    // Probes (`validate`'s localization) keep the private form, as the table form does
-    // not take them either: on a driver that limits private arrays a large GRF's
-    // localization fails with the driver's error.
-    let grf_in_state_twin = match twin {
-        Some(t) => Some(Box::new(t.map_err(|e| e.to_string())?)),
-        None => None,
-    };
+    let grf_in_state_twin = twin.transpose().map_err(|e| e.to_string())?.map(Box::new);
     let mut lanes = None;
     if let Some(lane_module) = lane_module {
         // A kernel the lane translation cannot take still runs in the thread mapping.
@@ -1762,9 +1759,13 @@ fn fill_head(job: &mut ComputeJob) {
 /// (both are functions of it), so a warm run neither prunes nor hashes again.
 fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
     if !gpu.has_pipeline(job.key) {
-        // A module lowered to soft f64 had them written before lowering (`adapted`).
-        if !matches!(adaptation(gpu), Some(Adaptation::Lower(e)) if e.f64) {
+        // A lowered module had its folds written before lowering (`lowered`), and
+        // one lowered to soft f64 its idle wrappers too.
+        let lowering = adaptation(gpu);
+        if !matches!(lowering, Some(Adaptation::Lower(_))) {
             job.wgsl = translate::driver_folds::for_driver(&job.wgsl);
+        }
+        if !matches!(lowering, Some(Adaptation::Lower(e)) if e.f64) {
             job.wgsl = translate::prune::without_idle_wrappers(&job.wgsl);
         }
         job.wgsl = translate::prune::unreachable_functions(&job.wgsl, &job.entry_point);

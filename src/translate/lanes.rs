@@ -1138,8 +1138,6 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
     // another. (A blocked byte in the span could be one an emitter still addresses
     // as this vector's element, through a path the footprint records as a whole
     // operand: GATHER/SCATTER.)
-    let id_of: std::collections::HashMap<(u32, u32), usize> =
-        ids.iter().enumerate().map(|(k, &v)| (v, k)).collect();
     let mut bad = vec![false; ids.len()];
     let mut seen = vec![false; ids.len()];
     for &c in &claim {
@@ -1165,7 +1163,7 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
             .zip(&f.vec_reads)
             .chain(f.writes.iter().zip(&f.vec_writes));
         for (&(a, b, _), v) in accesses {
-            let Some(k) = v.and_then(|v| id_of.get(&v).copied()) else {
+            let Some(k) = v.and_then(|v| id_of.get(&v)).map(|&id| id as usize - 1) else {
                 continue;
             };
             if (a..b.min(total as u32)).any(|x| claim[x as usize] != k as u32 + 1) {
