@@ -805,7 +805,7 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
                     hs: *hs,
                     sat: *sat,
                 };
-                stores.push(operand::store(&hi, "i", xs));
+                stores.push(operand::store_at(em, &hi, "i", xs));
             }
         }
     }

@@ -39,21 +39,18 @@ pub fn rows(plan: &Plan, moved: &[(u32, u32)], grf_words: u32) -> Option<Rows> {
             }
         }
     };
+    // Scalar slots moved into registers: every access the rewrite knew of went
+    // there. A slot of 1 or 2 bytes shares its word with others, which may not.
+    let moved_away = |a: u32, b: u32| moved.iter().any(|&(s, e)| s <= a && b <= s + e);
     for (bytes, _) in plan.reads.iter().chain(&plan.writes) {
         for &(a, b) in bytes {
-            mark(a, b);
+            if !moved_away(a, b) {
+                mark(a, b);
+            }
         }
     }
     for (w, x) in word.iter_mut().enumerate() {
         *x &= !plan.in_registers.get(w).copied().unwrap_or(false);
-    }
-    // Scalar slots moved into registers: every access the rewrite knew of went there.
-    for &(a, e) in moved {
-        for w in a / 4..(a + e).div_ceil(4) {
-            if let Some(x) = word.get_mut(w as usize) {
-                *x = false;
-            }
-        }
     }
     let mut runs: Vec<(u32, u32, u32)> = Vec::new();
     let mut at = 0;

@@ -400,14 +400,16 @@ fn alu_foot(
                     let e = ty.size();
                     let o = off + i * hs * e;
                     f.writes.push((o, o + e, l));
-                    // Both destinations' stores use registers (ADDC's carry, SUBB's
-                    // borrow: `alu::emit`), MADW's high half does not.
+                    // Every destination's store uses registers (ADDC's carry, SUBB's
+                    // borrow, MADW's high half: `alu::emit`).
                     let v = lane_vector(*off, hs * e, e, moff);
                     f.vec_writes.push(l.and(v));
                     if k == 0 && inst.op == Opcode::Madw {
-                        let hi = off + (n * e * hs).div_ceil(grf) * grf + i * hs * e;
+                        let hi_off = off + (n * e * hs).div_ceil(grf) * grf;
+                        let hi = hi_off + i * hs * e;
                         f.writes.push((hi, hi + e, l));
-                        f.vec_writes.push(None);
+                        f.vec_writes
+                            .push(l.and(lane_vector(hi_off, hs * e, e, moff)));
                     }
                 }
                 Dst::Pred(p) => f.pred_writes.push((p.0 as u32, 1 << (i + moff), l)),

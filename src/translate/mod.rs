@@ -1490,6 +1490,17 @@ fn emit_init(
             k += run;
         }
         let done = 4 * words;
+        // A 1- or 2-byte input in a register (`scalar_slots`): one statement the
+        // rewrite can find.
+        if words == 0 && matches!(size, 1 | 2) && goff.is_multiple_of(size) && single(0) {
+            let v = if size == 1 {
+                format!("pl_byte({poff}u)")
+            } else {
+                format!("pl_byte({poff}u) | (pl_byte({}u) << 8u)", poff + 1)
+            };
+            em.line(&format!("gst({goff}u, {size}u, u64({v}));"));
+            return;
+        }
         if done < size {
             em.line(&format!(
                 "for (var b = {done}u; b < {size}u; b++) {{ gsb({goff}u + b, pl_byte({poff}u + b)); }}"

@@ -1,6 +1,6 @@
-//! Straight modules: GRF scalars in registers. A *slot* (4 or 8 bytes, aligned to its
-//! size) that every access reads or writes whole at one constant offset (a scalar
-//! source, a one-element destination, %cr0, `init`'s word copies) lives in a private
+//! Straight modules: GRF scalars in registers. A *slot* (1, 2, 4 or 8 bytes, aligned
+//! to its size) that every access reads or writes whole at one constant offset (a
+//! scalar source, a one-element destination, %cr0, `init`'s copies) lives in a private
 //! variable `ugA` instead of the invocation's GRF image `g`. llvmpipe keeps `g` as an
 //! array in memory, one element per SIMD lane of its own; once no access is left it
 //! drops it (stencil3x3, SIMD32: pipeline creation 640 -> 66 ms).
@@ -30,7 +30,8 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
     let mut claim = vec![Claim::Free; total];
     let mut mark = |a: u32, b: u32, whole: bool| {
         let len = b.saturating_sub(a);
-        let slot = whole && matches!(len, 4 | 8) && a.is_multiple_of(len) && b as usize <= total;
+        let slot =
+            whole && matches!(len, 1 | 2 | 4 | 8) && a.is_multiple_of(len) && b as usize <= total;
         for x in a..b.min(total as u32) {
             let c = &mut claim[x as usize];
             *c = match *c {
@@ -79,18 +80,20 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
             mark(a, b, false);
         }
     }
-    // `init` copies word-aligned inputs word by word (`emit_init`'s `singles`),
-    // the rest byte by byte.
+    // `init` copies word-aligned inputs word by word (`emit_init`'s `singles`), a 1-
+    // or 2-byte input aligned to its size whole, the rest byte by byte.
     for &(goff, poff, size) in &p.inputs {
         let words = if goff.is_multiple_of(4) && poff.is_multiple_of(4) {
             size / 4
         } else {
             0
         };
-        mark(goff + 4 * words, goff + size, false);
+        let whole = words == 0 && matches!(size, 1 | 2) && goff.is_multiple_of(size);
+        mark(goff + 4 * words, goff + size, whole);
     }
     let in_registers = |a: u32, e: u32| {
-        (a / 4..(a + e) / 4).any(|w| plan.in_registers.get(w as usize).copied().unwrap_or(false))
+        (a / 4..(a + e).div_ceil(4))
+            .any(|w| plan.in_registers.get(w as usize).copied().unwrap_or(false))
     };
     let mut slots: Vec<(u32, u32)> = claim
         .iter()
@@ -249,16 +252,21 @@ fn rewrite(c: &Call, (a, e): (u32, u32)) -> Option<String> {
             Some(if e == 8 { r } else { format!("u64({r})") })
         }
         ("g32", [o]) if e == 4 && *o == lit(a) => Some(r),
+        ("gb", [o]) if e == 1 && *o == lit(a) => Some(r),
         ("gst", [o, n, v])
             if c.statement
                 && (*o == lit(a) || o.starts_with(&format!("{a}u + (i) * ")))
                 && *n == lit(e) =>
         {
-            Some(if e == 8 {
-                format!("{r} = {v};")
-            } else {
-                format!("{r} = u32(({v}) & 0xfffffffflu);")
+            // A 1- or 2-byte slot holds its bytes zero-extended, as `gld` reads them.
+            Some(match e {
+                8 => format!("{r} = {v};"),
+                4 => format!("{r} = u32(({v}) & 0xfffffffflu);"),
+                _ => format!("{r} = u32(({v}) & {:#x}lu);", (1u64 << (8 * e)) - 1),
             })
+        }
+        ("gsb", [o, v]) if c.statement && e == 1 && *o == lit(a) => {
+            Some(format!("{r} = ({v}) & 0xffu;"))
         }
         ("gs32", [o, v]) if c.statement && *o == lit(off) => match (e, off - a) {
             (4, 0) => Some(format!("{r} = {v};")),
@@ -386,6 +394,29 @@ mod tests {
         } = apply(text, &[(100, 4), (104, 4), (200, 8)]);
         assert!(!uses_image);
         assert_eq!(out, "ug100 = u32((ug200 + u64(ug104)) & 0xfffffffflu);\n");
+    }
+
+    #[test]
+    fn byte_and_half_word_slots_hold_their_bytes_zero_extended() {
+        let text = "gst(100u, 2u, u64(pl_byte(8u) | (pl_byte(9u) << 8u)));\n\
+                    let a = gld(100u, 2u);\ngst(102u + (i) * 1u, 1u, v);\n\
+                    let b = gb(102u);\ngsb(103u, w);\nlet c = gld(103u, 1u);\n";
+        let Moved {
+            text: out,
+            kept,
+            uses_image,
+        } = apply(text, &[(100, 2), (102, 1), (103, 1)]);
+        assert!(!uses_image);
+        assert_eq!(kept, vec![(100, 2), (102, 1), (103, 1)]);
+        assert_eq!(
+            out,
+            "ug100 = u32((u64(pl_byte(8u) | (pl_byte(9u) << 8u))) & 0xfffflu);\n\
+             let a = u64(ug100);\nug102 = u32((v) & 0xfflu);\n\
+             let b = ug102;\nug103 = (w) & 0xffu;\nlet c = u64(ug103);\n"
+        );
+        // A 2-byte slot read as one of its bytes stays in the image.
+        let text = "let a = gld(100u, 2u);\nlet b = gb(101u);\n";
+        assert!(apply(text, &[(100, 2)]).kept.is_empty());
     }
 
     #[test]

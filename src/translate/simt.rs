@@ -750,7 +750,7 @@ pub(super) fn translate(
     }
     let mut singles = vec![false; p.layout.total.div_ceil(4) as usize];
     for &(a, e) in &slots {
-        for w in a / 4..(a + e) / 4 {
+        for w in a / 4..(a + e).div_ceil(4) {
             singles[w as usize] = true;
         }
     }
