@@ -115,13 +115,9 @@ fn chen_expression(args: &[String]) -> Option<String> {
     Some(ch)
 }
 
-/// `12u` as 12.
+/// `12u` as 12 (decimal only: the folds read the translator's offsets).
 fn literal(s: &str) -> Option<u32> {
-    let d = s.strip_suffix('u')?;
-    if d.is_empty() || !d.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
-    }
-    d.parse().ok()
+    super::literal::u32_literal(s).filter(|_| !s.starts_with("0x"))
 }
 
 /// The u32 value of an offset made of `Nu` literals, `i` (when known), `+`, `-`, `*`

@@ -146,10 +146,7 @@ fn through_gw(text: &str, rows: &Rows) -> Option<String> {
         }
         out.push_str(&text[copied..i]);
         let index = &text[i..e - 1];
-        let place = index
-            .strip_suffix('u')
-            .and_then(|d| d.parse::<u32>().ok())
-            .and_then(|w| rows.place(w));
+        let place = super::literal::u32_literal(index).and_then(|w| rows.place(w));
         match place {
             Some(c) => out.push_str(&format!("{c}u]")),
             None => {

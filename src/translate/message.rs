@@ -32,7 +32,7 @@ fn wr(off: Option<u32>, byte: &str, len: u32, v: &str) -> String {
 /// Byte `byte` of a raw operand at `o`, one literal where `byte` is one (the form
 /// `scalar_slots` moves into registers).
 fn at(o: u32, byte: &str) -> String {
-    match byte.strip_suffix('u').and_then(|k| k.parse::<u32>().ok()) {
+    match super::literal::u32_literal(byte) {
         Some(k) => format!("{}u", o + k),
         None => format!("{o}u + {byte}"),
     }

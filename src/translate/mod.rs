@@ -32,6 +32,7 @@ mod lane_emit;
 pub mod lane_memory;
 pub mod lane_passes;
 pub mod lanes;
+mod literal;
 #[cfg(feature = "gpu")]
 pub mod lower64;
 mod message;

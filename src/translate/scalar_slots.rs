@@ -235,11 +235,7 @@ fn leading_literal(a: &str) -> Option<u32> {
     let end = a
         .find(|c: char| !c.is_ascii_alphanumeric())
         .unwrap_or(a.len());
-    let lit = a[..end].strip_suffix('u')?;
-    match lit.strip_prefix("0x") {
-        Some(hex) => u32::from_str_radix(hex, 16).ok(),
-        None => lit.parse().ok(),
-    }
+    super::literal::u32_literal(&a[..end])
 }
 
 /// The replacement of `c` for slot `(a, e)`, where it is a form the rewrite knows.

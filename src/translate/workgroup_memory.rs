@@ -83,8 +83,8 @@ fn u32_consts(wgsl: &str) -> HashMap<&str, u64> {
             if ty.trim() != "u32" {
                 return None;
             }
-            let v = value.trim().strip_suffix(';')?.trim().strip_suffix('u')?;
-            Some((name.trim(), v.parse().ok()?))
+            let v = value.trim().strip_suffix(';')?.trim();
+            Some((name.trim(), u64::from(super::literal::u32_literal(v)?)))
         })
         .collect()
 }
