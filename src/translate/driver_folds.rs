@@ -19,7 +19,12 @@
 //! - in straight modules, a channel loop whose index appears only in such offsets
 //!   is written out channel by channel, each copy under its channel's test.
 //!
-//! All three are exact rewrites of what the runtime's functions do, and a function of
+//! - a SETP of a one-value source, a channel loop that sets a predicate bit by bit
+//!   (`pset` in an `if`/`else` per channel: NIR's copy propagation of `pr` then took a
+//!   round of the loop per channel, 20 rounds for atomic_global_counters SIMD16), is
+//!   written as one masked store of the word.
+//!
+//! All four are exact rewrites of what the runtime's functions do, and a function of
 //! the text (the pipeline key stays the whole text's hash).
 
 use super::table_form::has_word;
@@ -43,7 +48,7 @@ const UNROLLED_BYTES_MAX: usize = 32 * 1024;
 /// the folded literal words to their compact places (its `g32` no longer has the
 /// private form these folds look for).
 pub fn for_driver(wgsl: &str) -> String {
-    let text = fold_chen(wgsl);
+    let text = fold_setp_loops(&fold_chen(wgsl));
     let Some(words) = private_grf_words(&text) else {
         return text;
     };
@@ -296,6 +301,105 @@ fn unsafe_for_index(body: &str) -> bool {
     .any(|w| body.contains(w))
 }
 
+/// The runtime's `pset` (shaders/runtime.wgsl), which the SETP fold stands in for.
+const PSET: &str = "fn pset(p: u32, c: u32, b: bool) {\n    if (b) { pr[p] = pr[p] | (1u << c); } else { pr[p] = pr[p] & ~(1u << c); }\n}";
+
+/// Functions a folded SETP source may call: evaluated once instead of once per
+/// channel, so they must have no effect but their value (`gld`'s compact form may note
+/// a miss, the same one each time).
+const PURE_CALLS: [&str; 8] = ["imm", "u64", "u32", "i64", "i32", "gld", "g32", "select"];
+
+/// Every SETP channel loop over a one-value source (`alu::emit`'s scalar form)
+/// written as one store of the predicate word:
+/// `for (var i = 0u; i < Nu; i++) { let v = ((X) >> i) & 1lu; pset(P, i + Mu, ..); }`
+/// sets bits M..M+N of `pr[P]` to bits 0..N of X.
+fn fold_setp_loops(text: &str) -> String {
+    if !text.contains(PSET) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut search = 0;
+    while let Some(k) = text[search..].find(LOOP_HEAD).map(|k| k + search) {
+        search = k + LOOP_HEAD.len();
+        let Some((end, word)) = setp_word(text, k) else {
+            continue;
+        };
+        out.push_str(&text[at..k]);
+        out.push_str(&word);
+        at = end;
+        search = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The SETP loop at `k` as one store, and the byte after its closing brace.
+fn setp_word(text: &str, k: usize) -> Option<(usize, String)> {
+    let rest = &text[k + LOOP_HEAD.len()..];
+    let count_end = rest.find("u; i++) {")?;
+    let n = literal(&rest[..count_end + 1])?;
+    let open = k + LOOP_HEAD.len() + count_end + "u; i++) {".len();
+    let close = block_end(text, open)?;
+    let mut lines = text[open..close]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
+    let x = lines
+        .next()?
+        .strip_prefix("let v = ((")?
+        .strip_suffix(") >> i) & 1lu;")?;
+    let (p, m) = lines
+        .next()?
+        .strip_prefix("pset(")?
+        .strip_suffix(", (v & 1lu) != 0lu);")?
+        .split_once(", i + ")?;
+    let m = literal(m)?;
+    if lines.next().is_some() || n == 0 || n + m > 32 {
+        return None;
+    }
+    // X and P are the same in every channel and read nothing the loop writes.
+    let same =
+        |e: &str| !["i", "v", "pr"].iter().any(|w| has_word(e, w)) && balanced(e) && pure_calls(e);
+    if !same(x) || !same(p) {
+        return None;
+    }
+    let full = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    Some((
+        close + 1,
+        format!(
+            "{{ let v = u32(({x}) & {full}lu); pr[{p}] = (pr[{p}] & ~({full}u << {m}u)) | (v << {m}u); }}"
+        ),
+    ))
+}
+
+/// Parentheses and brackets that close in order.
+fn balanced(e: &str) -> bool {
+    let mut depth = 0i32;
+    for c in e.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    depth == 0
+}
+
+/// Whether every call in `e` (an identifier right before `(`) is one of [`PURE_CALLS`].
+fn pure_calls(e: &str) -> bool {
+    let b = e.as_bytes();
+    (0..b.len()).filter(|&j| b[j] == b'(').all(|j| {
+        let start = e[..j]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |s| s + 1);
+        start == j || PURE_CALLS.contains(&&e[start..j])
+    })
+}
+
 /// Straight modules' channel loops written out channel by channel where their index
 /// appears only in GRF offsets that then fold.
 fn unroll_channel_loops(text: &str, words: u32) -> String {
@@ -430,6 +534,44 @@ mod tests {
             "const K_GRF_WORDS: u32 = 1200u;\n{G_PRIVATE}\n{G32_PRIVATE}\n    return 0u;\n}}\n\
              {GS32_PRIVATE}\n}}\nfn run_lane(dm: u32) -> u32 {{\n{body}\n    return 0u;\n}}\n"
         )
+    }
+
+    #[test]
+    fn setp_of_one_value_stores_the_predicate_word() {
+        let lp = |n: u32, x: &str, p: &str, m: u32| {
+            format!(
+                "    for (var i = 0u; i < {n}u; i++) {{\n        let v = (({x}) >> i) & 1lu;\n        \
+                 pset({p}, i + {m}u, (v & 1lu) != 0lu);\n    }}\n"
+            )
+        };
+        let text = format!(
+            "{PSET}\n{}{}{}",
+            lp(16, "imm(0u, 0u)", "1u", 0),
+            lp(16, "gld(2716u, 4u)", "cfg[tbl_pb + 1u]", 16),
+            lp(32, "u64(ug8)", "3u", 0)
+        );
+        let out = fold_setp_loops(&text);
+        assert!(!out.contains("for ("), "{out}");
+        for word in [
+            "{ let v = u32((imm(0u, 0u)) & 65535lu); pr[1u] = (pr[1u] & ~(65535u << 0u)) | (v << 0u); }",
+            "{ let v = u32((gld(2716u, 4u)) & 65535lu); pr[cfg[tbl_pb + 1u]] = (pr[cfg[tbl_pb + 1u]] & ~(65535u << 16u)) | (v << 16u); }",
+            "{ let v = u32((u64(ug8)) & 4294967295lu); pr[3u] = (pr[3u] & ~(4294967295u << 0u)) | (v << 0u); }",
+        ] {
+            assert!(out.contains(word), "{word}\n{out}");
+        }
+        // A source per channel, a call that may do more than read, bits past 32, or
+        // another `pset` than the runtime's: the loop stays.
+        for kept in [
+            lp(16, "gld(2716u + i * 4u, 4u)", "1u", 0),
+            lp(16, "atomicLoad(&xq[0u])", "1u", 0),
+            lp(16, "u64(pr[1u])", "2u", 0),
+            lp(16, "imm(0u, 0u)", "1u", 17),
+        ] {
+            let text = format!("{PSET}\n{kept}");
+            assert_eq!(fold_setp_loops(&text), text);
+        }
+        let other = lp(16, "imm(0u, 0u)", "1u", 0);
+        assert_eq!(fold_setp_loops(&other), other);
     }
 
     #[test]
