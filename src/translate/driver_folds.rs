@@ -317,16 +317,26 @@ fn fold_setp_loops(text: &str) -> String {
     if !text.contains(PSET) {
         return text.to_string();
     }
-    let mut out = String::with_capacity(text.len());
+    rewrite_channel_loops(text, text.len(), &|k| setp_word(text, k))
+}
+
+/// `text` with each channel loop (`for (var i = 0u; i < ..`, at byte `k`) that
+/// `rewrite(k)` takes replaced by the text it returns, up to the byte it returns.
+fn rewrite_channel_loops(
+    text: &str,
+    capacity: usize,
+    rewrite: &dyn Fn(usize) -> Option<(usize, String)>,
+) -> String {
+    let mut out = String::with_capacity(capacity);
     let mut at = 0;
     let mut search = 0;
     while let Some(k) = text[search..].find(LOOP_HEAD).map(|k| k + search) {
         search = k + LOOP_HEAD.len();
-        let Some((end, word)) = setp_word(text, k) else {
+        let Some((end, new)) = rewrite(k) else {
             continue;
         };
         out.push_str(&text[at..k]);
-        out.push_str(&word);
+        out.push_str(&new);
         at = end;
         search = end;
     }
@@ -334,13 +344,19 @@ fn fold_setp_loops(text: &str) -> String {
     out
 }
 
-/// The SETP loop at `k` as one store, and the byte after its closing brace.
-fn setp_word(text: &str, k: usize) -> Option<(usize, String)> {
+/// The channel loop at `k`: its count as written before the `u`, and its body's
+/// span, from after the `{` to the closing `}`.
+fn channel_loop(text: &str, k: usize) -> Option<(&str, usize, usize)> {
     let rest = &text[k + LOOP_HEAD.len()..];
     let count_end = rest.find("u; i++) {")?;
-    let n = literal(&rest[..count_end + 1])?;
     let open = k + LOOP_HEAD.len() + count_end + "u; i++) {".len();
-    let close = block_end(text, open)?;
+    Some((&rest[..count_end], open, block_end(text, open)?))
+}
+
+/// The SETP loop at `k` as one store, and the byte after its closing brace.
+fn setp_word(text: &str, k: usize) -> Option<(usize, String)> {
+    let (count, open, close) = channel_loop(text, k)?;
+    let n = literal(&format!("{count}u"))?;
     let mut lines = text[open..close]
         .lines()
         .map(str::trim)
@@ -403,31 +419,13 @@ fn pure_calls(e: &str) -> bool {
 /// Straight modules' channel loops written out channel by channel where their index
 /// appears only in GRF offsets that then fold.
 fn unroll_channel_loops(text: &str, words: u32) -> String {
-    let mut out = String::with_capacity(text.len() * 2);
-    let mut at = 0;
-    let mut search = 0;
-    while let Some(k) = text[search..].find(LOOP_HEAD).map(|k| k + search) {
-        search = k + LOOP_HEAD.len();
-        let Some(done) = unrolled(text, k, words) else {
-            continue;
-        };
-        let (end, copies) = done;
-        out.push_str(&text[at..k]);
-        out.push_str(&copies);
-        at = end;
-        search = end;
-    }
-    out.push_str(&text[at..]);
-    out
+    rewrite_channel_loops(text, text.len() * 2, &|k| unrolled(text, k, words))
 }
 
 /// The loop at `k` written out, and the byte after its closing brace.
 fn unrolled(text: &str, k: usize, words: u32) -> Option<(usize, String)> {
-    let rest = &text[k + LOOP_HEAD.len()..];
-    let count_end = rest.find("u; i++) {")?;
-    let n: u32 = rest[..count_end].parse().ok()?;
-    let open = k + LOOP_HEAD.len() + count_end + "u; i++) {".len();
-    let close = block_end(text, open)?;
+    let (count, open, close) = channel_loop(text, k)?;
+    let n: u32 = count.parse().ok()?;
     let body = text[open..close].trim_start_matches(['\n', ' ']);
     let (tested, rest_body) = match body.strip_prefix(CHANNEL_TEST) {
         Some(r) => (true, r),
