@@ -1493,7 +1493,7 @@ fn emit_init(
         let done = 4 * words;
         // A 1- or 2-byte input in a register (`scalar_slots`): one statement the
         // rewrite can find.
-        if words == 0 && matches!(size, 1 | 2) && goff.is_multiple_of(size) && single(0) {
+        if scalar_slots::copied_whole(goff, size) && single(0) {
             let v = if size == 1 {
                 format!("pl_byte({poff}u)")
             } else {

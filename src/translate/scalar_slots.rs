@@ -88,8 +88,7 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
         } else {
             0
         };
-        let whole = words == 0 && matches!(size, 1 | 2) && goff.is_multiple_of(size);
-        mark(goff + 4 * words, goff + size, whole);
+        mark(goff + 4 * words, goff + size, copied_whole(goff, size));
     }
     let in_registers = |a: u32, e: u32| {
         (a / 4..(a + e).div_ceil(4))
@@ -107,6 +106,12 @@ pub fn candidates(p: &Prepared, plan: &Plan) -> Vec<(u32, u32)> {
         (a..a + e).all(|x| claim[x as usize] == Claim::Slot(a, e)) && !in_registers(a, e)
     });
     slots
+}
+
+/// Whether `init` copies an input of `size` bytes at GRF byte `goff` in one statement
+/// (`emit_init`): a 1- or 2-byte input aligned to its size, which may be a slot.
+pub(super) fn copied_whole(goff: u32, size: u32) -> bool {
+    matches!(size, 1 | 2) && goff.is_multiple_of(size)
 }
 
 /// The accesses of `inst` this module reads as whole-slot ones, one per record the
