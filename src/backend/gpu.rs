@@ -136,7 +136,14 @@ pub fn run_case(
 
 /// Translate the variant's kernel and lay out its launch (no device needed).
 pub fn build(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
-    build_with(dir, case, step_limit, false, true, table_from_env())
+    build_with(
+        dir,
+        case,
+        step_limit,
+        false,
+        Forms::Straight,
+        table_from_env(),
+    )
 }
 
 /// `VISA_GPU_TABLE=1` (or `0`) forces the thread mapping's table form on (off).
@@ -152,19 +159,51 @@ pub fn build_table(
     step_limit: u32,
     table: Option<bool>,
 ) -> Result<GpuLaunch, String> {
-    build_with(dir, case, step_limit, false, true, table)
+    build_with(dir, case, step_limit, false, Forms::Straight, table)
 }
 
 /// [`build`] for probes: the thread mapping with a stop check before every
 /// instruction, whose threads [`probe`] stops after an exact instruction count.
 pub fn build_probe(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
-    build_with(dir, case, DEFAULT_STEP_LIMIT, true, true, None)
+    build_with(dir, case, DEFAULT_STEP_LIMIT, true, Forms::Straight, None)
 }
 
 /// [`build`] whose lane mapping, where there is one, keeps the block scheduler even
 /// where the kernel could run straight (for tests of the scheduled form).
 pub fn build_scheduled(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
-    build_with(dir, case, step_limit, false, false, table_from_env())
+    build_with(
+        dir,
+        case,
+        step_limit,
+        false,
+        Forms::Scheduled,
+        table_from_env(),
+    )
+}
+
+/// [`build`] whose straight form keeps IGC's aggregated atomics as the kernel has
+/// them (the register trees, which make the channels meet), for tests of those
+/// meetings (`translate::aggregated_atomics`).
+pub fn build_keeping_trees(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
+    build_with(
+        dir,
+        case,
+        DEFAULT_STEP_LIMIT,
+        false,
+        Forms::StraightKeepingTrees,
+        table_from_env(),
+    )
+}
+
+/// The lane forms a build may take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Forms {
+    /// The lane mapping keeps its block scheduler.
+    Scheduled,
+    /// The straight form where the kernel allows it.
+    Straight,
+    /// The straight form, IGC's aggregated atomics kept as they are.
+    StraightKeepingTrees,
 }
 
 fn build_with(
@@ -172,7 +211,7 @@ fn build_with(
     case: &Case,
     step_limit: u32,
     probe: bool,
-    straight: bool,
+    forms: Forms,
     table: Option<bool>,
 ) -> Result<GpuLaunch, String> {
     let device = dir
@@ -186,9 +225,7 @@ fn build_with(
     let p = interp::prepare(&program, &case.kernel).map_err(|e| e.to_string())?;
     let mut built = Vec::new();
     for lp in launch::prepare_pieces(&abi, case, dir).map_err(|e| e.to_string())? {
-        built.push(build_piece(
-            &abi, &p, &lp, step_limit, probe, straight, table,
-        )?);
+        built.push(build_piece(&abi, &p, &lp, step_limit, probe, forms, table)?);
     }
     let mut built = built.into_iter();
     let mut first = built.next().ok_or("the NDRange has no pieces")?;
@@ -203,7 +240,7 @@ fn build_piece(
     lp: &launch::Prepared,
     step_limit: u32,
     probe: bool,
-    straight: bool,
+    forms: Forms,
     table: Option<bool>,
 ) -> Result<GpuLaunch, String> {
     let l = &lp.launch;
@@ -224,7 +261,7 @@ fn build_piece(
         threads_per_group: l.threads_per_group,
         slm_bytes: l.slm_bytes,
         lanes: false,
-        straight,
+        straight: forms != Forms::Scheduled,
         probe,
         table,
         shared_payload_from: shared_payload_from(abi, &payload, pw),
@@ -235,6 +272,7 @@ fn build_piece(
         // The host checks every group's addresses (`bounds_unheld`): launches past
         // this keep the checks.
         prove_bounds: l.groups.iter().map(|&g| u64::from(g)).product::<u64>() <= BOUNDS_GROUPS_MAX,
+        split_atomics: forms != Forms::StraightKeepingTrees,
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).

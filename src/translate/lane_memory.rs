@@ -1310,6 +1310,17 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                 n,
             })
         }
+        SvmAtomic => Some(Access {
+            reg: raw(inst, "Addresses")?,
+            reg_v: None,
+            asize: 8,
+            rest: "svm".into(),
+            scalar: None,
+            scale: 1,
+            pieces: vec![(0, super::message::atomic_width(inst) / 8)],
+            moff,
+            n,
+        }),
         Gather4Typed | Scatter4Typed | TypedAtomic => typed(),
         D3Load if crate::interp::thread::sampler_coords(inst).is_ok() => typed(),
         LscUntyped => {
@@ -2854,6 +2865,72 @@ impl Chain<'_> {
         Some(f)
     }
 
+    /// A 64-bit scalar that IGC writes as two dword moves (`mov (M1_NM, 1) V(0,0)<2> L`,
+    /// then the high half: an address it computed in halves, `addc` of the pointer's
+    /// low half and an offset): the form of its low half, at 32 bits. Addresses with
+    /// such forms are apart as their low halves are (see [`Chain::low_halves`]): IGC's
+    /// per-counter atomics at `ctr + 4 k` that `aggregated_atomics` makes per channel.
+    fn scalar_low_half(&self, at: u32, d: usize, depth: u32) -> Option<Affine> {
+        if depth > 16 {
+            return None;
+        }
+        let mut writers = (0..self.p.insts.len()).filter(|&k| writes_any(self.plan, k, at, at + 4));
+        let (Some(w), None) = (writers.next(), writers.next()) else {
+            return None;
+        };
+        if w >= d || !self.ran_before(w, d) {
+            return None;
+        }
+        let inst = &self.p.insts[w];
+        if inst.op != Opcode::Mov || inst.exec.size != 1 || inst.pred.is_some() {
+            return None;
+        }
+        let (dsts, srcs, _) = inst.alu_operands();
+        let (
+            [Dst::Direct {
+                off,
+                ty,
+                sat: false,
+                ..
+            }],
+            [Src::Direct {
+                off: src_at,
+                ty: src_ty,
+                m: Modifier::None,
+                ..
+            }],
+        ) = (dsts.as_slice(), srcs.as_slice())
+        else {
+            return None;
+        };
+        if *off != at || ty.size() != 4 || !ty.is_int() || src_ty.size() != 4 || !src_ty.is_int() {
+            return None;
+        }
+        let mut f = match self.scalar_plus_constant(*src_at, *src_ty, w, depth + 1) {
+            Some(f) => f,
+            None if self.fixed_scalar(*src_at, 4, w) => Affine {
+                leaves: Vec::new(),
+                uni: vec![(
+                    vec![Scalar {
+                        at: *src_at,
+                        ty: unsigned_of(*src_ty) as u8,
+                        size: 4,
+                        input: self.input_scalar(*src_at, 4),
+                        pass: None,
+                    }],
+                    1,
+                )],
+                konst: 0,
+                width: 32,
+                wmax: 32,
+            },
+            None => return None,
+        };
+        f.width = f.width.min(32);
+        f.wmax = f.wmax.max(32);
+        Some(f)
+    }
+
     /// A source of definition `d` as a function of the channel.
     #[allow(clippy::too_many_arguments)]
     fn source(
@@ -2876,6 +2953,11 @@ impl Chain<'_> {
                 };
                 let (at, stride) = lanes::src_linear(s, inst.exec.size as u32)?;
                 let f = if stride == 0 {
+                    if ty.size() == 8 {
+                        if let Some(f) = self.scalar_low_half(at, d, depth) {
+                            return Some(Value::Lane(f.scaled(sign)?));
+                        }
+                    }
                     if let Some(f) = self.scalar_plus_constant(at, *ty, d, depth) {
                         return Some(Value::Lane(f.scaled(sign)?));
                     }

@@ -797,7 +797,12 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
         return Run::PerLane;
     }
     if super::is_message(inst.op) {
-        if fits && per_lane_message(inst) {
+        // A short NoMask message (IGC's `gather_scaled (M1_NM, 2)` of a `__local`
+        // pair) is the thread's, as a short NoMask vector is below: outside the entry
+        // blocks only the channels on the path would make their elements
+        // (nonuniform_groups tgllp read `acc[1]` as 0 when it ran straight).
+        let thread_vector = straight && inst.exec.mask.no_mask && n <= 4 && n < simd;
+        if fits && per_lane_message(inst) && !thread_vector {
             return Run::PerLane;
         }
         // Straight plans run a whole-thread store where one channel at most reaches it

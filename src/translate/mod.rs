@@ -16,6 +16,7 @@
 //! workgroup words after the round's barrier (three in turn: runtime.wgsl, `wg_live`).
 //! The result never depends on the subgroup size, and no subgroup operation is used.
 
+mod aggregated_atomics;
 mod alt_mode;
 mod alu;
 pub mod atomic_ops;
@@ -453,6 +454,9 @@ pub struct Target {
     /// proves inside the entry skip the shader's bounds check
     /// (`lane_memory::Conditions::bti_bounds`); off for a launch that proof fails.
     pub prove_bounds: bool,
+    /// Straight modules: IGC's aggregated atomics written back per channel
+    /// (`aggregated_atomics`); off only in tests of the meetings their trees need.
+    pub split_atomics: bool,
 }
 
 /// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's
@@ -797,7 +801,22 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     let cfg_blocks = blocks::split(&p.insts);
     let depth = call_depth(p);
     let mut em = Emit::new(p.pre.cr0, alt);
-    let grf_words = p.layout.total.div_ceil(4).max(1);
+    // The kernel as the straight form reads it: subroutine calls written out at their
+    // call sites (`inline_calls`), aggregated atomics per channel (`aggregated_atomics`,
+    // whose registers come after the kernel's). The thread mapping keeps it as it is.
+    let straight_input = (target.lanes && !target.probe && target.straight).then(|| {
+        let inlined = inline_calls::inline(p)?;
+        let split = target
+            .split_atomics
+            .then(|| aggregated_atomics::split(inlined.as_ref().unwrap_or(p)))
+            .flatten();
+        Ok::<_, String>(split.or(inlined))
+    });
+    let grf_total = match &straight_input {
+        Some(Ok(Some(sp))) => sp.layout.total.max(p.layout.total),
+        _ => p.layout.total,
+    };
+    let grf_words = grf_total.div_ceil(4).max(1);
     // A kernel without SLM messages gets no SLM array: adapters with 32 KiB of
     // workgroup memory (GL, Metal) then run it too.
     let slm_words = if lanes::uses_slm(p) {
@@ -850,11 +869,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
         // scheduled form.
         // Subroutine calls are written out at their call sites for the straight form
         // (`inline_calls`); the thread mapping keeps them.
-        let inlined = if target.straight {
-            inline_calls::inline(p)
-        } else {
-            Ok(None)
-        };
+        let inlined = straight_input.unwrap_or(Ok(None));
         let sp = inlined.as_ref().ok().and_then(Option::as_ref).unwrap_or(p);
         let why_not_straight = match (
             target.straight,

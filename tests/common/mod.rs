@@ -228,6 +228,7 @@ pub fn target(
         grf_in_state: false,
         full_lanes: false,
         prove_bounds: true,
+        split_atomics: true,
     }
 }
 
