@@ -14,6 +14,46 @@
 
 use super::lanes::Plan;
 
+/// Straight images over this many words are compacted where [`worth_it`] says so
+/// (over `PRIVATE_GRF_WORDS_MAX` always).
+pub const COMPACT_FROM_WORDS: u32 = 512;
+
+/// The most image accesses at run-time words (through `gw` or an accessor call) in
+/// the kernel's code for which a compact image is worth it under the private-array
+/// limit. llvmpipe compiles a large private array that the code indexes only at
+/// known words slowly (NIR splits it into that many variables and copy-propagates
+/// among them), and a small one indexed at run time slowly too (each access a chain
+/// of selects). The 36 straight modules (corpus and own cases) with images of 544 to
+/// 1,952 words under the limit, pipeline creation compact / whole, two runs each: the
+/// 14 with 2-6 such accesses 0.10-0.41 (atomic_global_counters SIMD16 0.9 -> 0.11 s,
+/// image_rw tgllp SIMD8 1.9 -> 0.3 s); the 22 with 11-106 of them 0.60-2.85
+/// (subgroup_block_rw tgllp SIMD16 0.19 -> 0.45 s).
+const RUN_TIME_ACCESSES_MAX: usize = 8;
+
+/// Whether `compact` (a straight module with its image compacted by [`apply`]) reaches
+/// its image at run-time words few enough times for the compact image to pay.
+pub fn worth_it(compact: &str) -> bool {
+    let kernel = compact
+        .find("// ---- kernel ----")
+        .map_or(compact, |k| &compact[k..]);
+    let accesses: usize = ["gw(", "gld(", "gst(", "g32(", "gs32(", "gb(", "gsb("]
+        .iter()
+        .map(|f| {
+            kernel
+                .match_indices(f)
+                .filter(|&(i, _)| {
+                    // A call, not part of a longer name.
+                    !kernel[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                })
+                .count()
+        })
+        .sum();
+    accesses <= RUN_TIME_ACCESSES_MAX
+}
+
 /// Words of a row of the map.
 const ROW: u32 = 8;
 

@@ -865,19 +865,21 @@ pub(super) fn translate(
     wgsl.push_str(PAYLOAD_ELEM);
     wgsl.push_str("\n// ---- kernel ----\n");
     wgsl.push_str(&em.out);
-    // An image over what drivers compile: only the rows the code reaches
-    // (`grf_rows.rs`).
+    // An image over what drivers compile, or a large one the code reaches only at
+    // known words: only the rows the code reaches (`grf_rows.rs`).
     let grf_words = consts.get("K_GRF_WORDS").copied().unwrap_or(0) as u32;
     let mut image_words = None;
-    if moved.uses_image && grf_words > super::PRIVATE_GRF_WORDS_MAX {
+    if moved.uses_image && grf_words > super::grf_rows::COMPACT_FROM_WORDS {
         // The GRF folds first (`driver_folds`): their literal words then go
         // straight to their compact places, not through `gw` at every call.
         let folded = super::driver_folds::for_driver(&wgsl);
         let compact = super::grf_rows::rows(plan, &moved.kept, grf_words)
             .and_then(|rows| Some((super::grf_rows::apply(&folded, &rows)?, rows.words)));
         if let Some((text, words)) = compact {
-            wgsl = text;
-            image_words = Some(words);
+            if grf_words > super::PRIVATE_GRF_WORDS_MAX || super::grf_rows::worth_it(&text) {
+                wgsl = text;
+                image_words = Some(words);
+            }
         }
     }
     Ok(Module {
