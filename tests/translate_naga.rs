@@ -164,6 +164,24 @@ fn aggregated_atomics_run_per_channel() {
     }
 }
 
+/// Under `PRIVATE_GRF_WORDS_MAX` a straight image of 512 words or more is compacted
+/// only where the code reaches it at run-time words a few times (`grf_rows::worth_it`):
+/// atomic_global_counters SIMD16 (1,912 words, reached at known words) compacts,
+/// subgroup_block_rw SIMD16 (728 words, its shuffles' words picked at run time) keeps
+/// the whole image.
+#[test]
+fn images_under_the_limit_compact_where_known_words_reach_them() {
+    let compact = straight_module("atomic_global_counters/tgllp-simd16");
+    let words = compact.straight.as_ref().unwrap().image_words;
+    assert!(words.is_some_and(|w| w < 256), "{words:?}");
+    validate_wgsl(&compact.wgsl).unwrap();
+    let whole = straight_module("subgroup_block_rw/tgllp-simd16");
+    assert_eq!(whole.straight.as_ref().unwrap().image_words, None);
+    assert!(whole
+        .wgsl
+        .contains("var<private> g: array<u32, K_GRF_QUADS * 4u>;"));
+}
+
 /// Two memory instructions whose bytes channels of a thread may share get a barrier
 /// between them in the straight form (`translate/fences.rs`), which naga accepts; a
 /// loop whose store may meet its own bytes from another channel in another pass

@@ -206,6 +206,17 @@ fn through_gw(text: &str, rows: &Rows) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// Run-time accesses are the kernel's calls of `gw` and the accessors, not the
+    /// runtime's definitions before the kernel nor longer names (`flat_gld(`).
+    #[test]
+    fn worth_it_counts_the_kernels_run_time_accesses() {
+        let runtime = "fn gld(o: u32, n: u32) -> u64 { return u64(g[gw(o >> 2u)]); }\n";
+        let few = format!("{runtime}// ---- kernel ----\nlet a = gld(x, 4u); flat_gld(y);\n");
+        assert!(worth_it(&few));
+        let calls = "let a = gld(x, 4u);\n".repeat(RUN_TIME_ACCESSES_MAX + 1);
+        assert!(!worth_it(&format!("{runtime}// ---- kernel ----\n{calls}")));
+    }
+
     #[test]
     fn indices_go_through_gw_and_runs_move_down() {
         let rows = Rows {
