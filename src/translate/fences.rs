@@ -114,12 +114,33 @@ pub(super) fn fit(
                 .count()
         };
         let (a, b) = (original(x.min(y)), original(x.max(y)));
-        // Before the later one first; if that is not enough (a loop brings the
-        // earlier one after it), before the earlier one too.
-        let at = [b, a].into_iter().find(|k| !fences.contains(k));
+        // Before the later one, or before the run of memory instructions of its kind
+        // it ends (IGC's SIMD8 quarters of one atomic), back to the earlier one: one
+        // fence then orders the whole run, where a fence before the later one of each
+        // pair took one a quarter (atomic_64bit SIMD32: 7 barriers, 4 with this). If
+        // that is not enough (a loop brings the earlier one after it), before the
+        // earlier one too.
+        let mut run_start = b;
+        while let Some(k) = (a + 1..run_start)
+            .rev()
+            .find(|&k| super::is_message(sp.insts[k].op))
+        {
+            if kind(&sp.insts[k]) != kind(&sp.insts[b]) {
+                break;
+            }
+            run_start = k;
+        }
+        let at = [run_start, b, a].into_iter().find(|k| !fences.contains(k));
         match at {
             Some(k) if fences.len() < FENCES_MAX => fences.push(k),
             _ => return Err(r.why),
         }
     }
+}
+
+/// What makes two memory instructions alike for [`fit`]'s fences: the opcode and its
+/// operation fields (an atomic's operation, an LSC message's sub-operation).
+fn kind(inst: &crate::interp::prepare::PInst) -> (crate::isa::Opcode, u64, u64) {
+    use crate::interp::thread::fint;
+    (inst.op, fint(inst, "Op"), fint(inst, "LscSubOp"))
 }
