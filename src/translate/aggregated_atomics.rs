@@ -521,11 +521,18 @@ fn count_at(p: &Prepared, k: usize) -> Option<Tree> {
                 .iter()
                 .any(|f| matches!(f, PField::Src(Src::Pred(q)) if q.id == *pid))
     };
+    // `mov R P` reads the whole predicate word: the bits past setp's stay the
+    // thread's initial zeros only where nothing else ever writes P.
+    let writes_p = |i: &PInst| {
+        i.fields
+            .iter()
+            .any(|f| matches!(f, PField::Dst(Dst::Pred(q)) if q == pid))
+    };
     for (j, inst) in p.insts.iter().enumerate() {
         if j + 5 >= k && j <= k {
             continue;
         }
-        if reads_any(p, inst, &hit) || reads_p(inst) {
+        if reads_any(p, inst, &hit) || reads_p(inst) || writes_p(inst) {
             return None;
         }
     }
@@ -740,9 +747,11 @@ mod tests {
             assert_eq!(fint(a, "Op") & 0x1f, code);
             assert_eq!((a.exec.size, a.exec.mask.no_mask), (8, false));
             assert_eq!(fraw(a, "Src0"), None);
-            // P1 is read again: the count stays.
+            // P1 is read again, or written before: the count stays.
             let again = format!("{body}(P1) mov (M1, 8) V0041(0,0)<1> 0x1:d\n");
             assert!(split(&kernel(&again)).is_none());
+            let before = format!("setp (M1_NM, 16) P1 0xffff:ud\n{body}");
+            assert!(split(&kernel(&before)).is_none());
         }
     }
 }
