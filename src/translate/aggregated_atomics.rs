@@ -113,28 +113,21 @@ impl Tree {
             .collect();
         let h = self.moves.len();
         let (sinks, tail) = slots.split_at(slots.len() - 2 * h);
-        let first_move = &insts[self.moves[0]];
-        let template = first_move.clone();
+        let template = insts[self.moves[0]].clone();
         for &k in sinks {
             let index = insts[k].index;
             insts[k] = sink_move(&template, sink, index);
         }
         for (j, &m) in self.moves.iter().enumerate() {
-            let mv = insts[m].clone();
-            let (Some(PField::Dst(Dst::Direct { off: t, ty, .. })), exec) = (
-                mv.fields.iter().find(|f| matches!(f, PField::Dst(_))),
-                mv.exec,
-            ) else {
-                unreachable!("a matched move has a direct destination")
-            };
-            let (t, ty) = (*t, *ty);
+            let exec = insts[m].exec;
+            let data = move_dst(&insts[m]).expect("a matched move");
             let lanes_at = addrs + asize * exec.mask.channel_offset();
             let copy_at = tail[j];
             let index = insts[copy_at].index;
             insts[copy_at] = address_copy(&template, exec, (addr_reg, aty), lanes_at, index);
             let atomic_at = tail[h + j];
             let index = insts[atomic_at].index;
-            insts[atomic_at] = per_channel_atomic(&atomic, exec, lanes_at, Some((t, ty)), index);
+            insts[atomic_at] = per_channel_atomic(&atomic, exec, lanes_at, Some(data), index);
         }
     }
 }
@@ -545,7 +538,7 @@ fn count_at(p: &Prepared, k: usize) -> Option<Tree> {
 }
 
 /// A move's destination: 4-byte integer elements, direct, contiguous, unsaturated.
-fn move_dst(i: &PInst) -> Option<u32> {
+fn move_dst(i: &PInst) -> Option<(u32, DataType)> {
     let (dsts, srcs, _) = i.alu_operands();
     match (dsts.as_slice(), srcs.len()) {
         (
@@ -556,7 +549,7 @@ fn move_dst(i: &PInst) -> Option<u32> {
                 sat: false,
             }],
             1,
-        ) if ty.size() == 4 && ty.is_int() => Some(*off),
+        ) if ty.size() == 4 && ty.is_int() => Some((*off, *ty)),
         _ => None,
     }
 }
@@ -589,14 +582,12 @@ fn tree_op_ok(i: &PInst, alu: Opcode, signed: Option<bool>, min: bool) -> bool {
         })
 }
 
-/// The GRF byte of element `i` of a direct 4-byte source.
+/// The GRF byte of element `i` of a direct source with a width
+/// (`operand::elem_offset`).
 fn elem(s: &Src, i: u32) -> Option<u32> {
-    match s {
-        Src::Direct { off, vs, w, hs, .. } if *w > 0 => {
-            Some(off + 4 * ((i / w) * vs + (i % w) * hs))
-        }
-        _ => None,
-    }
+    matches!(s, Src::Direct { w, .. } if *w > 0)
+        .then(|| super::operand::elem_offset(s, i))
+        .flatten()
 }
 
 /// Whether `inst` may read a byte that `hit` names: its direct sources' regions,
@@ -604,15 +595,8 @@ fn elem(s: &Src, i: u32) -> Option<u32> {
 fn reads_any(p: &Prepared, inst: &PInst, hit: &dyn Fn(u32, u32) -> bool) -> bool {
     let n = inst.exec.size as u32;
     inst.fields.iter().any(|f| match f {
-        PField::Src(Src::Direct {
-            off, ty, vs, w, hs, ..
-        }) => {
-            let size = ty.size();
-            let w = (*w).max(1);
-            (0..n).any(|i| {
-                let a = off + size * ((i / w) * vs + (i % w) * hs);
-                hit(a, a + size)
-            })
+        PField::Src(s @ Src::Direct { ty, .. }) => {
+            (0..n).any(|i| super::operand::elem_offset(s, i).is_some_and(|a| hit(a, a + ty.size())))
         }
         PField::Src(Src::Indirect { .. }) => true,
         PField::Raw(Some(off), _) => hit(*off, raw_end(p, *off)),
@@ -691,7 +675,7 @@ mod tests {
             };
             assert_eq!(a.exec.size, 8);
             assert!(!a.exec.mask.no_mask);
-            assert_eq!(fraw(a, "Src0"), move_dst(&p.insts[1]));
+            assert_eq!(fraw(a, "Src0"), move_dst(&p.insts[1]).map(|d| d.0));
             assert!(fraw(a, "Addresses").unwrap() >= p.layout.total);
             // The tree's steps are gone: no instruction reads V0043-V0045.
             assert!(!s

@@ -1296,8 +1296,14 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
         }),
         // SVM: each channel's own 64-bit address, its blocks back to back from there
         // (`svm_blocks`: Num_blocks of Block_size bytes).
-        SvmGather | SvmScatter => {
-            let (bsize, blocks) = crate::interp::thread::svm_blocks(inst, n);
+        // An atomic's one element there.
+        SvmGather | SvmScatter | SvmAtomic => {
+            let bytes = if inst.op == SvmAtomic {
+                super::message::atomic_width(inst) / 8
+            } else {
+                let (bsize, blocks) = crate::interp::thread::svm_blocks(inst, n);
+                bsize * blocks.len() as u32
+            };
             Some(Access {
                 reg: raw(inst, "Addresses")?,
                 reg_v: None,
@@ -1305,22 +1311,11 @@ fn access(p: &Prepared, plan: &Plan, k: usize) -> Option<Access> {
                 rest: "svm".into(),
                 scalar: None,
                 scale: 1,
-                pieces: vec![(0, bsize * blocks.len() as u32)],
+                pieces: vec![(0, bytes)],
                 moff,
                 n,
             })
         }
-        SvmAtomic => Some(Access {
-            reg: raw(inst, "Addresses")?,
-            reg_v: None,
-            asize: 8,
-            rest: "svm".into(),
-            scalar: None,
-            scale: 1,
-            pieces: vec![(0, super::message::atomic_width(inst) / 8)],
-            moff,
-            n,
-        }),
         Gather4Typed | Scatter4Typed | TypedAtomic => typed(),
         D3Load if crate::interp::thread::sampler_coords(inst).is_ok() => typed(),
         LscUntyped => {
@@ -2871,64 +2866,15 @@ impl Chain<'_> {
     /// such forms are apart as their low halves are (see [`Chain::low_halves`]): IGC's
     /// per-counter atomics at `ctr + 4 k` that `aggregated_atomics` makes per channel.
     fn scalar_low_half(&self, at: u32, d: usize, depth: u32) -> Option<Affine> {
-        if depth > 16 {
-            return None;
-        }
+        // Its one writer a move, which `scalar_plus_constant` follows down.
         let mut writers = (0..self.p.insts.len()).filter(|&k| writes_any(self.plan, k, at, at + 4));
         let (Some(w), None) = (writers.next(), writers.next()) else {
             return None;
         };
-        if w >= d || !self.ran_before(w, d) {
+        if self.p.insts[w].op != Opcode::Mov {
             return None;
         }
-        let inst = &self.p.insts[w];
-        if inst.op != Opcode::Mov || inst.exec.size != 1 || inst.pred.is_some() {
-            return None;
-        }
-        let (dsts, srcs, _) = inst.alu_operands();
-        let (
-            [Dst::Direct {
-                off,
-                ty,
-                sat: false,
-                ..
-            }],
-            [Src::Direct {
-                off: src_at,
-                ty: src_ty,
-                m: Modifier::None,
-                ..
-            }],
-        ) = (dsts.as_slice(), srcs.as_slice())
-        else {
-            return None;
-        };
-        if *off != at || ty.size() != 4 || !ty.is_int() || src_ty.size() != 4 || !src_ty.is_int() {
-            return None;
-        }
-        let mut f = match self.scalar_plus_constant(*src_at, *src_ty, w, depth + 1) {
-            Some(f) => f,
-            None if self.fixed_scalar(*src_at, 4, w) => Affine {
-                leaves: Vec::new(),
-                uni: vec![(
-                    vec![Scalar {
-                        at: *src_at,
-                        ty: unsigned_of(*src_ty) as u8,
-                        size: 4,
-                        input: self.input_scalar(*src_at, 4),
-                        pass: None,
-                    }],
-                    1,
-                )],
-                konst: 0,
-                width: 32,
-                wmax: 32,
-            },
-            None => return None,
-        };
-        f.width = f.width.min(32);
-        f.wmax = f.wmax.max(32);
-        Some(f)
+        self.scalar_plus_constant(at, DataType::UD, d, depth)
     }
 
     /// A source of definition `d` as a function of the channel.

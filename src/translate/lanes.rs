@@ -796,12 +796,14 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     if straight && fits && matches!(inst.op, Goto | Jmp | Ret) {
         return Run::PerLane;
     }
+    // A short NoMask vector (a transposed message's payload, IGC's 64-bit stack pointer
+    // as two dwords: `mov (M1_NM, 4)`, a `gather_scaled (M1_NM, 2)` of a `__local`
+    // pair) holds values of the thread, not of channels 0-3: in straight code every
+    // invocation computes all of it, as the thread does whenever its block runs
+    // (outside the entry blocks only the channels on the path would make their
+    // elements: nonuniform_groups tgllp read `acc[1]` as 0 when its gather ran so).
+    let thread_vector = straight && inst.exec.mask.no_mask && n <= 4 && n < simd;
     if super::is_message(inst.op) {
-        // A short NoMask message (IGC's `gather_scaled (M1_NM, 2)` of a `__local`
-        // pair) is the thread's, as a short NoMask vector is below: outside the entry
-        // blocks only the channels on the path would make their elements
-        // (nonuniform_groups tgllp read `acc[1]` as 0 when it ran straight).
-        let thread_vector = straight && inst.exec.mask.no_mask && n <= 4 && n < simd;
         if fits && per_lane_message(inst) && !thread_vector {
             return Run::PerLane;
         }
@@ -821,11 +823,7 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     {
         return Run::Uniform;
     }
-    // A short NoMask vector (a transposed message's payload, IGC's 64-bit stack pointer
-    // as two dwords: `mov (M1_NM, 4)`) holds values of the thread, not of channels 0-3:
-    // in straight code every invocation computes all of it, as the thread does
-    // whenever its block runs.
-    if straight && inst.exec.mask.no_mask && n <= 4 && n < simd {
+    if thread_vector {
         return Run::Uniform;
     }
     let (dsts, srcs, _) = inst.alu_operands();
