@@ -167,10 +167,19 @@ fn save_state_at(o0: u32, status: u32) {
     state[o + 3u] = chans_hi;
     state[o + 4u] = depth;
     o = o + 5u;
-    for (var c = 0u; c < 32u; c++) { state[o + c] = pcs[c]; }
+    // Four a step: naga guards every loop with a counter, and Mesa's NIR peels one
+    // iteration of such a loop per round of its optimization loop; 32 steps here took
+    // private_array_large's thread mapping to 68 rounds (25 with 8; docs/design.md).
+    for (var c = 0u; c < 32u; c += 4u) {
+        state[o + c] = pcs[c]; state[o + c + 1u] = pcs[c + 1u];
+        state[o + c + 2u] = pcs[c + 2u]; state[o + c + 3u] = pcs[c + 3u];
+    }
     o = o + 32u;
     for (var d = 0u; d < K_DEPTH; d++) {
-        for (var c = 0u; c < 32u; c++) { state[o + c] = frames[d][c]; }
+        for (var c = 0u; c < 32u; c += 4u) {
+            state[o + c] = frames[d][c]; state[o + c + 1u] = frames[d][c + 1u];
+            state[o + c + 2u] = frames[d][c + 2u]; state[o + c + 3u] = frames[d][c + 3u];
+        }
         o = o + 32u;
     }
     save_flags(o);
@@ -218,10 +227,17 @@ fn restore_state_at(o0: u32) -> u32 {
     chans_hi = state[o + 3u];
     depth = state[o + 4u];
     o = o + 5u;
-    for (var c = 0u; c < 32u; c++) { pcs[c] = state[o + c]; }
+    // Four a step, as in `save_state_at`.
+    for (var c = 0u; c < 32u; c += 4u) {
+        pcs[c] = state[o + c]; pcs[c + 1u] = state[o + c + 1u];
+        pcs[c + 2u] = state[o + c + 2u]; pcs[c + 3u] = state[o + c + 3u];
+    }
     o = o + 32u;
     for (var d = 0u; d < K_DEPTH; d++) {
-        for (var c = 0u; c < 32u; c++) { frames[d][c] = state[o + c]; }
+        for (var c = 0u; c < 32u; c += 4u) {
+            frames[d][c] = state[o + c]; frames[d][c + 1u] = state[o + c + 1u];
+            frames[d][c + 2u] = state[o + c + 2u]; frames[d][c + 3u] = state[o + c + 3u];
+        }
         o = o + 32u;
     }
     restore_flags(o);

@@ -1570,9 +1570,14 @@ fn emit_init(
         em.line(&format!("gs32({}u, tid);", p.pre.hw_id));
     }
     if channel_pcs {
-        em.line(
-            "for (var c = 0u; c < 32u; c++) { pcs[c] = select(IDLE, 0u, c < min(lanes, K_SIMD)); }",
-        );
+        // One constructor, not a loop that NIR peels an iteration a round (see
+        // `save_state_at` in runtime.wgsl).
+        let pcs = (0..32)
+            .map(|c| format!("select(IDLE, 0u, {c}u < live)"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        em.line("let live = min(lanes, K_SIMD);");
+        em.line(&format!("pcs = array<u32, 32>({pcs});"));
     }
     // Unset surface variables; one constructor, not a loop (llvmpipe's pipeline
     // creation of saxpy 86 -> 64 ms).
