@@ -599,6 +599,26 @@ pub struct Emit {
     /// The kernel may set %cr0's ALT bit (`alt_mode::first_alt_write`): float code
     /// then follows ALT mode where `cr` has it.
     pub alt_mode: bool,
+    /// The plain thread mapping: its loops over a thread's channels are written out,
+    /// one block per channel of this width ([`each_channel`]).
+    pub channels_written_out: Option<u32>,
+}
+
+/// `body` for every channel `c` of a thread: a loop, or where `written_out` gives the
+/// width, one block per channel. naga guards every loop with a counter whose constant
+/// start Mesa's NIR peels one iteration a round (docs/design.md, "naga's forced loop
+/// bounding stays on"); written out, atomic_cmpxchg_mul's plain module took 25 rounds
+/// instead of 38 and 1.8 s of pipeline creation on lavapipe instead of 2.8, its first
+/// dispatch (LLVM) unchanged. The table form keeps the loop: its few block ends are
+/// shared, and unrolled there they cost its LLVM compile more.
+fn each_channel(written_out: Option<u32>, body: &str) -> String {
+    match written_out {
+        Some(n) => (0..n)
+            .map(|c| format!("{{ let c = {c}u; {body} }}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        None => format!("for (var c = 0u; c < K_SIMD; c++) {{ {body} }}"),
+    }
 }
 
 impl Emit {
@@ -621,6 +641,7 @@ impl Emit {
             nan_blind: false,
             own_lane: false,
             one_elem: false,
+            channels_written_out: None,
         }
     }
 
@@ -699,6 +720,7 @@ impl Emit {
             one_elem: self.one_elem,
             nan_blind: self.nan_blind,
             alt_mode: self.alt_mode,
+            channels_written_out: self.channels_written_out,
         }
     }
 
@@ -1008,6 +1030,10 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     } else {
         None
     };
+    // The plain form writes its loops over channels out (`each_channel`).
+    if tables.is_none() {
+        em.channels_written_out = Some(p.simd);
+    }
     let (max_block_cost, all_blocks_cost) = match &tables {
         Some(t) => t.emit_run_thread(&mut em, p, save_cost)?,
         None => emit_block_loop(
@@ -1115,9 +1141,11 @@ fn emit_block_loop(
         emit_block_accounting(em, &format!("{len}u"), &format!("{at}u"));
         let next_block = cfg_blocks.block_expr(range.end as u32);
         if !body(em, range.clone(), &next_block)? {
-            em.line(&format!(
-                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }} }}"
-            ));
+            let end = each_channel(
+                em.channels_written_out,
+                &format!("if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }}"),
+            );
+            em.line(&end);
         }
         let own = head_cost
             + costs
@@ -1156,7 +1184,8 @@ fn emit_block_loop(
 /// as `em`, and the return from a subroutine frame or the thread when none is left.
 fn emit_pick_block(em: &mut Emit) {
     em.line("var pc = IDLE;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { pc = min(pc, pcs[c]); }");
+    let lanes = em.channels_written_out;
+    em.line(&each_channel(lanes, "pc = min(pc, pcs[c]);"));
     em.open("if (pc == IDLE)");
     em.open("if (depth > 0u)");
     em.line("depth = depth - 1u;");
@@ -1167,7 +1196,10 @@ fn emit_pick_block(em: &mut Emit) {
     em.line("return 0u;");
     em.close();
     em.line("var em = 0u;");
-    em.line("for (var c = 0u; c < K_SIMD; c++) { if (pcs[c] == pc) { em = em | (1u << c); } }");
+    em.line(&each_channel(
+        lanes,
+        "if (pcs[c] == pc) { em = em | (1u << c); }",
+    ));
 }
 
 /// What every block pays besides its own code: the loop's back-edge, the two scans of
@@ -1265,8 +1297,9 @@ fn emit_inst_text(
     let block_of = |t: u32| cfg.block_expr(t);
     let target = blocks::target_of(inst);
     let off = inst.exec.mask.channel_offset();
+    let lanes = em.channels_written_out;
     let each = |body: &str| -> String {
-        format!("for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ {body} }} }}")
+        each_channel(lanes, &format!("if ((em & (1u << c)) != 0u) {{ {body} }}"))
     };
     match inst.op {
         op if is_nop(op) => Ok(false),
@@ -1313,14 +1346,15 @@ fn emit_inst_text(
             ));
             em.close();
             em.line("var saved = pcs;");
-            em.line(&format!(
-                "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ saved[c] = {next_block}; }} }}"
-            ));
+            em.line(&each(&format!("saved[c] = {next_block};")));
             em.line("frames[depth] = saved;");
             em.line("depth = depth + 1u;");
-            em.line(&format!(
-                "for (var c = 0u; c < K_SIMD; c++) {{ pcs[c] = select(IDLE, {}, (callees & (1u << c)) != 0u); }}",
-                block_of(target)
+            em.line(&each_channel(
+                lanes,
+                &format!(
+                    "pcs[c] = select(IDLE, {}, (callees & (1u << c)) != 0u);",
+                    block_of(target)
+                ),
             ));
             Ok(true)
         }
