@@ -621,6 +621,14 @@ fn each_channel(written_out: Option<u32>, body: &str) -> String {
     }
 }
 
+/// [`each_channel`] for the channels enabled in `em`: where a block end moves them.
+pub(super) fn each_enabled_channel(written_out: Option<u32>, body: &str) -> String {
+    each_channel(
+        written_out,
+        &format!("if ((em & (1u << c)) != 0u) {{ {body} }}"),
+    )
+}
+
 impl Emit {
     fn new(cr0: u32, alt_mode: bool) -> Emit {
         Emit {
@@ -1141,10 +1149,8 @@ fn emit_block_loop(
         emit_block_accounting(em, &format!("{len}u"), &format!("{at}u"));
         let next_block = cfg_blocks.block_expr(range.end as u32);
         if !body(em, range.clone(), &next_block)? {
-            let end = each_channel(
-                em.channels_written_out,
-                &format!("if ((em & (1u << c)) != 0u) {{ pcs[c] = {next_block}; }}"),
-            );
+            let end =
+                each_enabled_channel(em.channels_written_out, &format!("pcs[c] = {next_block};"));
             em.line(&end);
         }
         let own = head_cost
@@ -1298,9 +1304,7 @@ fn emit_inst_text(
     let target = blocks::target_of(inst);
     let off = inst.exec.mask.channel_offset();
     let lanes = em.channels_written_out;
-    let each = |body: &str| -> String {
-        each_channel(lanes, &format!("if ((em & (1u << c)) != 0u) {{ {body} }}"))
-    };
+    let each = |body: &str| each_enabled_channel(lanes, body);
     match inst.op {
         op if is_nop(op) => Ok(false),
         Barrier | Sbarrier | Nbarrier => {

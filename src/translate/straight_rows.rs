@@ -1161,10 +1161,9 @@ fn emit_straight_inst(
             let mut sub = Emit::new(p.pre.cr0, em.alt_mode);
             sub.depth = em.depth;
             let r = emit_inst(&mut sub, p, inst, cfg, next_block)?;
-            let body = sub.out.replace(
-                "for (var c = 0u; c < K_SIMD; c++) { if ((em & (1u << c)) != 0u) { pcs[c] = t; } }",
-                "pc = t;",
-            );
+            let body = sub
+                .out
+                .replace(&super::each_enabled_channel(None, "pcs[c] = t;"), "pc = t;");
             if body.contains("pcs[") {
                 return Err(not_straight(inst, "switchjmp form"));
             }

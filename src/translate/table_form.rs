@@ -336,9 +336,7 @@ impl Tables {
                 range.end
             };
             let end = end.unwrap_or_else(|| {
-                format!(
-                    "for (var c = 0u; c < K_SIMD; c++) {{ if ((em & (1u << c)) != 0u) {{ pcs[c] = {next}; }} }}\n"
-                )
+                super::each_enabled_channel(None, &format!("pcs[c] = {next};")) + "\n"
             });
             let end_own = costs.block(&end).map_err(TranslateError::Budget)?;
             max_end_cost = max_end_cost.max(end_own);
