@@ -1375,3 +1375,43 @@ fn cross_channel_reads_meet_in_the_straight_form_outside_loops() {
     let why = m.why_not_straight.unwrap_or_default();
     assert!(why.contains("in a loop"), "{why}");
 }
+
+/// Where the straight form is refused, the lane translation writes the scheduled lane
+/// form only when asked (`Target::scheduled_fallback`): `auto` runs the thread mapping
+/// then, so the host does not ask, and the refusal's reason stays the same.
+#[test]
+fn a_refused_straight_form_writes_the_scheduled_one_only_when_asked() {
+    // A scalar changed on one way and read after the join: refused straight.
+    let text = ".version 4.1\n.kernel \"k\"\n\
+                .decl V0032 v_type=G type=w num_elts=8 align=hword\n\
+                .decl V0033 v_type=G type=d num_elts=1 align=dword\n\
+                .decl V0034 v_type=G type=d num_elts=8 align=hword\n\
+                .decl P1 v_type=P num_elts=8\n\
+                .input V0032 offset=32 size=16\n\
+                .kernel_attr SimdSize=8\n\
+                mov (M1_NM, 1) V0033(0,0)<1> 0x0:d\n\
+                cmp.gt (M1, 8) P1 V0032(0,0)<1;1,0> 0x3:w\n\
+                (P1) goto (M1, 8) L1\n\
+                add (M1_NM, 1) V0033(0,0)<1> V0033(0,0)<0;1,0> 0x1:d\n\
+                L1:\n\
+                add (M1, 8) V0034(0,0)<1> V0032(0,0)<1;1,0> V0033(0,0)<0;1,0>\n\
+                ret (M1, 1)\n";
+    let asked = translate_text(text, true);
+    assert_eq!(asked.mapping(), "lanes", "{:?}", asked.why_not_straight);
+    let k = visa_emu::decode::text::parse_visaasm(text, 32).unwrap();
+    let p = visa_emu::interp::prepare(&k, "k").unwrap();
+    let target = Target {
+        scheduled_fallback: false,
+        ..common::target(1, 0, true, true)
+    };
+    let stopped = translate(&p, &target).unwrap();
+    assert_eq!(stopped.mapping(), "threads");
+    assert!(stopped.wgsl.is_empty());
+    assert!(stopped.why_not_straight.is_some());
+    assert_eq!(stopped.why_not_straight, asked.why_not_straight);
+    // A kernel that runs straight is unaffected.
+    let saxpy =
+        common::prepared(&visa_emu::corpus::paths::default_corpus_dir().join("saxpy/tgllp-simd16"));
+    let straight = translate(&saxpy, &target).unwrap();
+    assert_eq!(straight.mapping(), "straight");
+}

@@ -168,6 +168,19 @@ pub fn build_probe(dir: &Path, case: &Case) -> Result<GpuLaunch, String> {
     build_with(dir, case, DEFAULT_STEP_LIMIT, true, Forms::Straight, None)
 }
 
+/// [`build`] with the scheduled lane form wherever the straight one is refused, for
+/// callers that set [`GpuLaunch::mapping`] to [`Mapping::Lanes`] themselves.
+pub fn build_every_form(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
+    build_with(
+        dir,
+        case,
+        step_limit,
+        false,
+        Forms::StraightElseScheduled,
+        table_from_env(),
+    )
+}
+
 /// [`build`] whose lane mapping, where there is one, keeps the block scheduler even
 /// where the kernel could run straight (for tests of the scheduled form).
 pub fn build_scheduled(dir: &Path, case: &Case, step_limit: u32) -> Result<GpuLaunch, String> {
@@ -200,8 +213,11 @@ pub fn build_keeping_trees(dir: &Path, case: &Case) -> Result<GpuLaunch, String>
 enum Forms {
     /// The lane mapping keeps its block scheduler.
     Scheduled,
-    /// The straight form where the kernel allows it.
+    /// The straight form where the kernel allows it (and the scheduled one where
+    /// `VISA_GPU_MAPPING` asks for the lane mapping).
     Straight,
+    /// The straight form where the kernel allows it, else the scheduled one.
+    StraightElseScheduled,
     /// The straight form, IGC's aggregated atomics kept as they are.
     StraightKeepingTrees,
 }
@@ -273,6 +289,9 @@ fn build_piece(
         // this keep the checks.
         prove_bounds: l.groups.iter().map(|&g| u64::from(g)).product::<u64>() <= BOUNDS_GROUPS_MAX,
         split_atomics: forms != Forms::StraightKeepingTrees,
+        // The scheduled lane form only where a run may take it.
+        scheduled_fallback: forms == Forms::StraightElseScheduled
+            || Mapping::from_env() == Mapping::Lanes,
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).

@@ -236,7 +236,11 @@ pub fn validate_variant(
     // One translation serves every adapter and mapping (each device lowers it for
     // itself where it needs 64-bit emulation).
     let t_build = Instant::now();
-    let mut built = gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT);
+    let mut built = if extra.lanes {
+        gpu::build_every_form(dir, &case, gpu::DEFAULT_STEP_LIMIT)
+    } else {
+        gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT)
+    };
     let build_ms = ms(t_build);
     // `None`: the mapping `build` chose, as `run` would run it.
     let chosen = built.as_ref().map_or(gpu::Mapping::Threads, |l| l.mapping);

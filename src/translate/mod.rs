@@ -457,6 +457,13 @@ pub struct Target {
     /// Straight modules: IGC's aggregated atomics written back per channel
     /// (`aggregated_atomics`); off only in tests of the meetings their trees need.
     pub split_atomics: bool,
+    /// Lane mode with `straight`: where the straight form is refused, write the
+    /// scheduled lane form (or, where the kernel has none, the thread mapping) all the
+    /// same. Off, the translation stops there with a module that is no lane mapping
+    /// ([`Module::lanes`] false, no text): `auto` runs the thread mapping, which the
+    /// host translates anyway, and private_array_large's refused lane translation had
+    /// taken 1.6 s of its 2.1 s.
+    pub scheduled_fallback: bool,
 }
 
 /// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's
@@ -515,6 +522,31 @@ pub struct Module {
 }
 
 impl Module {
+    /// The lane translation's answer where the straight form was refused and no
+    /// fallback was asked for ([`Target::scheduled_fallback`]): no text, no lane mapping.
+    fn no_lanes(tpg: u32, why_not_lanes: Option<String>, why_not_straight: String) -> Module {
+        Module {
+            wgsl: String::new(),
+            entry_point: "main",
+            workgroup_size: tpg,
+            blocks: 0,
+            block_starts: Vec::new(),
+            max_block_cost: 0,
+            state_cost: 0,
+            unsliced_cost: None,
+            state_words: 0,
+            slm_words: 0,
+            lanes: false,
+            why_not_lanes,
+            state_grf_offset: 0,
+            straight: None,
+            why_not_straight: Some(why_not_straight),
+            table: Vec::new(),
+            shapes: None,
+            grf_in_state: false,
+        }
+    }
+
     /// How the module maps a vISA thread: `threads`, `lanes` (scheduled) or
     /// `straight` (the lane mapping without a scheduler, `simt.rs`).
     pub fn mapping(&self) -> &'static str {
@@ -942,7 +974,11 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                 }
             }
         };
-        match lanes::ineligible(p, tpg, target.slm_bytes) {
+        let ineligible = lanes::ineligible(p, tpg, target.slm_bytes);
+        if target.straight && !target.scheduled_fallback {
+            return Ok(Module::no_lanes(tpg, ineligible, why_not_straight));
+        }
+        match ineligible {
             None => {
                 let plan = lanes::plan(p, &cfg_blocks, false);
                 let mut m = lane_emit::translate(

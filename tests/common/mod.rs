@@ -209,7 +209,8 @@ pub fn uneven_3d_mismatches(case: &visa_emu::corpus::case::Case, o: &[u8]) -> us
 /// A translation target as the tests build them: `threads_per_group` threads, `slm_bytes`
 /// of SLM, the lane mapping where `lanes`, the straight form where `straight`; no probe,
 /// no forced table form, no shared payload or computed local ids, the GRF not in the
-/// state buffer, lanes not full. Tests set other fields with `..common::target(..)`.
+/// state buffer, lanes not full, the scheduled lane form written where the straight one
+/// is refused. Tests set other fields with `..common::target(..)`.
 pub fn target(
     threads_per_group: u32,
     slm_bytes: u32,
@@ -229,6 +230,7 @@ pub fn target(
         full_lanes: false,
         prove_bounds: true,
         split_atomics: true,
+        scheduled_fallback: true,
     }
 }
 
