@@ -1398,11 +1398,14 @@ struct Chains<'a> {
 struct WriterIndex<'a> {
     plan: &'a Plan,
     /// By `(a, b)`: the instructions writing any byte of `[a, b)`, in order.
-    memo: RefCell<std::collections::HashMap<(u32, u32), std::rc::Rc<[usize]>>>,
+    memo: RefCell<Writers>,
     /// Per 32-byte row: the instructions writing into it, in order (built at the
     /// first question).
     rows: std::cell::OnceCell<Vec<Vec<u32>>>,
 }
+
+/// The instructions that write into each byte range asked about.
+type Writers = std::collections::HashMap<(u32, u32), std::rc::Rc<[usize]>>;
 
 /// Bytes of a [`WriterIndex`] row.
 const ROW_BYTES: u32 = 32;
