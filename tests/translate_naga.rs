@@ -1187,12 +1187,17 @@ fn only_the_kernels_atomic_operations_stay() {
     }
 }
 
+/// A `.visaasm` text's kernel "k" (32-byte GRF), prepared.
+fn prepared_text(text: &str) -> visa_emu::interp::prepare::Prepared {
+    let k =
+        visa_emu::decode::text::parse_visaasm(text, 32).unwrap_or_else(|e| panic!("{text}: {e}"));
+    visa_emu::interp::prepare(&k, "k").unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
 /// Kernel `k` of `.visaasm` text translated for one invocation per thread, with the
 /// lane mapping and its straight form when `lanes`; the WGSL validated.
 fn translate_text(text: &str, lanes: bool) -> visa_emu::translate::Module {
-    let k =
-        visa_emu::decode::text::parse_visaasm(text, 32).unwrap_or_else(|e| panic!("{text}: {e}"));
-    let p = visa_emu::interp::prepare(&k, "k").unwrap_or_else(|e| panic!("{text}: {e}"));
+    let p = prepared_text(text);
     let m = translate(&p, &common::target(1, 0, lanes, lanes))
         .unwrap_or_else(|e| panic!("{text}: {e}"));
     validate_wgsl(&m.wgsl).unwrap_or_else(|e| panic!("{text}: {e}"));
@@ -1250,6 +1255,28 @@ fn alt_mode_code_appears_where_the_kernel_may_set_the_bit() {
     }
 }
 
+/// A SIMD8 kernel whose NoMask scalar V0033 one way of a branch changes and whose
+/// channels read after the join, with `after_join` between the join and the read.
+fn scalar_changed_on_one_way(after_join: &str) -> String {
+    format!(
+        ".version 4.1\n.kernel \"k\"\n\
+         .decl V0032 v_type=G type=w num_elts=8 align=hword\n\
+         .decl V0033 v_type=G type=d num_elts=1 align=dword\n\
+         .decl V0034 v_type=G type=d num_elts=8 align=hword\n\
+         .decl P1 v_type=P num_elts=8\n\
+         .input V0032 offset=32 size=16\n\
+         .kernel_attr SimdSize=8\n\
+         mov (M1_NM, 1) V0033(0,0)<1> 0x0:d\n\
+         cmp.gt (M1, 8) P1 V0032(0,0)<1;1,0> 0x3:w\n\
+         (P1) goto (M1, 8) L1\n\
+         add (M1_NM, 1) V0033(0,0)<1> V0033(0,0)<0;1,0> 0x1:d\n\
+         L1:\n\
+         {after_join}\n\
+         add (M1, 8) V0034(0,0)<1> V0032(0,0)<1;1,0> V0033(0,0)<0;1,0>\n\
+         ret (M1, 1)\n"
+    )
+}
+
 /// A NoMask scalar that one way of a per-channel branch changes and that is read after
 /// the ways meet holds the thread's last value there, which the channels of the other
 /// way never computed: the kernel keeps the thread mapping (until stop 53 the straight
@@ -1257,27 +1284,8 @@ fn alt_mode_code_appears_where_the_kernel_may_set_the_bit() {
 /// counter of a subroutine written out at two call sites, it runs straight.
 #[test]
 fn scalars_changed_on_one_way_and_read_after_the_join_keep_the_thread_mapping() {
-    let kernel = |after_join: &str| {
-        format!(
-            ".version 4.1\n.kernel \"k\"\n\
-             .decl V0032 v_type=G type=w num_elts=8 align=hword\n\
-             .decl V0033 v_type=G type=d num_elts=1 align=dword\n\
-             .decl V0034 v_type=G type=d num_elts=8 align=hword\n\
-             .decl P1 v_type=P num_elts=8\n\
-             .input V0032 offset=32 size=16\n\
-             .kernel_attr SimdSize=8\n\
-             mov (M1_NM, 1) V0033(0,0)<1> 0x0:d\n\
-             cmp.gt (M1, 8) P1 V0032(0,0)<1;1,0> 0x3:w\n\
-             (P1) goto (M1, 8) L1\n\
-             add (M1_NM, 1) V0033(0,0)<1> V0033(0,0)<0;1,0> 0x1:d\n\
-             L1:\n\
-             {after_join}\n\
-             add (M1, 8) V0034(0,0)<1> V0032(0,0)<1;1,0> V0033(0,0)<0;1,0>\n\
-             ret (M1, 1)\n"
-        )
-    };
     let straight = |after_join: &str| {
-        let m = translate_text(&kernel(after_join), true);
+        let m = translate_text(&scalar_changed_on_one_way(after_join), true);
         (m.straight.is_some(), m.why_not_straight.unwrap_or_default())
     };
     let (s, why) = straight("");
@@ -1382,24 +1390,10 @@ fn cross_channel_reads_meet_in_the_straight_form_outside_loops() {
 #[test]
 fn a_refused_straight_form_writes_the_scheduled_one_only_when_asked() {
     // A scalar changed on one way and read after the join: refused straight.
-    let text = ".version 4.1\n.kernel \"k\"\n\
-                .decl V0032 v_type=G type=w num_elts=8 align=hword\n\
-                .decl V0033 v_type=G type=d num_elts=1 align=dword\n\
-                .decl V0034 v_type=G type=d num_elts=8 align=hword\n\
-                .decl P1 v_type=P num_elts=8\n\
-                .input V0032 offset=32 size=16\n\
-                .kernel_attr SimdSize=8\n\
-                mov (M1_NM, 1) V0033(0,0)<1> 0x0:d\n\
-                cmp.gt (M1, 8) P1 V0032(0,0)<1;1,0> 0x3:w\n\
-                (P1) goto (M1, 8) L1\n\
-                add (M1_NM, 1) V0033(0,0)<1> V0033(0,0)<0;1,0> 0x1:d\n\
-                L1:\n\
-                add (M1, 8) V0034(0,0)<1> V0032(0,0)<1;1,0> V0033(0,0)<0;1,0>\n\
-                ret (M1, 1)\n";
-    let asked = translate_text(text, true);
+    let text = scalar_changed_on_one_way("");
+    let asked = translate_text(&text, true);
     assert_eq!(asked.mapping(), "lanes", "{:?}", asked.why_not_straight);
-    let k = visa_emu::decode::text::parse_visaasm(text, 32).unwrap();
-    let p = visa_emu::interp::prepare(&k, "k").unwrap();
+    let p = prepared_text(&text);
     let target = Target {
         scheduled_fallback: false,
         ..common::target(1, 0, true, true)

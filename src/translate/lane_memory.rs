@@ -960,7 +960,7 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
     // Where the address has no form here (written on several paths): every
     // instruction that writes the address register adds one pointer to something.
     let end = reg + n * 8;
-    let writers = c.writers(reg, end);
+    let writers = c.writers.of(reg, end);
     let mut bases = writers.iter().map(|&d| {
         let w = &c.p.insts[d];
         let (_, srcs, _) = w.alu_operands();
@@ -1008,7 +1008,7 @@ fn pointer_in_slice(c: &Chains, chain: &Chain, a: u32, b: u32) -> Option<u32> {
             continue;
         }
         seen.push((a, b));
-        for &d in c.writers(a, b).iter() {
+        for &d in c.writers.of(a, b).iter() {
             let w = &c.p.insts[d];
             if super::is_message(w.op) {
                 continue;
@@ -1394,7 +1394,7 @@ struct Chains<'a> {
 /// 32-byte rows and remembered per range: the analysis asks for the writers of the
 /// same address and scalar bytes from every access, and scanning the whole kernel for
 /// each (`writes_any` over every instruction) took private_array_large's lane
-/// translation 0.5 s (SIMD32), 0.35 s with this index.
+/// translation 0.5-0.6 s (SIMD32), 0.2-0.3 s with this index.
 struct WriterIndex<'a> {
     plan: &'a Plan,
     /// By `(a, b)`: the instructions writing any byte of `[a, b)`, in order.
@@ -1464,11 +1464,6 @@ impl<'a> WriterIndex<'a> {
 }
 
 impl Chains<'_> {
-    /// The instructions that write any byte of `[a, b)`, in order.
-    fn writers(&self, a: u32, b: u32) -> std::rc::Rc<[usize]> {
-        self.writers.of(a, b)
-    }
-
     /// Reaching definitions seen from the channels that run instruction `k`.
     fn chain(&self, k: usize) -> Chain<'_> {
         Chain {
@@ -2081,7 +2076,7 @@ fn one_to_one(ty: DataType, f: &Affine) -> Option<(u32, u32)> {
 /// another writer: then Q alone counts).
 fn conjunct(chain: &Chain, pid: u32, g: usize) -> Option<(u32, Vec<usize>)> {
     let p = chain.p;
-    let only_writer = |a: u32, b: u32| match *chain.writers(a, b) {
+    let only_writer = |a: u32, b: u32| match *chain.writers.of(a, b) {
         [k] => Some(k),
         _ => None,
     };
@@ -2292,11 +2287,6 @@ struct Chain<'a> {
 }
 
 impl Chain<'_> {
-    /// The instructions that write any byte of `[a, b)`, in order.
-    fn writers(&self, a: u32, b: u32) -> std::rc::Rc<[usize]> {
-        self.writers.of(a, b)
-    }
-
     /// The last instruction before `before` that writes any of `[a, b)`, if any:
     /// `Err` when another write can reach `before` too, around a loop.
     ///
@@ -2312,7 +2302,7 @@ impl Chain<'_> {
     /// start of a pass to `before` passes `d` (the first arrival at `t` cannot have
     /// passed `d`, which `t` dominates), so `d`'s value of the same pass reaches it.
     fn reaching(&self, a: u32, b: u32, before: usize) -> Result<Option<usize>, ()> {
-        let writers = self.writers(a, b);
+        let writers = self.writers.of(a, b);
         let d = writers.iter().rev().find(|&&k| k < before).copied();
         for &(t, j) in self.loops {
             if t <= before
@@ -2358,7 +2348,7 @@ impl Chain<'_> {
     /// Whether scalar bytes `[at, at + size)` hold one value wherever instruction `d`
     /// or a later one reads them: written at most once, in an entry block, before `d`.
     fn fixed_scalar(&self, at: u32, size: u32, d: usize) -> bool {
-        match *self.writers(at, at + size) {
+        match *self.writers.of(at, at + size) {
             [] => true,
             [w] => w < d && self.block_of[w] < self.prefix,
             _ => false,
@@ -2372,7 +2362,7 @@ impl Chain<'_> {
     }
 
     fn input_scalar_within(&self, at: u32, size: u32, copies: u32) -> Option<u32> {
-        match *self.writers(at, at + size) {
+        match *self.writers.of(at, at + size) {
             [] => {
                 let &(goff, poff, _) = self
                     .p
@@ -2509,7 +2499,8 @@ impl Chain<'_> {
             return None;
         }
         let writers: Vec<usize> = self
-            .writers(at, at + size)
+            .writers
+            .of(at, at + size)
             .iter()
             .copied()
             .filter(|k| (t..=j).contains(k))
@@ -2530,7 +2521,8 @@ impl Chain<'_> {
             return Some(Ref::Carried(i as u16));
         }
         let init = match self
-            .writers(at, at + size)
+            .writers
+            .of(at, at + size)
             .iter()
             .rev()
             .find(|&&k| k < t)
@@ -2762,7 +2754,7 @@ impl Chain<'_> {
         depth: u32,
     ) -> Option<Affine> {
         let end = reg + n * e;
-        let writers: Vec<usize> = self.writers(reg, end).to_vec();
+        let writers: Vec<usize> = self.writers.of(reg, end).to_vec();
         if writers.len() < 2 || writers.len() > 16 || depth > 16 {
             return None;
         }
@@ -2843,7 +2835,7 @@ impl Chain<'_> {
         }
         // Its one writer, which every channel at `d` ran (its sources, followed down to
         // inputs and immediates, give every channel one value).
-        let [w] = *self.writers(at, at + size) else {
+        let [w] = *self.writers.of(at, at + size) else {
             return None;
         };
         if w >= d || !self.ran_before(w, d) {
@@ -2931,7 +2923,7 @@ impl Chain<'_> {
     /// per-counter atomics at `ctr + 4 k` that `aggregated_atomics` makes per channel.
     fn scalar_low_half(&self, at: u32, d: usize, depth: u32) -> Option<Affine> {
         // Its one writer a move, which `scalar_plus_constant` follows down.
-        let [w] = *self.writers(at, at + 4) else {
+        let [w] = *self.writers.of(at, at + 4) else {
             return None;
         };
         if self.p.insts[w].op != Opcode::Mov {
