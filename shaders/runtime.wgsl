@@ -47,7 +47,8 @@ const CFG_ZERO: u32 = 274u;        // always 0, a value no compiler can fold (`z
 const CFG_GSLM: u32 = 275u;        // SLM in the heap (over the adapter's workgroup memory): its first word
 const CFG_BTI_SPAN: u32 = 276u;    // 256 entries of 2 words: bound bytes (0 = unbound), heap byte offset
 const CFG_FLAT_SPAN: u32 = 788u;   // straight modules: 32 placed flat bases, 4 words each as CFG_ALLOC's (size 0: none)
-const CFG_ALLOC: u32 = 916u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
+const CFG_OWNED: u32 = 916u;       // straight modules: owner tags' first `scratch` word, for scratch then 32 flat bases
+const CFG_ALLOC: u32 = 949u;        // 4 words per allocation: base lo, base hi, size, heap byte offset
 const K_HEAD_QUADS: u32 = 229u;     // CFG_ALLOC / 4
 
 // cfg word `i` (below CFG_ALLOC) from the uniform copy. Every invocation reads these
@@ -79,6 +80,7 @@ const ERR_STRAIGHT_ALIAS: u32 = 10u;  // a straight lane's unplaced atomic reach
 const ERR_STRAIGHT_SLOW: u32 = 11u;   // a straight lane's access needs a case its branch-free form leaves out
 const ERR_ATOMIC_CONTENDED: u32 = 13u; // an atomic's compare-and-swap or lock retried past its bound
 const ERR_STRAIGHT_GRF: u32 = 15u;    // a straight lane reached a GRF word its compact image left out
+const ERR_STRAIGHT_SHARED: u32 = 16u; // two straight lanes met in a word of private memory (owner tags)
 
 const IDLE: u32 = 0xffffffffu;
 
@@ -1163,6 +1165,55 @@ var<private> stop_at: u32;
 // Straight modules: 1 + the unplaced atomic that reached another instruction's allocation.
 var<private> alias_at: u32;
 
+// Straight modules: private memory whose channels the translator cannot keep apart
+// (a private array indexed by data: `lane_memory::Conditions::owned_scratch`,
+// `owned_flat`) carries an owner tag per word in `scratch`, from `CFG_OWNED`'s words on.
+// The first channel to touch a word tags it with `owner_id` (1 + its channel's index in
+// the grid); a word another channel tagged records the access in `shared_at` and the
+// host runs the launch in the thread mapping. Within a straight run that ends clean no
+// two channels met in a word, so each saw its own accesses in program order, which is
+// what the thread's order gives. `atomicMax` tags: of two channels the second to come
+// finds the first's tag or a larger one, never its own.
+var<private> shared_at: u32;
+var<private> owner_id: u32;
+
+fn claim_word(t: u32, at: u32) {
+    let old = atomicMax(&scratch[t], owner_id);
+    shared_at = select(shared_at, at + 1u, (old != 0u) & (old != owner_id));
+}
+
+// The words holding bytes `[o, o + n)` (`n` 1-8) of a space whose tags start at word `t0`.
+fn claim_bytes(t0: u32, o: u32, n: u32, at: u32) {
+    let a = o >> 2u;
+    let b = (o + n - 1u) >> 2u;
+    claim_word(t0 + a, at);
+    if (b != a) { claim_word(t0 + b, at); }
+    if (b > a + 1u) { claim_word(t0 + a + 1u, at); }
+}
+
+// Straight modules: `n` bytes at scratch offset `addr`, claimed; the address unchanged
+// (out of the thread's scratch: nothing is touched, nothing claimed).
+fn claim_scratch(addr: u64, n: u32, at: u32) -> u64 {
+    let lim = cfh(CFG_SCRATCH_WORDS) * 4u;
+    if (addr + u64(n) <= u64(lim)) {
+        claim_bytes(cfh(CFG_OWNED) + scratch_base, u32(addr), n, at);
+    }
+    return addr;
+}
+
+// Straight modules: `n` bytes at flat address `addr` through placed base `j`, claimed
+// where they lie in the base's allocation (elsewhere `flat_at` hands the launch over).
+fn claim_flat(j: u32, addr: u64, n: u32, at: u32) -> u64 {
+    let e = CFG_FLAT_SPAN + 4u * j;
+    let base = u64(cfh(e)) | (u64(cfh(e + 1u)) << 32u);
+    let size = cfh(e + 2u);
+    let off = addr - base;
+    if ((addr >= base) & ((off >> 32u) == 0lu) & (size >= n) & (u32(off) <= size - n)) {
+        claim_bytes(cfh(CFG_OWNED + 1u + j), u32(off), n, at);
+    }
+    return addr;
+}
+
 // `bti_at`'s test for a word, with the alignment the branch-free form needs: the word's
 // index in `heap`, 1 where the access takes it (in bounds and aligned), 1 where it is
 // out of bounds. Flags, not a NO_WORD index its callers test again: llvmpipe's LLVM
@@ -1320,6 +1371,31 @@ fn slm_ld4(addr: u64, at: u32) -> u32 {
     oob_reads += f.z;
     let ok = f.y != 0u;
     return select(0u, atomicLoad(&slm[select(0u, f.x, ok)]), ok);
+}
+
+// Straight modules: the scratch space's twins of `slm_word`, `slm_ld4`, `slm_st4` (the
+// thread's own words from `scratch_base` on; `mem_ld`'s switch over the spaces at each
+// of private_array_large's 160 scratch accesses cost llvmpipe seconds of compiling).
+fn scratch_word(addr: u64, at: u32) -> vec3<u32> {
+    let lim = cfh(CFG_SCRATCH_WORDS) * 4u;
+    let lo = u32(addr);
+    let inb = ((addr >> 32u) == 0lu) & (lim >= 4u) & (lo <= lim - 4u);
+    let ok = inb & ((lo & 3u) == 0u);
+    slow_at = select(slow_at, at + 1u, inb != ok);
+    return vec3<u32>(scratch_base + (lo >> 2u), select(0u, 1u, ok), select(1u, 0u, inb));
+}
+
+fn scratch_ld4(addr: u64, at: u32) -> u32 {
+    let f = scratch_word(addr, at);
+    oob_reads += f.z;
+    let ok = f.y != 0u;
+    return select(0u, atomicLoad(&scratch[select(0u, f.x, ok)]), ok);
+}
+
+fn scratch_st4(addr: u64, v: u32, at: u32) {
+    let f = scratch_word(addr, at);
+    oob_writes += f.z;
+    if (f.y != 0u) { atomicStore(&scratch[f.x], v); }
 }
 
 // `heap_ld1`'s SLM twin (`slm_at`'s offset).

@@ -1911,6 +1911,79 @@ fn generic_pointers_and_program_globals_agree_with_the_interpreter() {
     }
 }
 
+/// Case folder `case`'s variant `v` with the first `from` of its `kernel.visaasm` made
+/// `to`, copied into a scratch folder (without the expected outputs, which the edit
+/// changes), run on the GPU path and on the interpreter: the bytes must agree.
+fn edited_variant_agrees(
+    ctx: &mut GpuContext,
+    case: &std::path::Path,
+    v: &str,
+    from: &str,
+    to: &str,
+) -> visa_emu::backend::gpu::GpuRun {
+    use visa_emu::backend::gpu;
+    let name = case.file_name().unwrap().to_string_lossy().to_string();
+    let copy = std::env::temp_dir().join(format!("visa-emu-{name}-{v}-{}", std::process::id()));
+    let variant = copy.join(v);
+    std::fs::create_dir_all(&variant).unwrap();
+    for f in ["case.json", "kernel.cl"] {
+        std::fs::copy(case.join(f), copy.join(f)).unwrap();
+    }
+    std::fs::create_dir_all(copy.join("inputs")).unwrap();
+    for e in std::fs::read_dir(case.join("inputs")).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), copy.join("inputs").join(e.file_name())).unwrap();
+    }
+    let from_dir = case.join(v);
+    std::fs::copy(from_dir.join("kernel.bin"), variant.join("kernel.bin")).unwrap();
+    let text = std::fs::read_to_string(from_dir.join("kernel.visaasm")).unwrap();
+    let edited = text.replacen(from, to, 1);
+    assert_ne!(edited, text, "{name}/{v}: `{from}` is in the text");
+    std::fs::write(variant.join("kernel.visaasm"), edited).unwrap();
+    let case_def = visa_emu::corpus::case::Case::load(&copy).unwrap();
+    let launch = gpu::build(&variant, &case_def, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let cpu = visa_emu::backend::cpu::run_case(&variant, &case_def, &Default::default()).unwrap();
+    let g = gpu::execute(ctx, &launch).unwrap_or_else(|e| panic!("{name}/{v} edited: {e}"));
+    let _ = std::fs::remove_dir_all(&copy);
+    assert_same_run(&format!("{name}/{v} edited"), &cpu, &g);
+    g
+}
+
+/// Private arrays indexed by data (own case `private_pick`: the %scratch surface on
+/// tgllp, stateless private memory through the private base pointer on acm-g10) run
+/// straight since stop 67: each access to such memory claims the words it touches
+/// (`lane_memory::Owned`, `claim_word` of runtime.wgsl). Variants edited so that the
+/// channels' arrays overlap (a lane stride halved) meet in a word: the shader hands the
+/// launch to the thread mapping, with the interpreter's bytes.
+#[test]
+fn private_arrays_run_straight_until_two_channels_meet() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    for v in ["private_pick/tgllp-simd8", "private_pick/acm-g10-simd8"] {
+        let g = own_variant_agrees(&mut ctx, v);
+        assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
+    }
+    let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/private_pick");
+    for (v, from, to) in [
+        // Lane * 4 -> lane * 8 within 32-byte rows of the scratch array.
+        (
+            "tgllp-simd8",
+            "V0052(0,0)<1;1,0> 0x2:d",
+            "V0052(0,0)<1;1,0> 0x3:d",
+        ),
+        // Lane * 1024 -> lane * 512: a lane's second half is the next one's first.
+        (
+            "acm-g10-simd8",
+            "V0060(0,0)<1;1,0> 0xa:d",
+            "V0060(0,0)<1;1,0> 0x9:d",
+        ),
+    ] {
+        let g = edited_variant_agrees(&mut ctx, &case, v, from, to);
+        assert_eq!(g.mapping, "threads", "{v}");
+        let note = g.note.unwrap_or_default();
+        assert!(note.contains("one word of private memory"), "{v}: {note}");
+    }
+}
+
 /// Sub-group shuffles with a lane chosen at run time (`intel_sub_group_shuffle(x, y &
 /// 15)`: `addr_add A0 &V (idx << 2)`, then `r[A0(0),0]<1,0>`) run straight since stop
 /// 57 (`translate/indirect_reads.rs`): the lanes pass V at a meeting and each reads its
@@ -1929,35 +2002,14 @@ fn shuffles_by_a_runtime_lane_run_straight() {
     // write the halves of one word of a ushort vector (passed as parts, exchange.rs).
     let g = own_variant_agrees(&mut ctx, "subgroup_shuffle_types/tgllp-simd32");
     assert_eq!(g.mapping, "straight", "{:?}", g.note);
-    // The case with its tgllp variant's index mask widened, in a scratch folder.
-    let case = std::env::temp_dir().join(format!("visa-emu-shuffle-{}", std::process::id()));
-    let variant = case.join("tgllp-simd16");
-    std::fs::create_dir_all(&variant).unwrap();
-    for f in ["case.json", "kernel.cl"] {
-        std::fs::copy(corpus.join(f), case.join(f)).unwrap();
-    }
-    std::fs::create_dir_all(case.join("inputs")).unwrap();
-    for e in std::fs::read_dir(corpus.join("inputs")).unwrap() {
-        let e = e.unwrap();
-        std::fs::copy(e.path(), case.join("inputs").join(e.file_name())).unwrap();
-    }
-    let from = corpus.join("tgllp-simd16");
-    std::fs::copy(from.join("kernel.bin"), variant.join("kernel.bin")).unwrap();
-    let text = std::fs::read_to_string(from.join("kernel.visaasm")).unwrap();
-    let wide = text.replace("V0056(0,0)<1;1,0> 0xf:d", "V0056(0,0)<1;1,0> 0x1f:d");
-    assert_ne!(wide, text, "the index mask is in the text");
-    std::fs::write(variant.join("kernel.visaasm"), wide).unwrap();
-    let g = {
-        use visa_emu::backend::gpu;
-        let case_def = visa_emu::corpus::case::Case::load(&case).unwrap();
-        let launch = gpu::build(&variant, &case_def, gpu::DEFAULT_STEP_LIMIT).unwrap();
-        let cpu =
-            visa_emu::backend::cpu::run_case(&variant, &case_def, &Default::default()).unwrap();
-        let g = gpu::execute(&mut ctx, &launch).unwrap();
-        common::assert_same_run("shuffle past its variable", &cpu, &g);
-        g
-    };
-    let _ = std::fs::remove_dir_all(&case);
+    // The case with its tgllp variant's index mask widened.
+    let g = edited_variant_agrees(
+        &mut ctx,
+        &corpus,
+        "tgllp-simd16",
+        "V0056(0,0)<1;1,0> 0xf:d",
+        "V0056(0,0)<1;1,0> 0x1f:d",
+    );
     assert_eq!(g.mapping, "threads");
     let note = g.note.unwrap_or_default();
     assert!(note.contains("indirect operand"), "{note}");

@@ -1396,6 +1396,7 @@ fn a_refused_straight_form_writes_the_scheduled_one_only_when_asked() {
     let p = prepared_text(&text);
     let target = Target {
         scheduled_fallback: false,
+        private_base: None,
         ..common::target(1, 0, true, true)
     };
     let stopped = translate(&p, &target).unwrap();

@@ -292,6 +292,9 @@ fn build_piece(
         // The scheduled lane form only where a run may take it.
         scheduled_fallback: forms == Forms::StraightElseScheduled
             || Mapping::from_env() == Mapping::Lanes,
+        private_base: (abi.implicit_args.iter())
+            .find(|i| i.kind == crate::abi::ImplicitKind::PrivateBase)
+            .map(|i| i.payload_offset),
     };
     // The lane mapping where the kernel allows it, the thread mapping as its fallback:
     // both translated at once (the two take 3 and 6 ms for dot_product_reduce).
@@ -610,6 +613,7 @@ fn build_piece(
             st.size = (4 * words).max(4);
             st.readback = true;
             set_cfg(&mut job, &[(cfg::COUNT, 1)]);
+            owner_tags(&mut job, &s.launch, threads * u64::from(scratch_words))?;
         }
         launch.lanes = Some(Box::new(GpuLaunch {
             module: m,
@@ -797,6 +801,44 @@ fn probe_piece(
     }
     let heap = std::mem::take(&mut r.outputs[translate::binding::HEAP as usize]);
     Ok((out, heap))
+}
+
+/// Room for a straight module's owner tags (`Conditions::owned_scratch`, `owned_flat`;
+/// `claim_word` of runtime.wgsl) in `job`'s scratch buffer, after the scratch space's
+/// `scratch_words` (every thread's): the scratch space's tags, then each owned flat
+/// base's allocation's (as `flat_spans` placed it in `cfg`), their first words in
+/// `cfg::OWNED`. A fresh buffer is zeros: no word has an owner yet.
+fn owner_tags(
+    job: &mut ComputeJob,
+    c: &translate::lane_memory::Conditions,
+    scratch_words: u64,
+) -> Result<(), String> {
+    if !c.owned_scratch && c.owned_flat.is_empty() {
+        return Ok(());
+    }
+    let table = words_of(&job.buffers[translate::binding::CFG as usize].data);
+    let mut next = scratch_words;
+    let mut words = Vec::new();
+    let mut take = |n: u64| -> Result<u32, String> {
+        let at = u32::try_from(next).map_err(|_| "private memory's owner tags over 16 GiB")?;
+        next += n;
+        Ok(at)
+    };
+    if c.owned_scratch {
+        words.push((cfg::OWNED, take(scratch_words)?));
+    }
+    for &j in &c.owned_flat {
+        let (_, size) = flat_allocation(&table, j);
+        words.push((
+            cfg::OWNED + 1 + j as usize,
+            take(u64::from(size).div_ceil(4))?,
+        ));
+    }
+    u32::try_from(next).map_err(|_| "private memory's owner tags over 16 GiB")?;
+    set_cfg(job, &words);
+    let scratch = &mut job.buffers[translate::binding::SCRATCH as usize];
+    scratch.size = scratch.size.max(4 * next);
+    Ok(())
 }
 
 /// `cfg::FLAT_SPAN`: for each placed flat base (a payload byte offset of `image`, the
@@ -1356,6 +1398,15 @@ fn run_sliced(
         && counting(&job)
         && job.buffers[translate::binding::STATE as usize].size
             > gpu.capabilities().max_storage_buffer_binding_size;
+    // A straight module's owner tags (`owner_tags`) grow the scratch buffer.
+    let scratch = job.buffers[translate::binding::SCRATCH as usize].size;
+    if launch.module.straight.is_some()
+        && scratch > gpu.capabilities().max_storage_buffer_binding_size
+    {
+        return Err(SliceError::LanesDoNotFit(format!(
+            "the scratch space and the owner tags of private memory ({scratch} bytes) would not fit a buffer"
+        )));
+    }
     if uncounted {
         stop_counting(&mut job);
     }
@@ -1889,6 +1940,11 @@ fn finish(
              ordered it in (an unplaced atomic or load reached an allocation other \
              instructions address, or an access placed on a pointer argument left that \
              argument's buffer)"
+        )),
+        runtime_error::STRAIGHT_SHARED => Some(format!(
+            "two channels touched one word of private memory (the access at instruction \
+             {at} met another channel's word), which the straight form leaves to the \
+             thread mapping"
         )),
         runtime_error::STRAIGHT_GRF => Some(format!(
             "the straight form reached GRF word {at}, which its compact image left out \

@@ -12,7 +12,7 @@
 //! their `gld`/`gst` offsets become constants. Here:
 //! - `chen(em, N, OFF, nomask, pbits, has_pred, comb, inv)` with literal shape
 //!   arguments is written as the expression its body computes for them;
-//! - `gld`/`gst` of 4 and 8 bytes at a constant aligned offset inside the GRF are
+//! - `gld`/`gst` of 2, 4 and 8 bytes at a constant aligned offset inside the GRF are
 //!   written as the words of `g` that `g32`/`gs32` reach there (only where the
 //!   module's `g32` and `gs32` are the private-array ones: not a GRF in `state`, not
 //!   a compact image);
@@ -27,6 +27,9 @@
 //!   (`pset` in an `if`/`else` per channel: NIR's copy propagation of `pr` then took a
 //!   round of the loop per channel, 20 rounds for atomic_global_counters SIMD16), is
 //!   written as one masked store of the word.
+//!
+//! Last, a straight module's registers that one function names move into it
+//! ([`super::local_registers`]).
 //!
 //! All four are exact rewrites of what the runtime's functions do, and a function of
 //! the text (the pipeline key stays the whole text's hash).
@@ -52,6 +55,11 @@ const UNROLLED_BYTES_MAX: usize = 32 * 1024;
 /// the folded literal words to their compact places (its `g32` no longer has the
 /// private form these folds look for).
 pub fn for_driver(wgsl: &str) -> String {
+    super::local_registers::localized(&folded(wgsl))
+}
+
+/// [`for_driver`]'s folds.
+fn folded(wgsl: &str) -> String {
     let text = fold_setp_loops(&fold_chen(wgsl));
     let Some(words) = private_grf_words(&text) else {
         return text;
@@ -230,13 +238,23 @@ fn grf_word(o: u32, n: u32, words: u32) -> Option<u32> {
     (o.is_multiple_of(4) && w + n / 4 <= words).then_some(w)
 }
 
-/// `text` with its `gld`/`gst` calls of 4 and 8 bytes at offsets that evaluate with
+/// The word of `g` and the shift of a 2-byte access at byte `o`, where `gld`/`gst`
+/// take it from that word alone (an even offset inside the GRF).
+fn grf_half(o: u32, words: u32) -> Option<(u32, u32)> {
+    (o.is_multiple_of(2) && o / 4 < words).then_some((o / 4, (o & 2) * 8))
+}
+
+/// `text` with its `gld`/`gst` calls of 2, 4 and 8 bytes at offsets that evaluate with
 /// `i` (the channel index, where known) written as the words of `g` they reach.
 fn fold_grf_span(text: &str, words: u32, i: Option<u32>) -> String {
     let text = rewrite_calls(text, "gld", &|args| {
         let [o, n] = args else { return None };
         let o = eval_offset(o, i)?;
         match n.as_str() {
+            "2u" => {
+                let (w, s) = grf_half(o, words)?;
+                Some(format!("u64((g[{w}u] >> {s}u) & 0xffffu)"))
+            }
             "4u" => Some(format!("u64(g[{}u])", grf_word(o, 4, words)?)),
             "8u" => {
                 let w = grf_word(o, 8, words)?;
@@ -253,6 +271,13 @@ fn fold_grf_span(text: &str, words: u32, i: Option<u32>) -> String {
             return None;
         }
         match n.as_str() {
+            "2u" => {
+                let (w, s) = grf_half(o, words)?;
+                let keep = !(0xffffu32 << s);
+                Some(format!(
+                    "g[{w}u] = (g[{w}u] & {keep}u) | ((u32({v} & 0xfffffffflu) & 0xffffu) << {s}u)"
+                ))
+            }
             "4u" => Some(format!(
                 "g[{}u] = u32({v} & 0xfffffffflu)",
                 grf_word(o, 4, words)?
@@ -633,7 +658,8 @@ mod tests {
     #[test]
     fn a_known_channel_folds_its_offsets_and_other_modules_keep_theirs() {
         let body = "    {\n        let i = 0u;\n        let s0 = gld(2320u, 4u);\n        \
-                    gst(2176u + (i) * 4u, 4u, s0);\n        let h = gld(2320u, 2u);\n    }\n    \
+                    gst(2176u + (i) * 4u, 4u, s0);\n        let h = gld(2320u, 2u);\n        \
+                    gst(2178u, 2u, v);\n        let b = gld(2321u, 2u);\n    }\n    \
                     gst(2176u + (i) * 4u, 4u, x);\n";
         let f = for_driver(&module(body));
         assert!(f.contains("let s0 = u64(g[580u]);"), "{f}");
@@ -645,8 +671,16 @@ mod tests {
         ));
         assert!(for_driver(&rebound)
             .contains("var i: u32 = 5u;\n        gst(2176u + (i) * 4u, 4u, s0);"));
-        // Two bytes, and `i` outside its scope, stay calls.
-        assert!(f.contains("gld(2320u, 2u)"), "{f}");
+        // Two bytes from their word; an odd offset, and `i` outside its scope, stay
+        // calls.
+        assert!(f.contains("let h = u64((g[580u] >> 0u) & 0xffffu);"), "{f}");
+        assert!(
+            f.contains(
+                "g[544u] = (g[544u] & 65535u) | ((u32(v & 0xfffffffflu) & 0xffffu) << 16u);"
+            ),
+            "{f}"
+        );
+        assert!(f.contains("gld(2321u, 2u)"), "{f}");
         assert!(f.contains("    gst(2176u + (i) * 4u, 4u, x);"), "{f}");
         // A GRF in `state` (or a compact image): no `g32` of the private form.
         let state = module(body).replace(G32_PRIVATE, "fn g32(o: u32) -> u32 {");

@@ -43,8 +43,9 @@ pub(super) fn fit(
     tpg: u32,
     slm_bytes: u32,
     bytes_max: u32,
+    private_base: Option<u32>,
 ) -> Result<Fitted, String> {
-    let first = simt::check(sp, &plain, cfg, tpg);
+    let first = simt::check(sp, &plain, cfg, tpg, private_base);
     // Channels that read each other's registers outside loops meet to pass them
     // (`exchange.rs`); so may a NoMask store, which then runs whole in every
     // invocation that reaches it; accesses of two channels may be ordered.
@@ -83,7 +84,7 @@ pub(super) fn fit(
         }
         let xb = blocks::split(&xp.insts);
         let plan = exchange::finish(lanes::plan_forced(&xp, &xb, true, &uniform), &xp, &xs);
-        let r = match simt::check(&xp, &plan, &xb, tpg) {
+        let r = match simt::check(&xp, &plan, &xb, tpg, private_base) {
             Ok(launch) => {
                 // Fences order accesses only where every channel reaches them in
                 // step (in-order meetings release some channels at a time).

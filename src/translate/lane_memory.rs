@@ -99,6 +99,13 @@ pub struct Conditions {
     pub single_distinct: Vec<Vec<(u32, u32)>>,
     /// The loop scalars the forms' terms and guards read ([`lane_passes`]).
     pub passes: Passes,
+    /// Scratch accesses whose channels the translator cannot keep apart: each claims
+    /// the words it touches ([`Owned`]); the host gives the tags room.
+    pub owned_scratch: bool,
+    /// Placed flat bases (their indices) likewise, for their allocations.
+    pub owned_flat: Vec<u32>,
+    /// `(instruction position, memory)` of every access that claims.
+    pub owned_at: Vec<(usize, Owned)>,
 }
 
 /// How many pointer arguments a straight module places accesses on (`cfg::FLAT_SPAN`
@@ -505,6 +512,20 @@ pub(super) enum Space {
     Slm,
     /// Flat memory through placed base `j` (`Conditions::flat_bases`).
     Flat(u32),
+    /// The thread's `%scratch` space (T5), which no other space reaches.
+    Scratch,
+}
+
+/// Memory whose words carry owner tags in a straight module (`claim_word` of
+/// runtime.wgsl): where the translator cannot keep the channels' bytes apart (a
+/// private array indexed by data), the shader checks that no two channels touch one
+/// word, and the thread mapping runs the launch where two do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owned {
+    /// The thread's scratch space.
+    Scratch,
+    /// Flat memory through placed base `j`.
+    Flat(u32),
 }
 
 /// A per-lane access: the address register, its element bytes, what else forms the
@@ -672,6 +693,7 @@ pub fn conditions(
     block_of: &[usize],
     prefix: usize,
     ordered: &dyn Fn(usize, usize) -> bool,
+    private_base: Option<u32>,
 ) -> Result<Conditions, Refused> {
     let mem: Vec<usize> = (0..p.insts.len())
         .filter(|&k| plan.mem[k].0 || plan.mem[k].1)
@@ -811,6 +833,12 @@ pub fn conditions(
                     continue;
                 }
             }
+            // Scratch is the thread's own: no other space reaches it.
+            if let (Some(a), Some(b)) = (sx, sy) {
+                if (a == Space::Scratch) != (b == Space::Scratch) {
+                    continue;
+                }
+            }
             let (fx, fy) = (unplaced(x), unplaced(y));
             match ((sx, fx), (sy, fy)) {
                 ((None, Some(a)), (None, Some(b))) if a == b && a.0 != u8::MAX => continue,
@@ -886,21 +914,47 @@ pub fn conditions(
                 }
                 continue;
             }
-            // The same space: the same injective per-lane address at both.
-            let forms = same_lane_address(&chains, &targets, x, y).ok_or_else(|| Refused {
-                why: format!(
-                    "memory instructions {} and {} may touch the same bytes from different channels",
-                    at(x),
-                    at(y)
-                ),
-                unordered: (x != y).then_some((x, y)),
-            })?;
+            // The same space: the same injective per-lane address at both. Private
+            // memory without one (a private array indexed by data) carries owner tags.
+            let Some(forms) = same_lane_address(&chains, &targets, x, y) else {
+                // Work-items never share private memory: there channels meet only
+                // through addresses gone wrong, which the tags catch. Elsewhere they
+                // may well meet (fences then order them: `fences::fit`).
+                let private = |j: u32| Some(out.flat_bases[j as usize]) == private_base;
+                match sx {
+                    Space::Scratch => out.owned_scratch = true,
+                    Space::Flat(j) if private(j) => {
+                        if !out.owned_flat.contains(&j) {
+                            out.owned_flat.push(j);
+                        }
+                    }
+                    _ => {
+                        return Err(Refused {
+                            why: format!(
+                                "memory instructions {} and {} may touch the same bytes from different channels",
+                                at(x),
+                                at(y)
+                            ),
+                            unordered: (x != y).then_some((x, y)),
+                        })
+                    }
+                }
+                continue;
+            };
             for form in forms {
                 if !out.distinct_inputs.contains(&form) {
                     out.distinct_inputs.push(form);
                 }
             }
         }
+    }
+    for &k in &mem {
+        let owned = match space_of(k) {
+            Some(Space::Scratch) if out.owned_scratch => Owned::Scratch,
+            Some(Space::Flat(j)) if out.owned_flat.contains(&j) => Owned::Flat(j),
+            _ => continue,
+        };
+        out.owned_at.push((k, owned));
     }
     out.passes = passes.into_inner();
     Ok(out)
@@ -1142,7 +1196,8 @@ pub(super) fn space(p: &Prepared, k: usize) -> Option<Space> {
     };
     match id {
         0 => return Some(Space::Slm),
-        1..=5 => return None,
+        1..=4 => return None,
+        5 => return Some(Space::Scratch),
         _ => {}
     }
     let nsurf = p.kernel.surfaces.len().max(8) as u16;
@@ -3157,7 +3212,7 @@ mod tests {
         );
         let cfg = super::super::blocks::split(&p.insts);
         let plan = lanes::plan(&p, &cfg, true);
-        super::super::simt::check(&p, &plan, &cfg, 1)
+        super::super::simt::check(&p, &plan, &cfg, 1, None)
     }
 
     /// IGC computes an address again on each path into one register

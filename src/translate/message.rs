@@ -3,6 +3,7 @@
 //! message becomes a loop over its enabled channels calling the runtime's `mem_ld`,
 //! `mem_st` and `mem_atomic` with the address space decided here where it is static.
 
+use super::lane_memory::Owned;
 use super::operand::src_elem;
 use super::{chen_expr, Emit, TranslateError};
 use crate::interp::memory::AtomicOp;
@@ -120,6 +121,9 @@ enum Known {
     Slm,
     /// SLM in a straight module (`slm_ld4`/`slm_st4`).
     SlmFast,
+    /// The thread's scratch space in a straight module (`scratch_ld4`/`scratch_st4`;
+    /// other sizes `mem_ld`/`mem_st`).
+    ScratchFast,
     /// Flat memory through placed base `j` in a straight module (`flat_at`): an
     /// access outside the base's allocation hands the launch to the thread mapping.
     Flat(u32),
@@ -165,7 +169,11 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
         }
         (Some(PField::Surface(5)), _) => {
             em.line("let sp = SP_SCRATCH; let bt = 0u;");
-            Known::Any
+            if em.straight {
+                Known::ScratchFast
+            } else {
+                Known::Any
+            }
         }
         (Some(PField::Surface(_)), Some(b)) => {
             em.line(&format!("let sp = SP_BTI; let bt = {b}u;"));
@@ -187,6 +195,8 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
 /// A load of `n` bytes at `addr` from the space `sp`/`bt` (a short form where the space
 /// is known).
 fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
+    let claimed = claimed(em, addr, n, at);
+    let addr = claimed.as_str();
     // Straight modules: an unplaced flat load checks its address against the
     // allocations the kernel stores to (`Conditions::flat_unplaced`).
     let addr = match known {
@@ -210,6 +220,7 @@ fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
         Known::Bti | Known::BtiFast | Known::BtiProven if n <= 4 => {
             format!("bti_ld(bt, {addr}, {n}u)")
         }
+        Known::ScratchFast if n == 4 => format!("u64(scratch_ld4({addr}, {at}u))"),
         Known::SlmFast if n == 4 => format!("u64(slm_ld4({addr}, {at}u))"),
         Known::SlmFast if n == 1 => format!("u64(slm_ld1(slm_at({addr}, 1u)))"),
         Known::Slm | Known::SlmFast if n <= 4 => format!("slm_ld({addr}, {n}u)"),
@@ -226,8 +237,21 @@ fn flat_known(em: &Emit) -> Known {
     }
 }
 
+/// Straight modules: `addr` claimed for the invocation's channel where the access's
+/// memory carries owner tags (`Emit::claim`: `claim_scratch`, `claim_flat` of
+/// runtime.wgsl), else as it is.
+fn claimed(em: &Emit, addr: &str, n: u32, at: usize) -> String {
+    match em.claim {
+        Some(Owned::Scratch) => format!("claim_scratch({addr}, {n}u, {at}u)"),
+        Some(Owned::Flat(j)) => format!("claim_flat({j}u, {addr}, {n}u, {at}u)"),
+        None => addr.to_string(),
+    }
+}
+
 /// The store matching [`ld`].
-fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
+fn st(em: &Emit, known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
+    let claimed = claimed(em, addr, n, at);
+    let addr = claimed.as_str();
     match known {
         Known::Flat(j) if n == 4 => {
             format!("flat_st4({j}u, {addr}, u32(({v}) & 0xfffffffflu), {at}u);")
@@ -242,6 +266,9 @@ fn st(known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
         }
         Known::Bti | Known::BtiFast | Known::BtiProven if n <= 4 => {
             format!("bti_st(bt, {addr}, {n}u, {v});")
+        }
+        Known::ScratchFast if n == 4 => {
+            format!("scratch_st4({addr}, u32(({v}) & 0xfffffffflu), {at}u);")
         }
         Known::SlmFast if n == 4 => {
             format!("slm_st4({addr}, u32(({v}) & 0xfffffffflu), {at}u);")
@@ -267,6 +294,8 @@ fn atomic_old(
     x: &str,
     y: &str,
 ) {
+    let claimed = claimed(em, addr, bytes, inst.index);
+    let addr = claimed.as_str();
     let code = marked_code(em, op, bytes);
     let own = bytes == 4 && (code <= 6 || (8..=10).contains(&code) || code == 13);
     let located = match known {
@@ -520,7 +549,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                 if load {
                     em.line(&wrv(em, data, k, 4, 4, &ld(em, bti, "a", 4, inst.index)));
                 } else {
-                    em.line(&st(bti, "a", 4, &rdv(em, data, k, 4, 4), inst.index));
+                    em.line(&st(em, bti, "a", 4, &rdv(em, data, k, 4, 4), inst.index));
                 }
                 em.close();
                 pos += 1;
@@ -570,6 +599,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                     ));
                 } else {
                     em.line(&st(
+                        em,
                         known,
                         &at,
                         bsize,
@@ -618,6 +648,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                 ));
             } else {
                 em.line(&st(
+                    em,
                     bti,
                     "a",
                     bytes,
@@ -642,7 +673,7 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
                 if load {
                     em.line(&wrv(em, data, k, 8, 8, &ld(em, bti, &a, 8, inst.index)));
                 } else {
-                    em.line(&st(bti, &a, 8, &rdv(em, data, k, 8, 8), inst.index));
+                    em.line(&st(em, bti, &a, 8, &rdv(em, data, k, 8, 8), inst.index));
                 }
             }
             em.close();
@@ -668,7 +699,14 @@ fn emit_message(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Trans
             };
             em.open(&format!("for (var b = 0u; b < {}u; b += 4u)", owords * 16));
             if store {
-                em.line(&st(bti, "base + u64(b)", 4, &rd(data, "b", 4), inst.index));
+                em.line(&st(
+                    em,
+                    bti,
+                    "base + u64(b)",
+                    4,
+                    &rd(data, "b", 4),
+                    inst.index,
+                ));
             } else {
                 em.line(&wr(
                     data,
@@ -869,7 +907,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                     em.line(&wr(dst, &r, slot, &ld(em, bti, &a, mem_bytes, inst.index)));
                 } else {
                     let x = format!("{}{keep}", rd(src1, &r, slot));
-                    em.line(&st(bti, &a, mem_bytes, &x, inst.index));
+                    em.line(&st(em, bti, &a, mem_bytes, &x, inst.index));
                 }
             }
             em.close();
@@ -886,6 +924,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         em.line(&wr(dst, &r, slot, &ld(em, bti, &a, mem_bytes, inst.index)));
                     } else {
                         em.line(&st(
+                            em,
                             bti,
                             &a,
                             mem_bytes,
@@ -909,6 +948,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                     ));
                 } else {
                     em.line(&st(
+                        em,
                         bti,
                         "a",
                         mem_bytes,
@@ -934,7 +974,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                     ));
                 } else {
                     let v = format!("{}{keep}", rdv(em, src1, 0, slot, slot));
-                    em.line(&st(bti, "addr", mem_bytes, &v, inst.index));
+                    em.line(&st(em, bti, "addr", mem_bytes, &v, inst.index));
                 }
                 em.close();
                 return Ok(());
@@ -949,7 +989,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                         em.line(&wrv(em, dst, v * pitch, slot, slot, &x));
                     } else {
                         let x = format!("{}{keep}", rdv(em, src1, v * pitch, slot, slot));
-                        em.line(&st(bti, &a, mem_bytes, &x, inst.index));
+                        em.line(&st(em, bti, &a, mem_bytes, &x, inst.index));
                     }
                 }
                 em.close();
@@ -962,7 +1002,7 @@ fn lsc(em: &mut Emit, inst: &PInst, n: u32, gb: u32) -> Result<(), TranslateErro
                 em.line(&wr(dst, &r, slot, &ld(em, bti, "a", mem_bytes, inst.index)));
             } else {
                 let v = format!("{}{keep}", rd(src1, &r, slot));
-                em.line(&st(bti, "a", mem_bytes, &v, inst.index));
+                em.line(&st(em, bti, "a", mem_bytes, &v, inst.index));
             }
             em.close();
             em.close();
@@ -1050,6 +1090,7 @@ fn block2d(em: &mut Emit, inst: &PInst, gb: u32) -> Result<(), String> {
         em.line(&format!(
             "if (ok) {{ {} }}",
             st(
+                em,
                 Known::Any,
                 "a",
                 e,

@@ -34,6 +34,7 @@ pub mod lane_memory;
 pub mod lane_passes;
 pub mod lanes;
 mod literal;
+mod local_registers;
 #[cfg(feature = "gpu")]
 pub mod lower64;
 mod message;
@@ -359,7 +360,11 @@ pub mod cfg {
     /// Straight modules: 4 words per placed flat base (`lane_memory::FLAT_BASES`):
     /// the base's allocation as `ALLOC` has it (size 0: the pointer lies in none).
     pub const FLAT_SPAN: usize = 788;
-    pub const ALLOC: usize = 916;
+    /// Straight modules' owner tags (`lane_memory::Conditions::owned_scratch`,
+    /// `owned_flat`): the `scratch` buffer word where the scratch space's tags start,
+    /// then one word per placed flat base where its allocation's tags start.
+    pub const OWNED: usize = 916;
+    pub const ALLOC: usize = 949;
 }
 
 /// Runtime error codes the shader reports in `stat[0]` (`ERR_*` of runtime.wgsl).
@@ -392,6 +397,10 @@ pub mod runtime_error {
     /// A straight module reached a GRF word its compact image left out
     /// (`translate::grf_rows`): the host runs the thread mapping instead.
     pub const STRAIGHT_GRF: u32 = 15;
+    /// Two channels of a straight module touched one word of private memory whose
+    /// accesses carry owner tags (`lane_memory::Conditions::owned_scratch`,
+    /// `owned_flat`): the host runs the thread mapping instead.
+    pub const STRAIGHT_SHARED: u32 = 16;
 }
 
 /// Thread status words of the `state` buffer (`ST_*` of runtime.wgsl).
@@ -464,6 +473,10 @@ pub struct Target {
     /// host translates anyway, and private_array_large's refused lane translation had
     /// taken 1.6 s of its 2.1 s.
     pub scheduled_fallback: bool,
+    /// The payload byte offset of the pointer to the work-items' private memory (the
+    /// ABI's private base): straight modules may tag its words with their owners
+    /// (`lane_memory::Owned`).
+    pub private_base: Option<u32>,
 }
 
 /// The local ids' place in the payload: `offsets[d]`, one `uw` per lane, dimension d's
@@ -612,6 +625,9 @@ pub struct Emit {
     /// Straight modules: the current flat atomic provably stays in its base's
     /// allocation (`lane_memory::Conditions::flat_proven`): no check.
     pub flat_proven: bool,
+    /// Straight modules: the current access's memory carries owner tags
+    /// (`lane_memory::Conditions::owned_at`): its address claims the words it touches.
+    pub claim: Option<lane_memory::Owned>,
     /// Straight modules: the current binding-table access is inside its entry for
     /// every channel (`lane_memory::Conditions::bti_proven`): no check.
     pub bti_proven: bool,
@@ -676,6 +692,7 @@ impl Emit {
             avoid_btis: Vec::new(),
             flat_base: None,
             flat_proven: false,
+            claim: None,
             bti_proven: false,
             straight: false,
             nan_blind: false,
@@ -754,6 +771,7 @@ impl Emit {
             avoid_btis: self.avoid_btis.clone(),
             flat_base: self.flat_base,
             flat_proven: self.flat_proven,
+            claim: self.claim,
             bti_proven: self.bti_proven,
             straight: self.straight,
             own_lane: self.own_lane,
@@ -951,6 +969,7 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
                     tpg,
                     target.slm_bytes,
                     EXCHANGE_BYTES_MAX,
+                    target.private_base,
                 ) {
                     Ok(f) => {
                         match simt::translate(

@@ -26,12 +26,15 @@ use crate::isa::Opcode;
 use std::collections::{HashMap, HashSet};
 
 /// Whether a kernel (with its straight plan) can run straight: the conditions its
-/// launch must meet, or why it cannot.
+/// launch must meet, or why it cannot. `private_base`: the payload byte offset of the
+/// pointer to the work-items' private memory, whose accesses may carry owner tags
+/// (`lane_memory::Owned`), as scratch accesses may.
 pub fn check(
     p: &Prepared,
     plan: &Plan,
     cfg: &blocks::Blocks,
     tpg: u32,
+    private_base: Option<u32>,
 ) -> Result<Conditions, Refused> {
     if let Some(why) = ineligible(p, plan, cfg, tpg) {
         return Err(why.into());
@@ -48,9 +51,9 @@ pub fn check(
                 && may_part(p, plan, last)
         })
         .collect();
-    super::lane_memory::conditions(p, plan, &block_of, prefix_blocks(p, cfg), &|x, y| {
-        rounds.apart(block_of[x], block_of[y], &parts)
-    })
+    let ordered = |x: usize, y: usize| rounds.apart(block_of[x], block_of[y], &parts);
+    let prefix = prefix_blocks(p, cfg);
+    super::lane_memory::conditions(p, plan, &block_of, prefix, &ordered, private_base)
 }
 
 /// Why a kernel cannot run straight, memory aside (`lane_memory`).
@@ -791,6 +794,7 @@ pub(super) fn translate(
         flat_unplaced: &launch.flat_unplaced,
         flat_placed: &launch.flat_placed,
         flat_proven: &launch.flat_proven,
+        owned_at: &launch.owned_at,
         bti_proven: &launch.bti_proven,
         cyclic,
         passes: Vec::new(),
@@ -1451,6 +1455,16 @@ fn emit_main(
         .collect();
     // A compact GRF image's slips (`grf_rows.rs`, filled in there).
     let grf_miss = super::grf_rows::MISS_MARK;
+    // Owner tags of private memory (`claim_word` in runtime.wgsl): the channel's
+    // number, and the report of a word two channels met in.
+    let (owner, shared) = if em.out.contains("claim_scratch(") || em.out.contains("claim_flat(") {
+        (
+            "    owner_id = tid * K_SIMD + l + 1u;\n",
+            "    if (shared_at != 0u) {{ code = ERR_STRAIGHT_SHARED; at = shared_at - 1u; }}\n",
+        )
+    } else {
+        ("", "")
+    };
     let run = if barriers {
         // Rounds: every invocation calls `run_lane` (uniform control flow); its rows
         // sit in loops the workgroup passes together, meeting after each barrier's
@@ -1513,7 +1527,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     let group = (grp.z * cfh(CFG_GROUPS + 1u) + grp.y) * cfh(CFG_GROUPS) + grp.x;
     let tid = group * cfh(CFG_THREADS) + t;
     init(tid, t, grp);
-{spans}    load_lane_inputs();
+{owner}{spans}    load_lane_inputs();
     let n = pl_n;
     // The thread's execution mask in the entry blocks: the dispatched channels.
     var dm = 0xffffffffu;
@@ -1526,7 +1540,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
     var at = 0u;
 {probe}{stopped}    if (alias_at != 0u) {{ code = ERR_STRAIGHT_ALIAS; at = alias_at - 1u; }}
     if (slow_at != 0u) {{ code = ERR_STRAIGHT_SLOW; at = slow_at - 1u; }}
-{grf_miss}
+{shared}{grf_miss}
     if (code != 0u) {{ hand_over(code, at); }}
     if (cfh(CFG_COUNT) != 0u) {{
         let rec = (tid * K_SIMD + l) * K_VISIT_WORDS;

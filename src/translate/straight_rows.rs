@@ -36,6 +36,8 @@ pub(super) struct Rows<'a> {
     pub(super) flat_placed: &'a [(usize, u32)],
     /// `Conditions::flat_proven`: placed atomics the shader need not check.
     pub(super) flat_proven: &'a [usize],
+    /// `Conditions::owned_at`: accesses that claim the words they touch.
+    pub(super) owned_at: &'a [(usize, super::lane_memory::Owned)],
     /// `Conditions::bti_proven`: binding-table accesses the shader need not check.
     pub(super) bti_proven: &'a [usize],
     pub(super) cyclic: bool,
@@ -457,6 +459,7 @@ impl Rows<'_> {
             em.avoid_btis = self.avoid_at(k);
             em.flat_base = self.base_at(k);
             em.flat_proven = self.flat_proven.contains(&k);
+            em.claim = self.claim_at(k);
             em.bti_proven = self.bti_proven.contains(&k);
             // NaN-blind parts merge as such; where some part is not, without it
             // (`parts_as_one`).
@@ -517,6 +520,7 @@ impl Rows<'_> {
         em.avoid_btis.clear();
         em.flat_base = None;
         em.flat_proven = false;
+        em.claim = None;
         em.bti_proven = false;
         if !ended {
             em.line(&format!("pc = {next_block};"));
@@ -532,6 +536,10 @@ impl Rows<'_> {
 
     fn base_at(&self, k: usize) -> Option<u32> {
         self.flat_placed.iter().find(|f| f.0 == k).map(|f| f.1)
+    }
+
+    fn claim_at(&self, k: usize) -> Option<super::lane_memory::Owned> {
+        self.owned_at.iter().find(|f| f.0 == k).map(|f| f.1)
     }
 
     fn avoid_at(&self, k: usize) -> Vec<u32> {
@@ -578,6 +586,7 @@ impl Rows<'_> {
                 && self.avoid_at(j) == em.avoid_btis
                 && self.base_at(j) == em.flat_base
                 && self.flat_proven.contains(&j) == em.flat_proven
+                && self.claim_at(j) == em.claim
                 && self.bti_proven.contains(&j) == em.bti_proven
         };
         // Where part `q` sits (`at`: the parts found so far): the first instruction of

@@ -231,6 +231,7 @@ pub fn target(
         prove_bounds: true,
         split_atomics: true,
         scheduled_fallback: true,
+        private_base: None,
     }
 }
 
