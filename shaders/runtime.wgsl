@@ -1201,6 +1201,34 @@ fn claim_scratch(addr: u64, n: u32, at: u32) -> u64 {
     return addr;
 }
 
+// `claim_scratch` of a 4-byte access whose branch-free form (`scratch_word`) hands a
+// misaligned address to the thread mapping anyway: its one word, without
+// `claim_bytes`'s straddle tests (llvmpipe compiles every site's copy of them).
+fn claim_scratch4(addr: u64, at: u32) -> u64 {
+    let lim = cfh(CFG_SCRATCH_WORDS) * 4u;
+    if (addr + 4lu <= u64(lim)) {
+        claim_word(cfh(CFG_OWNED) + scratch_base + (u32(addr) >> 2u), at);
+    }
+    return addr;
+}
+
+// `claim_flat` of a 4- or 8-byte access that `flat_word` hands over when misaligned:
+// its words from the first on (private_array_large acm-g10 SIMD16's first dispatch on
+// llvmpipe, Mesa's cache off: 10.3-10.7 s with `claim_flat` at its 150 loads and
+// stores, 4.1-4.5 s so).
+fn claim_flat_words(j: u32, addr: u64, n: u32, at: u32) -> u64 {
+    let e = CFG_FLAT_SPAN + 4u * j;
+    let base = u64(cfh(e)) | (u64(cfh(e + 1u)) << 32u);
+    let size = cfh(e + 2u);
+    let off = addr - base;
+    if ((addr >= base) & ((off >> 32u) == 0lu) & (size >= n) & (u32(off) <= size - n)) {
+        let w = cfh(CFG_OWNED + 1u + j) + (u32(off) >> 2u);
+        claim_word(w, at);
+        if (n == 8u) { claim_word(w + 1u, at); }
+    }
+    return addr;
+}
+
 // Straight modules: `n` bytes at flat address `addr` through placed base `j`, claimed
 // where they lie in the base's allocation (elsewhere `flat_at` hands the launch over).
 fn claim_flat(j: u32, addr: u64, n: u32, at: u32) -> u64 {

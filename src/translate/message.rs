@@ -195,7 +195,7 @@ fn space(em: &mut Emit, inst: &PInst, name: &str) -> Known {
 /// A load of `n` bytes at `addr` from the space `sp`/`bt` (a short form where the space
 /// is known).
 fn ld(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
-    let claimed = claimed(em, addr, n, at);
+    let claimed = claimed(em, known, addr, n, at);
     let addr = claimed.as_str();
     // Straight modules: an unplaced flat load checks its address against the
     // allocations the kernel stores to (`Conditions::flat_unplaced`).
@@ -240,17 +240,26 @@ fn flat_known(em: &Emit) -> Known {
 /// Straight modules: `addr` claimed for the invocation's channel where the access's
 /// memory carries owner tags (`Emit::claim`: `claim_scratch`, `claim_flat` of
 /// runtime.wgsl), else as it is.
-fn claimed(em: &Emit, addr: &str, n: u32, at: usize) -> String {
-    match em.claim {
-        Some(Owned::Scratch) => format!("claim_scratch({addr}, {n}u, {at}u)"),
-        Some(Owned::Flat(j)) => format!("claim_flat({j}u, {addr}, {n}u, {at}u)"),
-        None => addr.to_string(),
+/// A word access of a branch-free form (`known`: `scratch_ld4`, `flat_ld4`,
+/// `flat_ld8` and their stores) claims its words alone: a misaligned address hands
+/// the launch over anyway.
+fn claimed(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {
+    match (em.claim, known) {
+        (Some(Owned::Scratch), Known::ScratchFast) if n == 4 => {
+            format!("claim_scratch4({addr}, {at}u)")
+        }
+        (Some(Owned::Flat(j)), Known::Flat(k)) if j == k && (n == 4 || n == 8) => {
+            format!("claim_flat_words({j}u, {addr}, {n}u, {at}u)")
+        }
+        (Some(Owned::Scratch), _) => format!("claim_scratch({addr}, {n}u, {at}u)"),
+        (Some(Owned::Flat(j)), _) => format!("claim_flat({j}u, {addr}, {n}u, {at}u)"),
+        (None, _) => addr.to_string(),
     }
 }
 
 /// The store matching [`ld`].
 fn st(em: &Emit, known: Known, addr: &str, n: u32, v: &str, at: usize) -> String {
-    let claimed = claimed(em, addr, n, at);
+    let claimed = claimed(em, known, addr, n, at);
     let addr = claimed.as_str();
     match known {
         Known::Flat(j) if n == 4 => {
@@ -294,7 +303,7 @@ fn atomic_old(
     x: &str,
     y: &str,
 ) {
-    let claimed = claimed(em, addr, bytes, inst.index);
+    let claimed = claimed(em, Known::Any, addr, bytes, inst.index);
     let addr = claimed.as_str();
     let code = marked_code(em, op, bytes);
     let own = bytes == 4 && (code <= 6 || (8..=10).contains(&code) || code == 13);

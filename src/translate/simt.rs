@@ -1456,8 +1456,9 @@ fn emit_main(
     // A compact GRF image's slips (`grf_rows.rs`, filled in there).
     let grf_miss = super::grf_rows::MISS_MARK;
     // Owner tags of private memory (`claim_word` in runtime.wgsl): the channel's
-    // number, and the report of a word two channels met in.
-    let (owner, shared) = if em.out.contains("claim_scratch(") || em.out.contains("claim_flat(") {
+    // number, and the report of a word two channels met in, wherever a claim function
+    // is called (each one's name starts so: `claim_scratch4`, `claim_flat_words`).
+    let (owner, shared) = if em.out.contains("claim_scratch") || em.out.contains("claim_flat") {
         (
             "    owner_id = tid * K_SIMD + l + 1u;\n",
             "    if (shared_at != 0u) {{ code = ERR_STRAIGHT_SHARED; at = shared_at - 1u; }}\n",
