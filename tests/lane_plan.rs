@@ -93,3 +93,46 @@ fn indirect_operands_and_shared_slm_keep_the_thread_mapping() {
     let p = prepared("slm_reduce/tgllp-simd16");
     assert!(lanes::ineligible(&p, 4, 4096).is_some());
 }
+
+/// The straight module of a variant folder (`tests/cases` or the corpus), as the host
+/// builds it for the case's launch.
+fn straight_of(dir: &std::path::Path) -> visa_emu::translate::Module {
+    use visa_emu::backend::gpu;
+    let case = visa_emu::corpus::case::Case::load(dir.parent().unwrap()).unwrap();
+    let launch = gpu::build(dir, &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let lanes = launch
+        .lanes
+        .unwrap_or_else(|| panic!("{}: no lane mapping", dir.display()));
+    assert!(
+        lanes.module.straight.is_some(),
+        "{}: not straight",
+        dir.display()
+    );
+    lanes.module
+}
+
+/// Private memory indexed by data carries owner tags (`lane_memory::Owned`): the
+/// scratch space on tgllp, the private base's allocation on acm-g10, each access
+/// claiming its words and `main` numbering its channel; global memory whose channels
+/// meet on purpose (atomic_global_counters' counters) keeps the fences instead.
+#[test]
+fn private_memory_indexed_by_data_carries_owner_tags() {
+    let own = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/private_pick");
+    let m = straight_of(&own.join("tgllp-simd8"));
+    let c = &m.straight.as_ref().unwrap().launch;
+    assert!(c.owned_scratch && c.owned_flat.is_empty(), "{c:?}");
+    assert!(m.wgsl.contains("claim_scratch4(") && m.wgsl.contains("owner_id = tid * K_SIMD"));
+    let m = straight_of(&own.join("acm-g10-simd8"));
+    let c = &m.straight.as_ref().unwrap().launch;
+    assert!(!c.owned_scratch && c.owned_flat.len() == 1, "{c:?}");
+    assert!(c.owned_at.len() >= 2, "{c:?}");
+    assert!(m.wgsl.contains("claim_flat_words(") && m.wgsl.contains("owner_id = tid * K_SIMD"));
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    let m = straight_of(&corpus.join("atomic_global_counters/tgllp-simd16"));
+    let c = &m.straight.as_ref().unwrap().launch;
+    assert!(
+        !c.owned_scratch && c.owned_flat.is_empty() && c.owned_at.is_empty(),
+        "{c:?}"
+    );
+    assert!(!m.wgsl.contains("owner_id ="));
+}
