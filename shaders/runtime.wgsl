@@ -1212,17 +1212,25 @@ fn claim_scratch4(addr: u64, at: u32) -> u64 {
     return addr;
 }
 
+// The byte offset of `n` bytes at flat address `addr` in placed base `j`'s allocation,
+// NO_WORD where they do not lie in it (`flat_at`'s test).
+fn owned_offset(j: u32, addr: u64, n: u32) -> u32 {
+    let e = CFG_FLAT_SPAN + 4u * j;
+    let base = u64(cfh(e)) | (u64(cfh(e + 1u)) << 32u);
+    let size = cfh(e + 2u);
+    let off = addr - base;
+    let inb = (addr >= base) & ((off >> 32u) == 0lu) & (size >= n) & (u32(off) <= size - n);
+    return select(NO_WORD, u32(off), inb);
+}
+
 // `claim_flat` of a 4- or 8-byte access that `flat_word` hands over when misaligned:
 // its words from the first on (private_array_large acm-g10 SIMD16's first dispatch on
 // llvmpipe, Mesa's cache off: 10.3-10.7 s with `claim_flat` at its 150 loads and
 // stores, 4.1-4.5 s so).
 fn claim_flat_words(j: u32, addr: u64, n: u32, at: u32) -> u64 {
-    let e = CFG_FLAT_SPAN + 4u * j;
-    let base = u64(cfh(e)) | (u64(cfh(e + 1u)) << 32u);
-    let size = cfh(e + 2u);
-    let off = addr - base;
-    if ((addr >= base) & ((off >> 32u) == 0lu) & (size >= n) & (u32(off) <= size - n)) {
-        let w = cfh(CFG_OWNED + 1u + j) + (u32(off) >> 2u);
+    let o = owned_offset(j, addr, n);
+    if (o != NO_WORD) {
+        let w = cfh(CFG_OWNED + 1u + j) + (o >> 2u);
         claim_word(w, at);
         if (n == 8u) { claim_word(w + 1u, at); }
     }
@@ -1232,13 +1240,8 @@ fn claim_flat_words(j: u32, addr: u64, n: u32, at: u32) -> u64 {
 // Straight modules: `n` bytes at flat address `addr` through placed base `j`, claimed
 // where they lie in the base's allocation (elsewhere `flat_at` hands the launch over).
 fn claim_flat(j: u32, addr: u64, n: u32, at: u32) -> u64 {
-    let e = CFG_FLAT_SPAN + 4u * j;
-    let base = u64(cfh(e)) | (u64(cfh(e + 1u)) << 32u);
-    let size = cfh(e + 2u);
-    let off = addr - base;
-    if ((addr >= base) & ((off >> 32u) == 0lu) & (size >= n) & (u32(off) <= size - n)) {
-        claim_bytes(cfh(CFG_OWNED + 1u + j), u32(off), n, at);
-    }
+    let o = owned_offset(j, addr, n);
+    if (o != NO_WORD) { claim_bytes(cfh(CFG_OWNED + 1u + j), o, n, at); }
     return addr;
 }
 
