@@ -23,8 +23,11 @@
 //! double buffer's index) enter as expressions the host evaluates for every value they
 //! can take ([`super::lane_passes`]).
 //!
-//! Anything else (flat or scratch addresses, data-dependent indices) keeps the
-//! scheduled form.
+//! Private memory (the thread's `%scratch`, the ABI's private base) where no such
+//! form shows the channels apart (a private array indexed by data) carries owner tags
+//! instead ([`Owned`]): the shader checks that no two channels touch one word. Anything
+//! else (unplaced flat addresses, data-dependent indices into global memory) keeps the
+//! fenced or the scheduled form.
 
 use super::lane_passes::{self, Carried, Node, Passes, Ref, Typed};
 use super::lanes::{self, Plan, Run};
