@@ -817,24 +817,24 @@ fn owner_tags(
         return Ok(());
     }
     let table = words_of(&job.buffers[translate::binding::CFG as usize].data);
-    let mut next = scratch_words;
-    let mut words = Vec::new();
-    let mut take = |n: u64| -> Result<u32, String> {
-        let at = u32::try_from(next).map_err(|_| "private memory's owner tags over 16 GiB")?;
-        next += n;
-        Ok(at)
-    };
+    // `(cfg word, tag words)` per tagged space, laid end to end after the scratch data.
+    let mut spaces = Vec::new();
     if c.owned_scratch {
-        words.push((cfg::OWNED, take(scratch_words)?));
+        spaces.push((cfg::OWNED, scratch_words));
     }
     for &j in &c.owned_flat {
         let (_, size) = flat_allocation(&table, j);
-        words.push((
-            cfg::OWNED + 1 + j as usize,
-            take(u64::from(size).div_ceil(4))?,
-        ));
+        spaces.push((cfg::OWNED + 1 + j as usize, u64::from(size).div_ceil(4)));
     }
+    let mut next = scratch_words;
+    let mut words = Vec::new();
+    for (at, n) in spaces {
+        words.push((at, next));
+        next += n;
+    }
+    // Every first word is below the end: one check covers them all.
     u32::try_from(next).map_err(|_| "private memory's owner tags over 16 GiB")?;
+    let words: Vec<(usize, u32)> = words.into_iter().map(|(at, w)| (at, w as u32)).collect();
     set_cfg(job, &words);
     let scratch = &mut job.buffers[translate::binding::SCRATCH as usize];
     scratch.size = scratch.size.max(4 * next);

@@ -30,29 +30,27 @@ pub fn localized(text: &str) -> String {
     }
     let lines: Vec<&str> = text.lines().collect();
     let functions = functions(&lines);
-    // The private scalars (no initializer) and the line that declares each.
-    let mut declared: HashMap<&str, (usize, &str)> = HashMap::new();
-    for (i, line) in lines.iter().enumerate() {
-        if let Some((name, ty)) = private_decl(line) {
-            declared.insert(name, (i, ty));
-        }
-    }
-    if declared.is_empty() {
+    // The private scalars (no initializer) in declaration order: line, name, type.
+    let decls: Vec<(usize, &str, &str)> = (lines.iter().enumerate())
+        .filter_map(|(i, line)| private_decl(line).map(|(name, ty)| (i, name, ty)))
+        .collect();
+    if decls.is_empty() {
         return text.to_string();
     }
+    let declared: HashSet<&str> = decls.iter().map(|d| d.1).collect();
+    let decl_lines: HashSet<usize> = decls.iter().map(|d| d.0).collect();
     // Which function names each (usize::MAX: a line outside every function).
     let mut users: HashMap<&str, HashSet<usize>> = HashMap::new();
     let mut owner_of_line = vec![usize::MAX; lines.len()];
     for (f, func) in functions.iter().enumerate() {
         owner_of_line[func.start..=func.end].fill(f);
     }
-    let decl_lines: HashSet<usize> = declared.values().map(|d| d.0).collect();
     for (i, line) in lines.iter().enumerate() {
         if decl_lines.contains(&i) {
             continue;
         }
         for word in identifiers(code_of(line)) {
-            if declared.contains_key(word) {
+            if declared.contains(word) {
                 users.entry(word).or_default().insert(owner_of_line[i]);
             }
         }
@@ -60,9 +58,7 @@ pub fn localized(text: &str) -> String {
     // Moves per function: `(name, type)` in declaration order.
     let mut moves: Vec<Vec<(&str, &str)>> = vec![Vec::new(); functions.len()];
     let mut moved: HashSet<usize> = HashSet::new();
-    let mut order: Vec<(&str, (usize, &str))> = declared.iter().map(|(n, d)| (*n, *d)).collect();
-    order.sort_by_key(|(_, d)| d.0);
-    for (name, (decl, ty)) in order {
+    for &(decl, name, ty) in &decls {
         let Some(set) = users.get(name) else { continue };
         let [f] = set.iter().copied().collect::<Vec<_>>()[..] else {
             continue;
@@ -73,7 +69,7 @@ pub fn localized(text: &str) -> String {
         let func = &functions[f];
         let keeps_value = match func.name {
             "run_lane" => true,
-            n if n.starts_with("row") => written_first(&lines[func.start + 1..func.end], name),
+            n if is_row_function(n) => written_first(&lines[func.start + 1..func.end], name),
             _ => false,
         };
         if keeps_value {
@@ -106,6 +102,12 @@ pub fn localized(text: &str) -> String {
         out.pop();
     }
     out
+}
+
+/// `rowN`: a row of `run_lane` written as a function (`straight_rows::row_function`).
+fn is_row_function(name: &str) -> bool {
+    name.strip_prefix("row")
+        .is_some_and(|b| !b.is_empty() && b.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// A top-level function: its name and its first and last lines.

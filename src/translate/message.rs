@@ -239,8 +239,7 @@ fn flat_known(em: &Emit) -> Known {
 
 /// Straight modules: `addr` claimed for the invocation's channel where the access's
 /// memory carries owner tags (`Emit::claim`: `claim_scratch`, `claim_flat` of
-/// runtime.wgsl), else as it is.
-/// A word access of a branch-free form (`known`: `scratch_ld4`, `flat_ld4`,
+/// runtime.wgsl), else as it is. A word access of a branch-free form (`known`: `scratch_ld4`, `flat_ld4`,
 /// `flat_ld8` and their stores) claims its words alone: a misaligned address hands
 /// the launch over anyway.
 fn claimed(em: &Emit, known: Known, addr: &str, n: u32, at: usize) -> String {

@@ -840,6 +840,7 @@ pub(super) fn translate(
         barriers,
         cyclic,
         visit_words,
+        !launch.owned_at.is_empty(),
     );
     if exchanges.is_some() {
         // Each thread's slot of the meetings' buffers.
@@ -1443,6 +1444,7 @@ fn emit_main(
     barriers: bool,
     cyclic: bool,
     visit_words: u32,
+    claims: bool,
 ) {
     // The binding-table spans the checked word accesses read (`bti_word`).
     let spans = if em.out.contains("bti_ld4(") || em.out.contains("bti_st4(") {
@@ -1455,10 +1457,10 @@ fn emit_main(
         .collect();
     // A compact GRF image's slips (`grf_rows.rs`, filled in there).
     let grf_miss = super::grf_rows::MISS_MARK;
-    // Owner tags of private memory (`claim_word` in runtime.wgsl): the channel's
-    // number, and the report of a word two channels met in, wherever a claim function
-    // is called (each one's name starts so: `claim_scratch4`, `claim_flat_words`).
-    let (owner, shared) = if em.out.contains("claim_scratch") || em.out.contains("claim_flat") {
+    // Owner tags of private memory (`claim_word` in runtime.wgsl), where accesses
+    // claim words (`Conditions::owned_at`): the channel's number, and the report of a
+    // word two channels met in.
+    let (owner, shared) = if claims {
         (
             "    owner_id = tid * K_SIMD + l + 1u;\n",
             "    if (shared_at != 0u) {{ code = ERR_STRAIGHT_SHARED; at = shared_at - 1u; }}\n",
