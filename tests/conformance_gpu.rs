@@ -1984,9 +1984,48 @@ fn private_arrays_run_straight_until_two_channels_meet() {
     }
 }
 
+/// Small private arrays IGC keeps in registers and stores to at an index the data
+/// chooses (own case `private_index_small`: one `(Pk) mov r[A0(k),0]` per channel, each
+/// enabled for channel k alone by a one-hot `setp`) run straight since stop 68
+/// (`translate/indirect_operands.rs`): each lane writes its column of the array, held
+/// in registers. An edited variant whose first store is enabled for two channels (the
+/// second would use the first's address element, which its copy does not hold) hands
+/// the launch to the thread mapping, with the interpreter's bytes. private_array_dynamic
+/// SIMD32 (320 such accesses of a 16-row array) stays in the thread mapping, where
+/// llvmpipe creates its pipeline faster.
+#[test]
+fn indirect_stores_to_private_arrays_run_straight() {
+    let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
+    for d in ["tgllp", "acm-g10"] {
+        for w in [8, 16, 32] {
+            let v = format!("private_index_small/{d}-simd{w}");
+            let g = own_variant_agrees(&mut ctx, &v);
+            assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
+        }
+    }
+    let case =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/private_index_small");
+    let g = edited_variant_agrees(
+        &mut ctx,
+        &case,
+        "tgllp-simd8",
+        "setp (M1_NM, 8) P5 0x1:ud",
+        "setp (M1_NM, 8) P5 0x3:ud",
+    );
+    assert_eq!(g.mapping, "threads");
+    let corpus = visa_emu::corpus::paths::default_corpus_dir().join("private_array_dynamic");
+    let g = variant_agrees(&mut ctx, &corpus.join("tgllp-simd32"), "tgllp-simd32");
+    assert_eq!(g.mapping, "threads");
+    use visa_emu::backend::gpu;
+    let case = visa_emu::corpus::case::Case::load(&corpus).unwrap();
+    let built = gpu::build(&corpus.join("tgllp-simd32"), &case, gpu::DEFAULT_STEP_LIMIT).unwrap();
+    let why = built.chosen().why_not_straight.clone().unwrap_or_default();
+    assert!(why.contains("rows in all"), "{why}");
+}
+
 /// Sub-group shuffles with a lane chosen at run time (`intel_sub_group_shuffle(x, y &
 /// 15)`: `addr_add A0 &V (idx << 2)`, then `r[A0(0),0]<1,0>`) run straight since stop
-/// 57 (`translate/indirect_reads.rs`): the lanes pass V at a meeting and each reads its
+/// 57 (`translate/indirect_operands.rs`): the lanes pass V at a meeting and each reads its
 /// element from its copy. An index past V (`y & 31`, the variant's text edited) reads
 /// another variable, which the copies may not hold: the shader hands the launch to the
 /// thread mapping, with the interpreter's bytes.

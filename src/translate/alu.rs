@@ -655,7 +655,8 @@ pub fn emit(em: &mut Emit, inst: &PInst, grf_bytes: u32) -> Result<(), Translate
         .iter()
         .map(|s| operand::src_elem_at(em, s, n, pred_view))
         .collect();
-    let two_pass = two_pass(inst, grf_bytes);
+    // A per-lane instruction reads its one element's sources before it stores.
+    let two_pass = two_pass(inst, grf_bytes) && !em.lane_elems;
     if srcs.is_empty() && inst.op != Movs {
         return Err(unsupported("no source operand".into()));
     }

@@ -13,7 +13,7 @@
 //! per-lane instruction that writes a mirrored word the invocations meet and copy it
 //! back. Side effects of uniform instructions (stores, atomics) happen once, in lane 0.
 
-use super::indirect_reads::Target;
+use super::indirect_operands::{Column, Target, Written};
 use super::{alu, message, operand};
 use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::interp::thread::{fint as int, fraw as raw};
@@ -98,8 +98,13 @@ pub struct Plan {
     /// Per instruction: the bytes and predicates it reads that another lane writes
     /// (what the straight form passes between lanes: `exchange.rs`).
     pub cross: Vec<Touched>,
-    /// Per instruction: what its indirect sources may read (`indirect_reads.rs`).
+    /// Per instruction: what its indirect operands may reach (`indirect_operands.rs`).
     pub indirect: Vec<Target>,
+    /// The variables indirect destinations write, with their per-channel layouts
+    /// (`indirect_operands::columns`).
+    pub columns: Vec<Written>,
+    /// Per instruction: its predicate's bits known there (`known_pred_bits`).
+    pub known_preds: Vec<(u32, u32)>,
     /// Straight plans with meetings (`exchange.rs`), per instruction: the meeting
     /// earlier in its block, whose first lane runs it if it is a whole-thread
     /// store or atomic (empty without meetings).
@@ -209,11 +214,11 @@ pub fn ineligible(p: &Prepared, tpg: u32, slm_bytes: u32) -> Option<String> {
 /// meeting, `exchange.rs`), and fences order it against the channels' own accesses
 /// (`fences.rs`).
 pub fn ineligible_straight(p: &Prepared) -> Option<String> {
-    refusal(p, 1, 0, false).or_else(|| super::indirect_reads::untraced(p))
+    refusal(p, 1, 0, false).or_else(|| super::indirect_operands::untraced(p))
 }
 
 /// `blocks_too`: the scheduled lane mapping, which also refuses media blocks and any
-/// indirect operand (the straight form reads indirect sources: `indirect_reads.rs`).
+/// indirect operand (the straight form reads indirect sources: `indirect_operands.rs`).
 fn refusal(p: &Prepared, tpg: u32, slm_bytes: u32, blocks_too: bool) -> Option<String> {
     use Opcode::*;
     if p.simd > 32 || p.simd == 0 {
@@ -255,7 +260,7 @@ fn refusal(p: &Prepared, tpg: u32, slm_bytes: u32, blocks_too: bool) -> Option<S
                 PField::Src(Src::Indirect { .. }) if blocks_too => {
                     return Some(format!("indirect operand at instruction {}", inst.index))
                 }
-                PField::Dst(Dst::Indirect { .. }) => {
+                PField::Dst(Dst::Indirect { .. }) if blocks_too => {
                     return Some(format!("indirect operand at instruction {}", inst.index))
                 }
                 _ => {}
@@ -353,10 +358,14 @@ pub fn src_linear(s: &Src, n: u32) -> Option<(u32, u32)> {
     }
 }
 
+/// Bytes `[a, b)`, or a lane vector `(base, element bytes)`.
+type Range = (u32, u32);
+
 fn alu_foot(
     inst: &PInst,
     lane_of: &dyn Fn(u32) -> Option<u32>,
-    (grf, target): (u32, Target),
+    (grf, target, column): (u32, Target, Option<Option<Column>>),
+    disabled: u32,
     f: &mut Foot,
 ) {
     let n = inst.exec.size as u32;
@@ -367,7 +376,43 @@ fn alu_foot(
     // reads the whole predicate.
     let whole_pred = n == 1 && !matches!(dsts.first(), Some(Dst::Pred(_)));
     for i in 0..n {
+        if i + moff < 32 && disabled & (1 << (i + moff)) != 0 {
+            continue;
+        }
         let l = lane_of(i);
+        // An indirect operand of a variable laid out per channel reaches the lane's
+        // column (`indirect_operands::check` holds the lane to it at run time).
+        // Without `column` (the plan's first pass) destinations are left out.
+        // Each row's element is a lane vector's, which may live in a register
+        // (`Column::registers`) where the access is a whole element.
+        let reach = |f: &mut Foot, write: bool, size: u32| {
+            if write && column.is_none() {
+                return;
+            }
+            let ranges: Vec<(Range, Option<Range>)> = match (target, column.flatten(), l) {
+                (_, Some(c), Some(l)) => c
+                    .of_lane(l)
+                    .map(|r| {
+                        (
+                            r,
+                            c.vector(r.0 - (l - c.lane0) * c.elem)
+                                .filter(|_| size == c.elem),
+                        )
+                    })
+                    .collect(),
+                (Target::Known(lo, hi), _, _) => vec![((lo, hi), None)],
+                _ => vec![((0, u32::MAX), None)],
+            };
+            for ((a, b), v) in ranges {
+                if write {
+                    f.writes.push((a, b, l));
+                    f.vec_writes.push(v);
+                } else {
+                    f.reads.push((a, b, l));
+                    f.vec_reads.push(v);
+                }
+            }
+        };
         for s in &srcs {
             match s {
                 Src::Direct { ty, .. } => {
@@ -378,15 +423,8 @@ fn alu_foot(
                     f.vec_reads.push(l.and(v));
                 }
                 // Any byte of the variable its address registers point into
-                // (`indirect_reads.rs`; untraced ones are refused before any plan).
-                Src::Indirect { .. } => {
-                    let (a, b) = match target {
-                        Target::Known(lo, hi) => (lo, hi),
-                        _ => (0, u32::MAX),
-                    };
-                    f.reads.push((a, b, l));
-                    f.vec_reads.push(None);
-                }
+                // (`indirect_operands.rs`; untraced ones are refused before any plan).
+                Src::Indirect { ty, .. } => reach(f, false, ty.size()),
                 Src::Pred(p) if whole_pred => f.pred_reads.push((p.id.0 as u32, u32::MAX, None)),
                 Src::Pred(p) => f
                     .pred_reads
@@ -413,6 +451,7 @@ fn alu_foot(
                     }
                 }
                 Dst::Pred(p) => f.pred_writes.push((p.0 as u32, 1 << (i + moff), l)),
+                Dst::Indirect { ty, .. } => reach(f, true, ty.size()),
                 _ => {}
             }
         }
@@ -756,8 +795,59 @@ fn own_lane_preds(feet: &[Foot], npred: usize) -> Vec<bool> {
     own
 }
 
+/// Per instruction: the bits of the predicate it reads that the translator knows
+/// there, as (known channels, their values). A `setp` NoMask of an immediate earlier
+/// in straight-line code (no label or branch between), with no other write of the
+/// predicate between, sets them (IGC's one-hot predicates, one channel's store each:
+/// `indirect_operands.rs`).
+pub(super) fn known_pred_bits(p: &Prepared) -> Vec<(u32, u32)> {
+    use Opcode::*;
+    let writes = |inst: &PInst, pid: u16| {
+        inst.fields
+            .iter()
+            .any(|f| matches!(f, PField::Dst(Dst::Pred(q)) if q.0 == pid))
+    };
+    let joins_or_leaves = |inst: &PInst| {
+        matches!(
+            inst.op,
+            Label | Subroutine | Goto | Jmp | Call | Fcall | Ifcall | Ret | Fret | Switchjmp
+        )
+    };
+    let mut out = vec![(0u32, 0u32); p.insts.len()];
+    for (k, inst) in p.insts.iter().enumerate() {
+        let Some(pred) = inst.pred else {
+            continue;
+        };
+        let Some(w) = p.insts[..k]
+            .iter()
+            .rev()
+            .take_while(|w| !joins_or_leaves(w))
+            .find(|w| writes(w, pred.id.0))
+        else {
+            continue;
+        };
+        let (_, srcs, _) = w.alu_operands();
+        if let (Setp, true, Some(Src::Imm { bits, .. })) = (w.op, w.exec.mask.no_mask, srcs.first())
+        {
+            let n = w.exec.size as u32;
+            let full = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+            let moff = w.exec.mask.channel_offset();
+            if moff < 32 {
+                out[k] = (full << moff, ((*bits as u32) & full) << moff);
+            }
+        }
+    }
+    out
+}
+
 /// What instruction `inst` touches when it runs as `run`.
-fn foot(inst: &PInst, run: Run, (grf, target): (u32, Target), cr0: u32) -> Foot {
+fn foot(
+    inst: &PInst,
+    run: Run,
+    (grf, target, column): (u32, Target, Option<Option<Column>>),
+    known: (u32, u32),
+    cr0: u32,
+) -> Foot {
     let mut f = Foot::default();
     let moff = inst.exec.mask.channel_offset();
     let per_lane = run == Run::PerLane;
@@ -779,7 +869,16 @@ fn foot(inst: &PInst, run: Run, (grf, target): (u32, Target), cr0: u32) -> Foot 
     } else if !super::is_nop(inst.op) {
         f.reads.push((cr0, cr0 + 4, None));
         f.vec_reads.push(None);
-        alu_foot(inst, &lane_of, (grf, target), &mut f);
+        // Channels the predicate's known bits disable touch nothing (SEL's predicate
+        // selects a source instead).
+        let disabled = match inst.pred {
+            Some(p) if p.combine == PredCombine::Sequential && inst.op != Opcode::Sel => {
+                let enabling = if p.inverse { !known.1 } else { known.1 };
+                known.0 & !enabling
+            }
+            _ => 0,
+        };
+        alu_foot(inst, &lane_of, (grf, target, column), disabled, &mut f);
     }
     debug_assert_eq!(f.reads.len(), f.vec_reads.len());
     debug_assert_eq!(f.writes.len(), f.vec_writes.len());
@@ -828,14 +927,17 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
     }
     let (dsts, srcs, _) = inst.alu_operands();
     // Straight code: an address register's elements per lane like a lane vector's
-    // (`indirect_reads.rs` checks that each copy then holds what its reads need).
+    // (`indirect_operands.rs` checks that each copy then holds what its reads need).
+    // An indirect destination: the lane's element, in its column of the variable
+    // (`indirect_operands.rs`).
     let plain_dst = dsts.iter().all(|d| {
         matches!(d, Dst::Direct { .. } | Dst::Pred(_) | Dst::Null)
-            || (straight && matches!(d, Dst::Addr { .. }))
+            || (straight && matches!(d, Dst::Addr { .. } | Dst::Indirect { .. }))
     });
-    // An indirect source buffers the thread's results (it may read what it writes);
+    // An indirect operand buffers the thread's results (it may read what it writes);
     // a straight lane reads its one element from its copy before it writes it.
-    let indirect = srcs.iter().any(|s| matches!(s, Src::Indirect { .. }));
+    let indirect = srcs.iter().any(|s| matches!(s, Src::Indirect { .. }))
+        || dsts.iter().any(|d| matches!(d, Dst::Indirect { .. }));
     let buffered = if straight && indirect {
         alu::direct_overlap(inst, grf)
     } else {
@@ -845,6 +947,51 @@ fn choose(inst: &PInst, simd: u32, grf: u32, straight: bool) -> Run {
         Run::PerLane
     } else {
         Run::Uniform
+    }
+}
+
+/// Who writes each byte per lane (0 = nobody, c + 1 = only lane c, `u32::MAX` =
+/// several), and the same per predicate bit.
+fn byte_owners(feet: &[Foot], total: usize, npred: usize) -> (Vec<u32>, Vec<[u32; 32]>) {
+    let mut owner = vec![0u32; total];
+    let mut pred_owner = vec![[0u32; 32]; npred];
+    let own = |o: &mut u32, l: u32| {
+        *o = if *o == 0 || *o == l + 1 {
+            l + 1
+        } else {
+            u32::MAX
+        };
+    };
+    for f in feet {
+        for &(a, b, l) in &f.writes {
+            if let Some(l) = l {
+                for x in a..b.min(total as u32) {
+                    own(&mut owner[x as usize], l);
+                }
+            }
+        }
+        for &(pid, bits, l) in &f.pred_writes {
+            if let (Some(l), Some(po)) = (l, pred_owner.get_mut(pid as usize)) {
+                for (c, o) in po.iter_mut().enumerate() {
+                    if bits & (1 << c) != 0 {
+                        own(o, l);
+                    }
+                }
+            }
+        }
+    }
+    (owner, pred_owner)
+}
+
+/// The per-channel layout of the variable `target` reaches, if an indirect
+/// destination writes it.
+fn column_of(columns: &[Written], target: Target) -> Option<Column> {
+    match target {
+        Target::Known(lo, hi) => columns
+            .iter()
+            .find(|(r, _)| *r == (lo, hi))
+            .and_then(|x| x.1),
+        _ => None,
     }
 }
 
@@ -884,42 +1031,37 @@ pub(super) fn plan_forced(
             }
         })
         .collect();
-    let targets = super::indirect_reads::targets(p);
-    let feet: Vec<Foot> = p
-        .insts
-        .iter()
-        .zip(&run)
-        .zip(&targets)
-        .map(|((i, r), t)| foot(i, *r, (grf, *t), p.pre.cr0))
-        .collect();
-    // Who writes each byte per lane: 0 = nobody, c + 1 = only lane c, u32::MAX = several.
-    let mut owner = vec![0u32; total];
-    let mut pred_owner = vec![[0u32; 32]; npred];
-    let own = |o: &mut u32, l: u32| {
-        *o = if *o == 0 || *o == l + 1 {
-            l + 1
-        } else {
-            u32::MAX
-        };
+    let targets = super::indirect_operands::targets(p);
+    let known = known_pred_bits(p);
+    let feet_with = |columns: Option<&[Written]>| -> Vec<Foot> {
+        (0..p.insts.len())
+            .map(|k| {
+                let column = columns.map(|cs| column_of(cs, targets[k]));
+                foot(
+                    &p.insts[k],
+                    run[k],
+                    (grf, targets[k], column),
+                    known[k],
+                    p.pre.cr0,
+                )
+            })
+            .collect()
     };
-    for f in &feet {
-        for &(a, b, l) in &f.writes {
-            if let Some(l) = l {
-                for x in a..b.min(total as u32) {
-                    own(&mut owner[x as usize], l);
-                }
-            }
-        }
-        for &(pid, bits, l) in &f.pred_writes {
-            if let (Some(l), Some(po)) = (l, pred_owner.get_mut(pid as usize)) {
-                for (c, o) in po.iter_mut().enumerate() {
-                    if bits & (1 << c) != 0 {
-                        own(o, l);
-                    }
-                }
-            }
-        }
-    }
+    // Indirect destinations write their lane's column of a variable laid out per
+    // channel, a layout read off the other writes (`indirect_operands::columns`).
+    let indirect_dsts = p.insts.iter().any(|i| {
+        i.fields
+            .iter()
+            .any(|f| matches!(f, PField::Dst(Dst::Indirect { .. })))
+    });
+    let columns = if indirect_dsts {
+        let owner = byte_owners(&feet_with(None), total, npred).0;
+        super::indirect_operands::columns(p, &targets, &owner)
+    } else {
+        Vec::new()
+    };
+    let feet = feet_with(Some(&columns));
+    let (owner, pred_owner) = byte_owners(&feet, total, npred);
     // A read is fine when nobody wrote the byte per lane, or only the reading lane did.
     let ok = |o: u32, l: Option<u32>| o == 0 || l.is_some_and(|l| o == l + 1);
     let mut mirrored = vec![false; total / 4 + 1];
@@ -1059,11 +1201,19 @@ pub(super) fn plan_forced(
         pred_owner,
         cross,
         indirect: targets,
+        columns,
+        known_preds: known,
         led: Vec::new(),
     }
 }
 
 impl Plan {
+    /// The per-channel layout of the variable an indirect operand reaches, where an
+    /// indirect destination writes it (`indirect_operands::Column`).
+    pub fn column(&self, target: Target) -> Option<Column> {
+        column_of(&self.columns, target)
+    }
+
     /// GRF words some instruction reads from the GRF image (promoted lane vectors are
     /// read from their registers instead): the only words `init` must fill.
     pub fn image_reads(&self) -> Vec<bool> {

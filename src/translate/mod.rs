@@ -27,7 +27,7 @@ pub mod driver_folds;
 mod exchange;
 mod fences;
 mod grf_rows;
-mod indirect_reads;
+mod indirect_operands;
 mod inline_calls;
 mod lane_emit;
 pub mod lane_memory;
@@ -628,6 +628,17 @@ pub struct Emit {
     /// Straight modules: the current access's memory carries owner tags
     /// (`lane_memory::Conditions::owned_at`): its address claims the words it touches.
     pub claim: Option<lane_memory::Owned>,
+    /// Straight modules: the current instruction's indirect operands reach a
+    /// variable laid out per channel whose rows live in these registers
+    /// (`indirect_operands::Column::registers`).
+    pub column: Option<(indirect_operands::Column, Vec<String>)>,
+    /// Straight modules: every lane keeps only its own address-register elements
+    /// (`indirect_operands::lane_held`), element `x` of lane `l` in
+    /// `al[x - l + AL_SHIFT]`, a constant index at every access.
+    pub lane_ar: bool,
+    /// The channel whose copy holds the current indirect destination's address
+    /// element (`indirect_operands::dst_channel`).
+    pub dst_lane: Option<u32>,
     /// Straight modules: the current binding-table access is inside its entry for
     /// every channel (`lane_memory::Conditions::bti_proven`): no check.
     pub bti_proven: bool,
@@ -693,6 +704,9 @@ impl Emit {
             flat_base: None,
             flat_proven: false,
             claim: None,
+            column: None,
+            lane_ar: false,
+            dst_lane: None,
             bti_proven: false,
             straight: false,
             nan_blind: false,
@@ -772,6 +786,9 @@ impl Emit {
             flat_base: self.flat_base,
             flat_proven: self.flat_proven,
             claim: self.claim,
+            column: self.column.clone(),
+            lane_ar: self.lane_ar,
+            dst_lane: self.dst_lane,
             bti_proven: self.bti_proven,
             straight: self.straight,
             own_lane: self.own_lane,

@@ -88,6 +88,18 @@ pub fn dst_range(d: &Dst, n: u32) -> Option<(u32, u32)> {
 
 /// [`src_elem`], through the lane's register where lane mode promoted the operand.
 pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) -> Elem {
+    if let Src::Indirect { ty, m, .. } = s {
+        let a = indirect_address_at(em, s).unwrap_or_default();
+        let raw = match &em.column {
+            Some((c, regs)) if ty.size() == c.elem => c.read(regs, &a),
+            _ => format!("gld(u32(max(0, {a})), {}u)", ty.size()),
+        };
+        return Elem {
+            raw,
+            ty: *ty,
+            m: *m,
+        };
+    }
     if let Src::Direct { ty, m, .. } = s {
         if let Some((r, part)) = super::lanes::src_linear(s, n)
             .and_then(|(at, stride)| em.lane_reg(at, stride, ty.size()))
@@ -104,6 +116,25 @@ pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) ->
 
 /// [`store`], into the lane's register where lane mode promoted the destination.
 pub fn store_at(em: &super::Emit, d: &Dst, lane: &str, v: &str) -> String {
+    if let Dst::Indirect {
+        addr, imm, ty, hs, ..
+    } = d
+    {
+        let e = ty.size();
+        let a = format!(
+            "(i32({}) + {imm} + i32(({lane}) * {}u))",
+            dst_address_register(em, *addr),
+            hs * e
+        );
+        return match &em.column {
+            Some((c, regs)) if e == c.elem => c.write(regs, &a, v),
+            _ => format!("gst(u32(max(0, {a})), {e}u, {v});"),
+        };
+    }
+    if let (Dst::Addr { base }, true) = (d, em.lane_ar && em.lane_elems) {
+        let x = held_index(*base, em.moff);
+        return format!("al[{x}u] = u32({v}) & 0xffffu;");
+    }
     if let Dst::Direct { off, ty, hs, .. } = d {
         let e = ty.size();
         if let Some((r, part)) = em.lane_reg(*off, hs * e, e) {
@@ -500,6 +531,40 @@ pub fn store(d: &Dst, lane: &str, v: &str) -> String {
         Dst::Addr { base } => format!("ar[{base}u + ({lane})] = u32({v}) & 0xffffu;"),
         Dst::State { id } => format!("sv[{id}u] = u32({v}) & 0x7fffffffu;"),
         Dst::Null => String::new(),
+    }
+}
+
+/// Where a lane keeps its address-register elements (`Emit::lane_ar`): element `x`
+/// at `x - lane + AL_SHIFT`.
+pub const AL_SHIFT: u32 = 32;
+
+/// The `al` index of element `base + i` of a per-lane access at mask offset `moff`
+/// (`i` is `lane - moff`).
+fn held_index(base: u32, moff: u32) -> u32 {
+    base + AL_SHIFT - moff
+}
+
+/// The address-register element an indirect destination reads, as WGSL.
+pub fn dst_address_register(em: &super::Emit, addr: u32) -> String {
+    match (em.lane_ar, em.dst_lane) {
+        (true, Some(ch)) => format!("al[{}u]", addr + AL_SHIFT - ch),
+        _ => format!("ar[{addr}u]"),
+    }
+}
+
+/// [`indirect_address`] where the lane keeps its own address-register elements.
+pub fn indirect_address_at(em: &super::Emit, s: &Src) -> Option<String> {
+    match s {
+        Src::Indirect {
+            addr,
+            imm,
+            vs: None,
+            w: 1,
+            ..
+        } if em.lane_ar && em.lane_elems => {
+            Some(format!("i32(al[{}u]) + {imm}", held_index(*addr, em.moff)))
+        }
+        _ => indirect_address(s),
     }
 }
 

@@ -87,7 +87,7 @@ fn ineligible(p: &Prepared, plan: &Plan, cfg: &blocks::Blocks, tpg: u32) -> Opti
             "channels that part at instruction {at} may reach different barriers"
         ));
     }
-    if let Some(why) = super::indirect_reads::refusal(p, plan) {
+    if let Some(why) = super::indirect_operands::refusal(p, plan) {
         return Some(why);
     }
     if plan.mirrored.iter().any(|&m| m) || plan.mirrored_preds.iter().any(|&m| m) {
@@ -733,6 +733,13 @@ pub(super) fn translate(
     let mut consts = consts;
     consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
     em.declare_lane_registers(&plan.promoted);
+    em.lane_ar = super::indirect_operands::lane_held(p, plan);
+    if em.lane_ar {
+        em.line(&format!(
+            "var<private> al: array<u32, {}u>;",
+            p.addr_total + super::operand::AL_SHIFT
+        ));
+    }
     em.line(&format!("const K_VISIT_WORDS: u32 = {visit_words}u;"));
     // One private per word, not an array: the final loop's dynamic index kept the
     // array in memory, and llvmpipe took longer to create matmul_tiled16's pipeline
@@ -1343,10 +1350,13 @@ fn emit_block_starts(em: &mut Emit, p: &Prepared, cfg: &blocks::Blocks) {
     em.open("fn block_start(b: u32) -> u32");
     em.open("switch b");
     for (b, r) in cfg.ranges.iter().enumerate() {
-        em.line(&format!(
-            "case {b}u: {{ return {}u; }}",
-            p.insts[r.start].index
-        ));
+        // A block may open with a meeting (`exchange::SYNTHETIC`, no vISA index).
+        let first = r
+            .clone()
+            .map(|k| p.insts[k].index)
+            .find(|&i| i != super::exchange::SYNTHETIC)
+            .unwrap_or(0);
+        em.line(&format!("case {b}u: {{ return {first}u; }}"));
     }
     em.line("default: { return 0u; }");
     em.close();

@@ -1195,15 +1195,37 @@ fn emit_straight_inst(
             }
             // An address outside the variable the plan passed between the lanes.
             match plan.indirect[k] {
-                super::indirect_reads::Target::None => {}
-                super::indirect_reads::Target::Known(lo, hi) => {
-                    em.line(&super::indirect_reads::check(inst, run, (lo, hi)));
+                super::indirect_operands::Target::None => {}
+                super::indirect_operands::Target::Known(lo, hi) => {
+                    let column = plan.column(plan.indirect[k]);
+                    let channel = super::indirect_operands::dst_channel(p, plan, k)
+                        .map_err(|e| not_straight(inst, &e))?;
+                    if column.is_some_and(|c| c.split(&em.promoted)) {
+                        return Err(not_straight(
+                            inst,
+                            "a variable laid out per channel, some rows in registers",
+                        ));
+                    }
+                    em.column = column
+                        .filter(|_| run == Run::PerLane)
+                        .and_then(|c| Some((c, c.registers(&em.promoted)?)));
+                    em.dst_lane = channel;
+                    em.line(&super::indirect_operands::check(
+                        em,
+                        inst,
+                        run,
+                        (lo, hi),
+                        column,
+                        channel,
+                    ));
                 }
-                super::indirect_reads::Target::Unknown => {
+                super::indirect_operands::Target::Unknown => {
                     return Err(not_straight(inst, "an untraced indirect operand"));
                 }
             }
             let r = emit_inst(em, p, inst, cfg, next_block);
+            em.column = None;
+            em.dst_lane = None;
             em.surface_bti = None;
             em.lane_elems = false;
             em.own_lane = false;
@@ -1214,6 +1236,22 @@ fn emit_straight_inst(
             r
         }
     };
+    // A predicate a `setp` of an immediate set for every channel of the instruction
+    // (`lanes::known_pred_bits`): its value, not its register (private_array_dynamic's
+    // 256 one-channel stores: llvmpipe otherwise folded them one NIR round after
+    // another).
+    if let Some(pred) = inst.pred.filter(|_| inst.op != Sel && off < 32) {
+        let (known, value) = plan.known_preds[k];
+        let n = inst.exec.size as u32;
+        let span = (if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }) << off;
+        if known & span == span {
+            let chen = chen_expr(inst, "em");
+            let folded = chen.replace(&format!("pr[{}u]", pred.id.0), &format!("{value}u"));
+            let text = em.out[at..].replace(&chen, &folded);
+            em.out.truncate(at);
+            em.out.push_str(&text);
+        }
+    }
     let nomask_chen = format!("chen(em, {}u, {off}u, true,", inst.exec.size);
     if !mask_known && has_word(&em.out[at..].replace(&nomask_chen, ""), "em") {
         return Err(not_straight(
