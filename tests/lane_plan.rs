@@ -136,3 +136,43 @@ fn private_memory_indexed_by_data_carries_owner_tags() {
     );
     assert!(!m.wgsl.contains("owner_id ="));
 }
+
+/// Private arrays IGC keeps in registers and stores to one channel at a time
+/// (`translate/indirect_operands.rs`): the straight module holds each lane's column of
+/// the array in a private array of its own (`rowsN`, indexed at run time), keeps the
+/// address registers each lane writes for itself at constant indices (`al`), folds the
+/// one-hot predicates into the channel enables (their `setp`s gone), and writes the
+/// members of a run of one-channel stores as one copy of the code.
+#[test]
+fn one_channel_stores_run_straight_as_one_copy() {
+    let own =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/private_index_small");
+    let m = straight_of(&own.join("tgllp-simd8"));
+    assert!(m.wgsl.contains("var<private> rows"), "the rows in an array");
+    assert!(
+        m.wgsl.contains("var<private> al: array<u32"),
+        "lane-held address registers"
+    );
+    let ar_indexed = m.wgsl.match_indices("ar[").any(|(i, _)| {
+        !m.wgsl[..i].ends_with(|c: char| c.is_ascii_alphanumeric())
+            && m.wgsl[i + 3..].starts_with(|c: char| c.is_ascii_digit())
+    });
+    assert!(
+        !ar_indexed,
+        "the kernel's code reaches `ar` through `al` only"
+    );
+    assert_eq!(
+        m.wgsl.matches("one channel each").count(),
+        1,
+        "eight stores as one"
+    );
+    let corpus = visa_emu::corpus::paths::default_corpus_dir();
+    let m = straight_of(&corpus.join("private_array_dynamic/tgllp-simd32"));
+    // Eight updates, each in four runs of eight channels (M1, M3, M5, M7).
+    assert_eq!(m.wgsl.matches("one channel each").count(), 32);
+    // Both SIMD16 halves' rows share one array: 31 lane vectors.
+    assert!(
+        m.wgsl.contains("array<u32, 31u>"),
+        "one array for both halves"
+    );
+}

@@ -179,17 +179,19 @@ impl Column {
             .map(|b| (b, self.elem))
     }
 
-    /// Each row's register where every row's lane vector is one (`promoted`:
-    /// `lanes::Plan::promoted`); `None` where some row lives in the image.
-    pub fn registers(&self, promoted: &[(u32, u32)]) -> Option<Vec<String>> {
+    /// Whether every row's lane vector is one the plan keeps in registers
+    /// (`promoted`: `lanes::Plan::promoted`); else all live in the image, or the
+    /// straight form refuses ([`Column::split`]).
+    pub fn in_registers(&self, promoted: &[(u32, u32)]) -> bool {
+        self.row_vectors()
+            .all(|v| v.is_some_and(|v| promoted.contains(&v)))
+    }
+
+    /// Each row's lane vector.
+    fn row_vectors(&self) -> impl Iterator<Item = Option<(u32, u32)>> + '_ {
         (self.lo..self.hi)
             .step_by(self.period as usize)
-            .map(|r| {
-                self.vector(r)
-                    .filter(|v| promoted.contains(v))
-                    .map(|(b, _)| super::lanes::register(b))
-            })
-            .collect()
+            .map(|r| self.vector(r))
     }
 
     /// Rows of the variable.
@@ -199,42 +201,11 @@ impl Column {
 
     /// Whether some row, not all, lives in a register (no access form reaches both).
     pub fn split(&self, promoted: &[(u32, u32)]) -> bool {
-        let held = (self.lo..self.hi)
-            .step_by(self.period as usize)
-            .filter(|&r| self.vector(r).is_some_and(|v| promoted.contains(&v)))
+        let held = self
+            .row_vectors()
+            .filter(|v| v.is_some_and(|v| promoted.contains(&v)))
             .count() as u32;
-        held != 0 && held != (self.hi - self.lo) / self.period
-    }
-
-    /// The element at the `i32` byte address `a` (in the lane's column, as the
-    /// run-time check holds it) read from the rows' registers `regs`.
-    pub fn read(&self, regs: &[String], a: &str) -> String {
-        let row = format!("(u32({a} - {}) / {}u)", self.lo, self.period);
-        let mut acc = regs.last().cloned().unwrap_or_default();
-        for (r, reg) in regs.iter().enumerate().rev().skip(1) {
-            acc = format!("select({acc}, {reg}, {row} == {r}u)");
-        }
-        if self.elem >= 8 {
-            acc
-        } else {
-            format!("u64({acc})")
-        }
-    }
-
-    /// The stores of `v` (a u64 expression) as the element at `a` into `regs`.
-    pub fn write(&self, regs: &[String], a: &str, v: &str) -> String {
-        let row = format!("(u32({a} - {}) / {}u)", self.lo, self.period);
-        let val = if self.elem >= 8 {
-            v.to_string()
-        } else {
-            format!("u32(({v}) & {}lu)", (1u64 << (8 * self.elem)) - 1)
-        };
-        let mut out = format!("{{ let crow = {row}; let cv = {val}; ");
-        for (r, reg) in regs.iter().enumerate() {
-            let _ = write!(out, "{reg} = select({reg}, cv, crow == {r}u); ");
-        }
-        out.push('}');
-        out
+        held != 0 && held != self.rows()
     }
 
     /// V's layout from `owner` (`lanes::Plan::owner`: per byte, its one writing lane
@@ -344,7 +315,6 @@ pub fn refusal(p: &Prepared, plan: &Plan) -> Option<String> {
     // read any element: every copy holds them all only where none is written per lane.
     let per_lane_writes =
         (0..p.insts.len()).any(|j| plan.run[j] != Run::Uniform && written(&p.insts[j]).is_some());
-    let mut rows = 0;
     for (k, inst) in p.insts.iter().enumerate() {
         let at = inst.index;
         let reads_value = inst
@@ -369,9 +339,6 @@ pub fn refusal(p: &Prepared, plan: &Plan) -> Option<String> {
             if plan.column(plan.indirect[k]).is_none() {
                 return why("its variable's bytes are not laid out per channel");
             }
-        }
-        if let Some(c) = plan.column(plan.indirect[k]) {
-            rows += c.rows();
         }
         let (_, srcs, _) = inst.alu_operands();
         let n = inst.exec.size as u32;
@@ -413,21 +380,144 @@ pub fn refusal(p: &Prepared, plan: &Plan) -> Option<String> {
             }
         }
     }
-    if rows > SELECTS_MAX {
-        return Some(format!(
-            "register-indirect operands of variables laid out per channel reach {rows} \
-             rows in all (over {SELECTS_MAX}: each a select in every invocation)"
-        ));
-    }
     None
 }
 
-/// The most rows that the straight form's accesses of variables laid out per
-/// channel reach in all (each access one select per row). llvmpipe, straight against
-/// the thread mapping: private_index_small (own case, 8-32 one-channel stores of 4
-/// rows) 0.25 s against 29 s to create and run once (tgllp SIMD16); private_array_dynamic
-/// SIMD32 (320 accesses of 16 rows, 5,120) 15 s against 1.7 s.
-const SELECTS_MAX: u32 = 1024;
+/// Where a straight module keeps the rows of its variables laid out per channel,
+/// lane vectors the plan keeps in registers: in private arrays that the indirect
+/// accesses index at run time, each invocation its own. As one register per row
+/// (each indirect store a select per row) llvmpipe created private_array_dynamic
+/// SIMD32's pipeline in 1.4 s, not 1.2 s. Rows of several variables may be one lane
+/// vector (IGC's SIMD32 halves: the first half's last row and the second half's first
+/// row share `(base, 4)`, lanes 0-15 the one, 16-31 the other): rows at one stride
+/// whose bases are a whole number of strides apart share an array, row `r` at
+/// `(base - first) / stride`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowArrays {
+    /// Per array: its first row's base, the stride, element bytes and rows.
+    pub arrays: Vec<(u32, u32, u32, u32)>,
+    /// The rows' lane vector bases (only these registers move into the arrays).
+    pub rows: Vec<u32>,
+}
+
+/// One variable's rows in a [`RowArrays`] array: the array's name, the index of the
+/// variable's first row, and the variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldRows {
+    pub array: String,
+    pub first: u32,
+    pub column: Column,
+}
+
+impl HeldRows {
+    /// The element at the `i32` byte address `a` (in the lane's column, as the
+    /// run-time check holds it), as a u64 expression.
+    pub fn read(&self, a: &str) -> String {
+        let at = self.index(a);
+        if self.column.elem >= 8 {
+            format!("{}[{at}]", self.array)
+        } else {
+            format!("u64({}[{at}])", self.array)
+        }
+    }
+
+    /// The store of `v` (a u64 expression) as the element at `a`.
+    pub fn write(&self, a: &str, v: &str) -> String {
+        let c = &self.column;
+        let val = if c.elem >= 8 {
+            v.to_string()
+        } else {
+            format!("u32(({v}) & {}lu)", (1u64 << (8 * c.elem)) - 1)
+        };
+        format!("{}[{}] = {val};", self.array, self.index(a))
+    }
+
+    fn index(&self, a: &str) -> String {
+        let c = &self.column;
+        format!("{}u + u32({a} - {}) / {}u", self.first, c.lo, c.period)
+    }
+}
+
+impl RowArrays {
+    /// The arrays of the plan's variables whose rows all live in registers.
+    pub fn of(plan: &Plan) -> RowArrays {
+        let mut arrays: Vec<(u32, u32, u32, u32)> = Vec::new();
+        let mut rows = Vec::new();
+        for c in plan.columns.iter().filter_map(|x| x.1) {
+            if !c.in_registers(&plan.promoted) {
+                continue;
+            }
+            let Some((first, _)) = c.vector(c.lo) else {
+                continue;
+            };
+            rows.extend(c.row_vectors().flatten().map(|v| v.0));
+            let last = first + (c.rows() - 1) * c.period;
+            let fits = |a: &(u32, u32, u32, u32)| {
+                a.1 == c.period && a.2 == c.elem && first.abs_diff(a.0).is_multiple_of(c.period)
+            };
+            match arrays.iter_mut().find(|a| fits(a)) {
+                Some(a) => {
+                    let end = (a.0 + (a.3 - 1) * a.1).max(last);
+                    a.0 = a.0.min(first);
+                    a.3 = (end - a.0) / a.1 + 1;
+                }
+                None => arrays.push((first, c.period, c.elem, c.rows())),
+            }
+        }
+        RowArrays { arrays, rows }
+    }
+
+    /// Where `c`'s rows are (`None`: in the image).
+    pub fn held(&self, c: Column) -> Option<HeldRows> {
+        let (first, _) = c.vector(c.lo)?;
+        self.arrays
+            .iter()
+            .find(|a| {
+                a.1 == c.period && a.2 == c.elem && first.abs_diff(a.0).is_multiple_of(c.period)
+            })
+            .filter(|a| first >= a.0 && first < a.0 + a.3 * a.1)
+            .map(|a| HeldRows {
+                array: format!("rows{}", a.0),
+                first: (first - a.0) / a.1,
+                column: c,
+            })
+    }
+
+    /// `text` (a straight module) with the rows' registers as array elements.
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        let mut decls = String::new();
+        for &(base, period, elem, rows) in &self.arrays {
+            let ty = if elem >= 8 { "u64" } else { "u32" };
+            let _ = writeln!(decls, "var<private> rows{base}: array<{ty}, {rows}u>;");
+            for r in 0..rows {
+                if !self.rows.contains(&(base + r * period)) {
+                    continue;
+                }
+                let reg = super::lanes::register(base + r * period);
+                out = out.replace(&format!("var<private> {reg}: {ty};\n"), "");
+                out = replace_name(&out, &reg, &format!("rows{base}[{r}u]"));
+            }
+        }
+        decls + &out
+    }
+}
+
+/// `text` with every whole-word `name` (not part of a longer name) as `with`.
+fn replace_name(text: &str, name: &str, with: &str) -> String {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(name) {
+        let whole =
+            !word(rest[..at].chars().next_back()) && !word(rest[at + name.len()..].chars().next());
+        out.push_str(&rest[..at]);
+        out.push_str(if whole { with } else { name });
+        rest = &rest[at + name.len()..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// Whether the address elements `[a, b)` that per-lane reader `k` reads through `s`
 /// were all last written, in straight-line code before it, by one unpredicated

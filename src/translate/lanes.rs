@@ -105,6 +105,8 @@ pub struct Plan {
     pub columns: Vec<Written>,
     /// Per instruction: its predicate's bits known there (`known_pred_bits`).
     pub known_preds: Vec<(u32, u32)>,
+    /// Per instruction: a `setp` nothing reads (`unread_setps`).
+    pub unread: Vec<bool>,
     /// Straight plans with meetings (`exchange.rs`), per instruction: the meeting
     /// earlier in its block, whose first lane runs it if it is a whole-thread
     /// store or atomic (empty without meetings).
@@ -361,11 +363,92 @@ pub fn src_linear(s: &Src, n: u32) -> Option<(u32, u32)> {
 /// Bytes `[a, b)`, or a lane vector `(base, element bytes)`.
 type Range = (u32, u32);
 
+/// The one channel a per-lane instruction can run for: its predicate's known bits
+/// (`known_pred_bits`) enable exactly one channel of its range (IGC's one-channel
+/// stores, `indirect_operands.rs`).
+pub fn single_lane(inst: &PInst, known: (u32, u32)) -> Option<u32> {
+    let pred = inst.pred.filter(|_| pred_folded(inst, known))?;
+    let (n, off) = (inst.exec.size as u32, inst.exec.mask.channel_offset());
+    let span = (if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }) << off;
+    let enabling = if pred.inverse { !known.1 } else { known.1 } & span;
+    (enabling.count_ones() == 1).then(|| enabling.trailing_zeros())
+}
+
+/// Whether instruction `inst`'s predicate bits are all known where it reads them
+/// (`known`, from [`known_pred_bits`]): the straight form writes their value in its
+/// channel enable instead of reading the predicate (SEL's predicate selects instead).
+pub fn pred_folded(inst: &PInst, known: (u32, u32)) -> bool {
+    let Some(pred) = inst.pred else {
+        return false;
+    };
+    let (n, off) = (inst.exec.size as u32, inst.exec.mask.channel_offset());
+    // Branches and calls evaluate their predicate otherwise (`straight_rows`).
+    if pred.combine != PredCombine::Sequential
+        || inst.op == Opcode::Sel
+        || super::blocks::ends_block(inst.op)
+        || matches!(inst.op, Opcode::Fcall | Opcode::Ifcall)
+        || off >= 32
+    {
+        return false;
+    }
+    let span = (if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }) << off;
+    known.0 & span == span
+}
+
+/// Per instruction: a `setp` of an immediate into a predicate that every reader
+/// reads folded ([`pred_folded`]): nothing reads what it writes (IGC's one-hot
+/// predicates, 224 in private_array_dynamic SIMD32).
+pub fn unread_setps(p: &Prepared, known: &[(u32, u32)]) -> Vec<bool> {
+    let npred = p.kernel.preds.len().max(1);
+    let mut read = vec![false; npred];
+    for (inst, &kn) in p.insts.iter().zip(known) {
+        if let Some(pred) = inst.pred {
+            if !pred_folded(inst, kn) {
+                if let Some(r) = read.get_mut(pred.id.0 as usize) {
+                    *r = true;
+                }
+            }
+        }
+        for f in &inst.fields {
+            if let PField::Src(Src::Pred(pr)) = f {
+                if let Some(r) = read.get_mut(pr.id.0 as usize) {
+                    *r = true;
+                }
+            }
+        }
+    }
+    p.insts
+        .iter()
+        .map(|inst| {
+            let (dsts, srcs, _) = inst.alu_operands();
+            inst.op == Opcode::Setp
+                && inst.pred.is_none()
+                && matches!(srcs.first(), Some(Src::Imm { .. }))
+                && matches!(dsts.first(), Some(Dst::Pred(q)) if read.get(q.0 as usize) == Some(&false))
+        })
+        .collect()
+}
+
+/// A scalar source (every element the same bytes) of an instruction that runs for
+/// channel `lane` alone ([`single_lane`]): that channel's element of the lane vector
+/// `(base, element bytes)` the bytes belong to (`V(0,k)<0;1,0>` in channel k).
+pub fn single_lane_vector(s: &Src, n: u32, lane: u32) -> Option<(u32, u32)> {
+    let Src::Direct { ty, .. } = s else {
+        return None;
+    };
+    let (at, stride) = src_linear(s, n)?;
+    let e = ty.size();
+    if stride != 0 {
+        return None;
+    }
+    at.checked_sub(lane * e).map(|b| (b, e))
+}
+
 fn alu_foot(
     inst: &PInst,
     lane_of: &dyn Fn(u32) -> Option<u32>,
     (grf, target, column): (u32, Target, Option<Option<Column>>),
-    disabled: u32,
+    (disabled, only): (u32, Option<u32>),
     f: &mut Foot,
 ) {
     let n = inst.exec.size as u32;
@@ -418,8 +501,9 @@ fn alu_foot(
                 Src::Direct { ty, .. } => {
                     let (a, b) = src_bytes(s, i).unwrap_or((0, 0));
                     f.reads.push((a, b, l));
-                    let v =
-                        src_linear(s, n).and_then(|(at, st)| lane_vector(at, st, ty.size(), moff));
+                    let v = src_linear(s, n)
+                        .and_then(|(at, st)| lane_vector(at, st, ty.size(), moff))
+                        .or_else(|| only.and_then(|c| single_lane_vector(s, n, c)));
                     f.vec_reads.push(l.and(v));
                 }
                 // Any byte of the variable its address registers point into
@@ -878,7 +962,14 @@ fn foot(
             }
             _ => 0,
         };
-        alu_foot(inst, &lane_of, (grf, target, column), disabled, &mut f);
+        let only = single_lane(inst, known).filter(|_| per_lane);
+        alu_foot(
+            inst,
+            &lane_of,
+            (grf, target, column),
+            (disabled, only),
+            &mut f,
+        );
     }
     debug_assert_eq!(f.reads.len(), f.vec_reads.len());
     debug_assert_eq!(f.writes.len(), f.vec_writes.len());
@@ -1202,6 +1293,7 @@ pub(super) fn plan_forced(
         cross,
         indirect: targets,
         columns,
+        unread: unread_setps(p, &known),
         known_preds: known,
         led: Vec::new(),
     }

@@ -631,7 +631,9 @@ pub struct Emit {
     /// Straight modules: the current instruction's indirect operands reach a
     /// variable laid out per channel whose rows live in these registers
     /// (`indirect_operands::Column::registers`).
-    pub column: Option<(indirect_operands::Column, Vec<String>)>,
+    pub column: Option<indirect_operands::HeldRows>,
+    /// Straight modules: where the rows of variables laid out per channel live.
+    pub row_arrays: indirect_operands::RowArrays,
     /// Straight modules: every lane keeps only its own address-register elements
     /// (`indirect_operands::lane_held`), element `x` of lane `l` in
     /// `al[x - l + AL_SHIFT]`, a constant index at every access.
@@ -639,6 +641,13 @@ pub struct Emit {
     /// The channel whose copy holds the current indirect destination's address
     /// element (`indirect_operands::dst_channel`).
     pub dst_lane: Option<u32>,
+    /// Straight modules: the one channel the current per-lane instruction runs for
+    /// (`lanes::single_lane`): its scalar sources read that lane's registers.
+    pub only_lane: Option<u32>,
+    /// Straight modules: the text a known predicate's bits take in the current
+    /// instruction's channel enable (`straight_rows::Rows::one_lane_group`'s
+    /// placeholder), instead of their value.
+    pub pred_bits_text: Option<String>,
     /// Straight modules: the current binding-table access is inside its entry for
     /// every channel (`lane_memory::Conditions::bti_proven`): no check.
     pub bti_proven: bool,
@@ -705,7 +714,10 @@ impl Emit {
             flat_proven: false,
             claim: None,
             column: None,
+            row_arrays: Default::default(),
             lane_ar: false,
+            only_lane: None,
+            pred_bits_text: None,
             dst_lane: None,
             bti_proven: false,
             straight: false,
@@ -787,7 +799,10 @@ impl Emit {
             flat_proven: self.flat_proven,
             claim: self.claim,
             column: self.column.clone(),
+            row_arrays: self.row_arrays.clone(),
             lane_ar: self.lane_ar,
+            only_lane: self.only_lane,
+            pred_bits_text: self.pred_bits_text.clone(),
             dst_lane: self.dst_lane,
             bti_proven: self.bti_proven,
             straight: self.straight,

@@ -91,7 +91,7 @@ pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) ->
     if let Src::Indirect { ty, m, .. } = s {
         let a = indirect_address_at(em, s).unwrap_or_default();
         let raw = match &em.column {
-            Some((c, regs)) if ty.size() == c.elem => c.read(regs, &a),
+            Some(h) if ty.size() == h.column.elem => h.read(&a),
             _ => format!("gld(u32(max(0, {a})), {}u)", ty.size()),
         };
         return Elem {
@@ -106,6 +106,18 @@ pub fn src_elem_at(em: &super::Emit, s: &Src, n: u32, pred_view: Option<u32>) ->
         {
             return Elem {
                 raw: super::lanes::part_read(&r, part),
+                ty: *ty,
+                m: *m,
+            };
+        }
+        let single = em
+            .only_lane
+            .filter(|_| em.lane_elems)
+            .and_then(|c| super::lanes::single_lane_vector(s, n, c))
+            .filter(|v| em.promoted.contains(v));
+        if let Some((base, _)) = single {
+            return Elem {
+                raw: format!("u64({})", super::lanes::register(base)),
                 ty: *ty,
                 m: *m,
             };
@@ -127,7 +139,7 @@ pub fn store_at(em: &super::Emit, d: &Dst, lane: &str, v: &str) -> String {
             hs * e
         );
         return match &em.column {
-            Some((c, regs)) if e == c.elem => c.write(regs, &a, v),
+            Some(h) if e == h.column.elem => h.write(&a, v),
             _ => format!("gst(u32(max(0, {a})), {e}u, {v});"),
         };
     }

@@ -734,6 +734,7 @@ pub(super) fn translate(
     consts.insert("K_VISIT_WORDS".into(), visit_words as u64);
     em.declare_lane_registers(&plan.promoted);
     em.lane_ar = super::indirect_operands::lane_held(p, plan);
+    em.row_arrays = super::indirect_operands::RowArrays::of(plan);
     if em.lane_ar {
         em.line(&format!(
             "var<private> al: array<u32, {}u>;",
@@ -828,6 +829,7 @@ pub(super) fn translate(
         threads_per_workgroup(p.simd, tpg)
     };
     em.out = own_lane_psets(&em.out, &plan.own_preds);
+    em.out = em.row_arrays.apply(&em.out);
     let moved = super::scalar_slots::apply(&em.out, &slots);
     em.out = moved.text.replacen(
         SLOTS_MARK,

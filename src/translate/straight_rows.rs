@@ -464,8 +464,18 @@ impl Rows<'_> {
             // NaN-blind parts merge as such; where some part is not, without it
             // (`parts_as_one`).
             em.nan_blind = self.nan_blind[k];
-            let merged =
-                self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?;
+            let merged = match self.one_lane_group(
+                em,
+                (range.start, k, range.end),
+                &done,
+                &next_block,
+                in_prefix,
+            ) {
+                Some(g) => Some(g),
+                None => {
+                    self.parts_as_one(em, range.start, k, range.end, &done, &next_block, in_prefix)?
+                }
+            };
             em.nan_blind = false;
             if let Some((text, parts)) = merged {
                 em.out.push_str(&text);
@@ -547,6 +557,109 @@ impl Rows<'_> {
             .filter(|f| f.0 == k)
             .map(|f| f.1)
             .collect()
+    }
+
+    /// Per-lane instructions that each run for one channel alone
+    /// (`lanes::single_lane`), for different channels, whose code is the same but for
+    /// that channel's predicate bits: IGC's one-channel stores into a private array,
+    /// `(Pk) mov (M1, 8) r[A0(k),0]<1>:d V(0,k)<0;1,0>` after `setp Pk 1 << k`, one per
+    /// channel (private_array_dynamic SIMD32: 256 of them). One copy of the code, its
+    /// predicate bits the invocation's own bit among the members' channels, stands at
+    /// the first member; each channel runs its own member there. What the members
+    /// move up across runs for other channels only, or is a `setp` of an immediate
+    /// into a predicate no member reads any more.
+    fn one_lane_group(
+        &self,
+        em: &Emit,
+        (start, k, end): (usize, usize, usize),
+        done: &[bool],
+        next_block: &str,
+        in_prefix: bool,
+    ) -> Option<(String, Vec<usize>)> {
+        const BITS: &str = "KNOWN_PRED_BITS";
+        let a = &self.p.insts[k];
+        let lane_of = |j: usize| {
+            (self.plan.run[j] == Run::PerLane)
+                .then(|| super::lanes::single_lane(&self.p.insts[j], self.plan.known_preds[j]))
+                .flatten()
+        };
+        let first_lane = lane_of(k)?;
+        let meets = |j: usize| self.exchanges.is_some_and(|x| x.publish(j).is_some());
+        // Each member's code under the first's index (error reports), its bits a
+        // placeholder.
+        let canon = |j: usize| -> Option<String> {
+            let as_a = PInst {
+                index: a.index,
+                ..self.p.insts[j].clone()
+            };
+            let mut sub = em.scratch();
+            sub.pred_bits_text = Some(BITS.into());
+            emit_straight_inst(
+                &mut sub, self.p, &as_a, j, self.plan, self.cfg, next_block, in_prefix,
+            )
+            .ok()?;
+            sub.out.contains(BITS).then_some(sub.out)
+        };
+        if meets(k) {
+            return None;
+        }
+        let text = canon(k)?;
+        let reads_pred = |pid: u16| text.contains(&format!("pr[{pid}u]"));
+        let mut members = vec![k];
+        let mut lanes = 1u32 << first_lane;
+        // Channels a later member may not have: code of theirs it would move above.
+        let mut blocked = 0u32;
+        for x in k + 1..end {
+            if done[x - start] {
+                continue;
+            }
+            let inst = &self.p.insts[x];
+            if blocks::ends_block(inst.op) || super::exchange::synthetic(inst) || meets(x) {
+                break;
+            }
+            if let Some(c) = lane_of(x) {
+                let free = (lanes | blocked) & (1 << c) == 0;
+                if free && inst.op == a.op && canon(x).as_deref() == Some(text.as_str()) {
+                    members.push(x);
+                    lanes |= 1 << c;
+                } else {
+                    blocked |= 1 << c;
+                }
+                continue;
+            }
+            let (_, srcs, _) = inst.alu_operands();
+            let setp_imm = inst.op == Opcode::Setp
+                && inst.pred.is_none()
+                && matches!(srcs.first(), Some(Src::Imm { .. }));
+            let writes_unread = inst.fields.iter().all(|f| match f {
+                PField::Dst(Dst::Pred(p)) => !reads_pred(p.0),
+                PField::Dst(_) => false,
+                _ => true,
+            });
+            if setp_imm && writes_unread {
+                continue;
+            }
+            if self.plan.run[x] == Run::PerLane {
+                let (lo, n) = (inst.exec.mask.channel_offset(), inst.exec.size as u32);
+                let span = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+                blocked |= span.checked_shl(lo).unwrap_or(0);
+                continue;
+            }
+            break;
+        }
+        if members.len() < 2 {
+            return None;
+        }
+        let names: Vec<String> = members
+            .iter()
+            .map(|&j| format!("[{}]", self.p.insts[j].index))
+            .collect();
+        let text = text.replace(BITS, &format!("({lanes}u & lem)")).replacen(
+            &format!("// [{}] ", a.index),
+            &format!("// {}, one channel each: ", names.join("+")),
+            1,
+        );
+        Some((text, members))
     }
 
     /// Instructions `k`, `k + 1`, ... as one per-lane instruction over all their
@@ -1091,7 +1204,8 @@ fn emit_straight_inst(
     in_prefix: bool,
 ) -> Result<bool, TranslateError> {
     use Opcode::*;
-    if is_nop(inst.op) {
+    // A `setp` whose predicate every reader reads folded: nothing to write.
+    if is_nop(inst.op) || plan.unread.get(k) == Some(&true) {
         return Ok(false);
     }
     let run = plan.run[k];
@@ -1184,6 +1298,7 @@ fn emit_straight_inst(
                 em.lane_elems = true;
                 em.moff = off;
                 em.own_lane = inst.pred.is_none();
+                em.only_lane = super::lanes::single_lane(inst, plan.known_preds[k]);
             }
             // A surface the straight checks resolved (the last `movs` before it, which
             // every channel that gets here ran): the short binding-table accesses.
@@ -1208,15 +1323,18 @@ fn emit_straight_inst(
                     }
                     em.column = column
                         .filter(|_| run == Run::PerLane)
-                        .and_then(|c| Some((c, c.registers(&em.promoted)?)));
+                        .and_then(|c| em.row_arrays.held(c));
                     em.dst_lane = channel;
+                    // The one channel the predicate enables holds the address element:
+                    // nothing to check.
+                    let unproven = channel.filter(|&c| em.only_lane != Some(c));
                     em.line(&super::indirect_operands::check(
                         em,
                         inst,
                         run,
                         (lo, hi),
                         column,
-                        channel,
+                        unproven,
                     ));
                 }
                 super::indirect_operands::Target::Unknown => {
@@ -1226,6 +1344,7 @@ fn emit_straight_inst(
             let r = emit_inst(em, p, inst, cfg, next_block);
             em.column = None;
             em.dst_lane = None;
+            em.only_lane = None;
             em.surface_bti = None;
             em.lane_elems = false;
             em.own_lane = false;
@@ -1240,13 +1359,22 @@ fn emit_straight_inst(
     // (`lanes::known_pred_bits`): its value, not its register (private_array_dynamic's
     // 256 one-channel stores: llvmpipe otherwise folded them one NIR round after
     // another).
-    if let Some(pred) = inst.pred.filter(|_| inst.op != Sel && off < 32) {
-        let (known, value) = plan.known_preds[k];
-        let n = inst.exec.size as u32;
-        let span = (if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }) << off;
-        if known & span == span {
+    if let Some(pred) = inst.pred {
+        let value = plan.known_preds[k].1;
+        if super::lanes::pred_folded(inst, plan.known_preds[k]) {
             let chen = chen_expr(inst, "em");
-            let folded = chen.replace(&format!("pr[{}u]", pred.id.0), &format!("{value}u"));
+            // The `setp` before it may be gone (`Plan::unread`): the predicate must
+            // be read nowhere else in the text.
+            let register = format!("pr[{}u]", pred.id.0);
+            let elsewhere = em.out[at..].replace(&chen, "").contains(&register);
+            if elsewhere || !em.out[at..].contains(&chen) {
+                return Err(not_straight(
+                    inst,
+                    "a known predicate read outside its channel enable",
+                ));
+            }
+            let bits = em.pred_bits_text.clone().unwrap_or(format!("{value}u"));
+            let folded = chen.replace(&register, &bits);
             let text = em.out[at..].replace(&chen, &folded);
             em.out.truncate(at);
             em.out.push_str(&text);
