@@ -1025,16 +1025,22 @@ pub(super) fn cr0_values(
 ) -> Vec<Option<u32>> {
     use Opcode::*;
     let cr0 = p.pre.cr0;
-    // An indirect destination may write anything (the plan does not track it).
+    // An indirect destination writes inside its traced variable (the run-time check
+    // holds it there), else it may write anything.
     let writes = |k: usize| {
+        let indirect = p.insts[k]
+            .fields
+            .iter()
+            .any(|f| matches!(f, PField::Dst(Dst::Indirect { .. })));
+        let inside = match plan.indirect[k] {
+            super::indirect_operands::Target::Known(lo, hi) => hi <= cr0 || cr0 + 4 <= lo,
+            _ => false,
+        };
         plan.writes[k]
             .0
             .iter()
             .any(|&(a, b)| a < cr0 + 4 && cr0 < b)
-            || p.insts[k]
-                .fields
-                .iter()
-                .any(|f| matches!(f, PField::Dst(Dst::Indirect { .. })))
+            || (indirect && !inside)
     };
     let n = p.insts.len();
     let step = |k: usize, v: Option<u32>| {
