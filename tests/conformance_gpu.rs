@@ -1991,8 +1991,8 @@ fn private_arrays_run_straight_until_two_channels_meet() {
 /// in registers. An edited variant whose first store is enabled for two channels (the
 /// second would use the first's address element, which its copy does not hold) hands
 /// the launch to the thread mapping, with the interpreter's bytes. private_array_dynamic
-/// SIMD32 (256 such stores into a 16-row array, in two halves of 16 channels) runs
-/// straight too.
+/// SIMD32 (256 such stores into a 16-row array, in two halves of 16 channels) and the
+/// own case private_array_types (arrays of char, short, int and long) run straight too.
 #[test]
 fn indirect_stores_to_private_arrays_run_straight() {
     let mut ctx = GpuContext::new(&GpuOptions::default()).expect("a GPU adapter (lavapipe in CI)");
@@ -2002,6 +2002,14 @@ fn indirect_stores_to_private_arrays_run_straight() {
             let g = own_variant_agrees(&mut ctx, &v);
             assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
         }
+    }
+    // Arrays of char, short, int and long (SIMD16), 80-115 s in the thread mapping.
+    for v in [
+        "private_array_types/tgllp-simd16",
+        "private_array_types/acm-g10-simd16",
+    ] {
+        let g = own_variant_agrees(&mut ctx, v);
+        assert_eq!(g.mapping, "straight", "{v}: {:?}", g.note);
     }
     let case =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/private_index_small");
