@@ -1485,6 +1485,46 @@ fn linear_payload(ins: &[&(u32, u32, u32)], base: u32, end: u32) -> Option<i64> 
 mod tests {
     use super::*;
 
+    /// A `setp` NoMask of an immediate makes its bits known to the readers after it in
+    /// straight-line code (not past a label, not after another write); the `setp` is
+    /// dropped only where every reader folds it (a SEL, whose predicate selects, or a
+    /// predicate source keeps it).
+    #[test]
+    fn known_predicate_bits_and_unread_setps() {
+        let p = super::super::test_kernel(
+            ".decl V0032 v_type=G type=d num_elts=16 align=hword\n\
+             .decl V0033 v_type=G type=d num_elts=16 align=hword\n\
+             .decl P1 v_type=P num_elts=16\n\
+             .decl P2 v_type=P num_elts=16\n\
+             .decl P3 v_type=P num_elts=16\n",
+            16,
+            "setp (M1_NM, 16) P1 0x4:ud\n\
+             (P1) mov (M1, 16) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
+             (!P1) add (M1, 8) V0033(0,0)<1> V0032(0,0)<1;1,0> 0x1:d\n\
+             setp (M1_NM, 16) P2 0x3:ud\n\
+             (P2) sel (M1, 16) V0033(0,0)<1> V0032(0,0)<1;1,0> 0x1:d\n\
+             setp (M5_NM, 8) P3 0x1:ud\n\
+             _L1:\n\
+             (P3) mov (M5, 8) V0033(0,0)<1> V0032(0,0)<1;1,0>\n",
+        );
+        let known = known_pred_bits(&p);
+        let at = |i: usize| p.insts.iter().position(|x| x.index == i).unwrap();
+        assert_eq!(known[at(1)], (0xffff, 0x4));
+        // The inverse reads the same bits; one channel of M1 8 runs it: none, as 0x4
+        // enables channel 2, which the inverse disables.
+        assert_eq!(known[at(2)], (0xffff, 0x4));
+        assert_eq!(single_lane(&p.insts[at(1)], known[at(1)]), Some(2));
+        assert_eq!(single_lane(&p.insts[at(2)], known[at(2)]), None);
+        assert!(!pred_folded(&p.insts[at(4)], known[at(4)]), "SEL selects");
+        // Past the label the bits are not known.
+        assert_eq!(known[at(7)], (0, 0));
+        let unread = unread_setps(&p, &known);
+        assert_eq!(
+            (unread[at(0)], unread[at(3)], unread[at(5)]),
+            (true, false, false)
+        );
+    }
+
     #[test]
     fn parts_of_a_lane_vector() {
         // Whole elements: the vector starts at lane 0's element, aligned or not.
