@@ -600,6 +600,16 @@ impl Rows<'_> {
             .ok()?;
             sub.out.contains(BITS).then_some(sub.out)
         };
+        // Each member is emitted under the first's settings (`em`): the same ones.
+        let same_settings = |j: usize| {
+            self.cr0_at[j] == self.cr0_at[k]
+                && self.avoid_at(j) == em.avoid_btis
+                && self.base_at(j) == em.flat_base
+                && self.flat_proven.contains(&j) == em.flat_proven
+                && self.claim_at(j) == em.claim
+                && self.bti_proven.contains(&j) == em.bti_proven
+                && self.nan_blind[j] == em.nan_blind
+        };
         if meets(k) {
             return None;
         }
@@ -619,7 +629,11 @@ impl Rows<'_> {
             }
             if let Some(c) = lane_of(x) {
                 let free = (lanes | blocked) & (1 << c) == 0;
-                if free && inst.op == a.op && canon(x).as_deref() == Some(text.as_str()) {
+                if free
+                    && inst.op == a.op
+                    && same_settings(x)
+                    && canon(x).as_deref() == Some(text.as_str())
+                {
                     members.push(x);
                     lanes |= 1 << c;
                 } else {
