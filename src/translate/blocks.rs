@@ -61,6 +61,17 @@ pub fn target_of(inst: &PInst) -> u32 {
         .unwrap_or(u32::MAX)
 }
 
+/// Whether control may reach the instruction after `op` other than from `op` itself, or
+/// leave from `op`: where a walk back through straight-line code stops (a label, a
+/// subroutine's start, a branch, a call or a return).
+pub fn joins_or_leaves(op: Opcode) -> bool {
+    use Opcode::*;
+    matches!(
+        op,
+        Label | Subroutine | Goto | Jmp | Call | Fcall | Ifcall | Ret | Fret | Switchjmp
+    )
+}
+
 pub fn ends_block(op: Opcode) -> bool {
     use Opcode::*;
     matches!(

@@ -30,10 +30,10 @@ use crate::interp::prepare::{Dst, PField, PInst, Prepared, Src};
 use crate::isa::Opcode;
 use std::fmt::Write as _;
 
-/// What the indirect sources of one instruction may read.
+/// What the indirect operands of one instruction may reach.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
-    /// No indirect source.
+    /// No indirect operand.
     None,
     /// GRF bytes `[lo, hi)`: the variables their address registers point into.
     Known(u32, u32),
@@ -92,7 +92,7 @@ fn pointee(p: &Prepared, w: &PInst) -> Option<(u32, u32)> {
     }
 }
 
-/// Per instruction, what its indirect sources may read.
+/// Per instruction, what its indirect operands may reach.
 pub fn targets(p: &Prepared) -> Vec<Target> {
     let writers: Vec<(usize, (u32, u32))> = p
         .insts
@@ -394,10 +394,34 @@ pub fn refusal(p: &Prepared, plan: &Plan) -> Option<String> {
 /// `(base - first) / stride`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RowArrays {
-    /// Per array: its first row's base, the stride, element bytes and rows.
-    pub arrays: Vec<(u32, u32, u32, u32)>,
+    pub arrays: Vec<RowArray>,
     /// The rows' lane vector bases (only these registers move into the arrays).
     pub rows: Vec<u32>,
+}
+
+/// One array of [`RowArrays`]: its first row's lane vector base, the stride between
+/// rows, element bytes and rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowArray {
+    pub base: u32,
+    pub period: u32,
+    pub elem: u32,
+    pub rows: u32,
+}
+
+impl RowArray {
+    /// Whether rows of `c` from lane vector base `first` on fall on this array's
+    /// stride (the array may have to grow to hold them).
+    fn fits(&self, c: &Column, first: u32) -> bool {
+        self.period == c.period
+            && self.elem == c.elem
+            && first.abs_diff(self.base).is_multiple_of(c.period)
+    }
+
+    /// The base one past the last row.
+    fn end(&self) -> u32 {
+        self.base + self.rows * self.period
+    }
 }
 
 /// One variable's rows in a [`RowArrays`] array: the array's name, the index of the
@@ -441,7 +465,7 @@ impl HeldRows {
 impl RowArrays {
     /// The arrays of the plan's variables whose rows all live in registers.
     pub fn of(plan: &Plan) -> RowArrays {
-        let mut arrays: Vec<(u32, u32, u32, u32)> = Vec::new();
+        let mut arrays: Vec<RowArray> = Vec::new();
         let mut rows = Vec::new();
         for c in plan.columns.iter().filter_map(|x| x.1) {
             if !c.in_registers(&plan.promoted) {
@@ -451,17 +475,19 @@ impl RowArrays {
                 continue;
             };
             rows.extend(c.row_vectors().flatten().map(|v| v.0));
-            let last = first + (c.rows() - 1) * c.period;
-            let fits = |a: &(u32, u32, u32, u32)| {
-                a.1 == c.period && a.2 == c.elem && first.abs_diff(a.0).is_multiple_of(c.period)
-            };
-            match arrays.iter_mut().find(|a| fits(a)) {
+            let end = first + c.rows() * c.period;
+            match arrays.iter_mut().find(|a| a.fits(&c, first)) {
                 Some(a) => {
-                    let end = (a.0 + (a.3 - 1) * a.1).max(last);
-                    a.0 = a.0.min(first);
-                    a.3 = (end - a.0) / a.1 + 1;
+                    let end = a.end().max(end);
+                    a.base = a.base.min(first);
+                    a.rows = (end - a.base) / a.period;
                 }
-                None => arrays.push((first, c.period, c.elem, c.rows())),
+                None => arrays.push(RowArray {
+                    base: first,
+                    period: c.period,
+                    elem: c.elem,
+                    rows: c.rows(),
+                }),
             }
         }
         RowArrays { arrays, rows }
@@ -472,13 +498,11 @@ impl RowArrays {
         let (first, _) = c.vector(c.lo)?;
         self.arrays
             .iter()
-            .find(|a| {
-                a.1 == c.period && a.2 == c.elem && first.abs_diff(a.0).is_multiple_of(c.period)
-            })
-            .filter(|a| first >= a.0 && first < a.0 + a.3 * a.1)
+            .find(|a| a.fits(&c, first))
+            .filter(|a| first >= a.base && first < a.end())
             .map(|a| HeldRows {
-                array: format!("rows{}", a.0),
-                first: (first - a.0) / a.1,
+                array: format!("rows{}", a.base),
+                first: (first - a.base) / a.period,
                 column: c,
             })
     }
@@ -487,7 +511,13 @@ impl RowArrays {
     pub fn apply(&self, text: &str) -> String {
         let mut out = text.to_string();
         let mut decls = String::new();
-        for &(base, period, elem, rows) in &self.arrays {
+        for &RowArray {
+            base,
+            period,
+            elem,
+            rows,
+        } in &self.arrays
+        {
             let ty = if elem >= 8 { "u64" } else { "u32" };
             let _ = writeln!(decls, "var<private> rows{base}: array<{ty}, {rows}u>;");
             for r in 0..rows {
@@ -525,17 +555,13 @@ fn replace_name(text: &str, name: &str, with: &str) -> String {
 /// SIMD32 shuffle: `addr_add (M1, 16) A0 ..`, its read, then `addr_add (M5, 16) A0 ..`
 /// for the other half, each copy's `A0` then holding what its own channel wrote).
 fn own_elements_before(p: &Prepared, plan: &Plan, k: usize, s: &Src, (a, b): (u32, u32)) -> bool {
-    use Opcode::*;
     if !matches!(s, Src::Indirect { vs: None, w: 1, .. }) {
         return false;
     }
     let moff = p.insts[k].exec.mask.channel_offset();
     for j in (0..k).rev() {
         let w = &p.insts[j];
-        if matches!(
-            w.op,
-            Label | Subroutine | Goto | Jmp | Call | Ret | Fret | Switchjmp
-        ) {
+        if super::blocks::joins_or_leaves(w.op) {
             return false;
         }
         let Some((x, y)) = written(w) else {
@@ -635,7 +661,9 @@ mod tests {
              .decl V0033 v_type=G type=d num_elts=16 align=hword\n\
              .decl V0034 v_type=G type=uw num_elts=16 align=hword\n\
              .decl V0035 v_type=G type=d num_elts=16 align=hword\n\
-             .decl A0 v_type=A num_elts=16\n",
+             .decl A0 v_type=A num_elts=16\n\
+             .decl P1 v_type=P num_elts=16\n\
+             .decl P2 v_type=P num_elts=16\n",
             16,
             body,
         )
@@ -712,15 +740,7 @@ mod tests {
     /// to the address element its copy holds.
     #[test]
     fn one_channel_stores_write_their_lanes_column() {
-        let p = super::super::test_kernel(
-            ".decl V0032 v_type=G type=d num_elts=16 align=hword\n\
-             .decl V0033 v_type=G type=d num_elts=16 align=hword\n\
-             .decl V0034 v_type=G type=uw num_elts=16 align=hword\n\
-             .decl V0035 v_type=G type=d num_elts=16 align=hword\n\
-             .decl A0 v_type=A num_elts=16\n\
-             .decl P1 v_type=P num_elts=16\n\
-             .decl P2 v_type=P num_elts=16\n",
-            16,
+        let p = prepared(
             "mov (M1, 16) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
              addr_add (M1, 16) A0(0)<1> &V0033 V0034(0,0)<1;1,0>\n\
              setp (M1_NM, 16) P1 0x1:ud\n\

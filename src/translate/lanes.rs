@@ -368,9 +368,8 @@ type Range = (u32, u32);
 /// stores, `indirect_operands.rs`).
 pub fn single_lane(inst: &PInst, known: (u32, u32)) -> Option<u32> {
     let pred = inst.pred.filter(|_| pred_folded(inst, known))?;
-    let (n, off) = (inst.exec.size as u32, inst.exec.mask.channel_offset());
-    let span = (if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }) << off;
-    let enabling = if pred.inverse { !known.1 } else { known.1 } & span;
+    let channels = span(inst.exec.size as u32, inst.exec.mask.channel_offset());
+    let enabling = if pred.inverse { !known.1 } else { known.1 } & channels;
     (enabling.count_ones() == 1).then(|| enabling.trailing_zeros())
 }
 
@@ -391,8 +390,13 @@ pub fn pred_folded(inst: &PInst, known: (u32, u32)) -> bool {
     {
         return false;
     }
-    let span = (if n >= 32 { u32::MAX } else { (1u32 << n) - 1 }) << off;
-    known.0 & span == span
+    let channels = span(n, off);
+    known.0 & channels == channels
+}
+
+/// The channel bits of `n` channels from `off` (the instruction's predicate bits).
+pub fn span(n: u32, off: u32) -> u32 {
+    alu::full(n).checked_shl(off).unwrap_or(0)
 }
 
 /// Per instruction: a `setp` of an immediate into a predicate that every reader
@@ -891,12 +895,6 @@ pub(super) fn known_pred_bits(p: &Prepared) -> Vec<(u32, u32)> {
             .iter()
             .any(|f| matches!(f, PField::Dst(Dst::Pred(q)) if q.0 == pid))
     };
-    let joins_or_leaves = |inst: &PInst| {
-        matches!(
-            inst.op,
-            Label | Subroutine | Goto | Jmp | Call | Fcall | Ifcall | Ret | Fret | Switchjmp
-        )
-    };
     let mut out = vec![(0u32, 0u32); p.insts.len()];
     for (k, inst) in p.insts.iter().enumerate() {
         let Some(pred) = inst.pred else {
@@ -905,7 +903,7 @@ pub(super) fn known_pred_bits(p: &Prepared) -> Vec<(u32, u32)> {
         let Some(w) = p.insts[..k]
             .iter()
             .rev()
-            .take_while(|w| !joins_or_leaves(w))
+            .take_while(|w| !super::blocks::joins_or_leaves(w.op))
             .find(|w| writes(w, pred.id.0))
         else {
             continue;
@@ -913,11 +911,9 @@ pub(super) fn known_pred_bits(p: &Prepared) -> Vec<(u32, u32)> {
         let (_, srcs, _) = w.alu_operands();
         if let (Setp, true, Some(Src::Imm { bits, .. })) = (w.op, w.exec.mask.no_mask, srcs.first())
         {
-            let n = w.exec.size as u32;
-            let full = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-            let moff = w.exec.mask.channel_offset();
+            let (n, moff) = (w.exec.size as u32, w.exec.mask.channel_offset());
             if moff < 32 {
-                out[k] = (full << moff, ((*bits as u32) & full) << moff);
+                out[k] = (span(n, moff), ((*bits as u32) & alu::full(n)) << moff);
             }
         }
     }

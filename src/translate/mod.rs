@@ -629,8 +629,8 @@ pub struct Emit {
     /// (`lane_memory::Conditions::owned_at`): its address claims the words it touches.
     pub claim: Option<lane_memory::Owned>,
     /// Straight modules: the current instruction's indirect operands reach a
-    /// variable laid out per channel whose rows live in these registers
-    /// (`indirect_operands::Column::registers`).
+    /// variable laid out per channel whose rows live in a private array
+    /// (`indirect_operands::RowArrays`).
     pub column: Option<indirect_operands::HeldRows>,
     /// Straight modules: where the rows of variables laid out per channel live.
     pub row_arrays: indirect_operands::RowArrays,

@@ -654,9 +654,8 @@ impl Rows<'_> {
                 continue;
             }
             if self.plan.run[x] == Run::PerLane {
-                let (lo, n) = (inst.exec.mask.channel_offset(), inst.exec.size as u32);
-                let span = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
-                blocked |= span.checked_shl(lo).unwrap_or(0);
+                blocked |=
+                    super::lanes::span(inst.exec.size as u32, inst.exec.mask.channel_offset());
                 continue;
             }
             break;
