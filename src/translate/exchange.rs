@@ -275,10 +275,21 @@ impl Exchanges {
     }
 }
 
+/// What [`prepare`] makes of a kernel.
+pub struct WithMeetings {
+    /// The kernel with a barrier inserted before each meeting and fence.
+    pub p: Prepared,
+    /// The instructions to run whole in every lane (for `lanes::plan_forced`).
+    pub forced: Vec<bool>,
+    pub meetings: Exchanges,
+    /// `lanes::plan_forced(p, .., forced)` where nothing was inserted (the kernel's
+    /// own plan, made on the way).
+    pub plan: Option<Plan>,
+}
+
 /// A kernel whose channels read each other's registers outside loops only, with a
-/// meeting inserted before each such read: the kernel, the instructions to
-/// run whole in every lane (for `lanes::plan_forced`) and the meetings. `Err`: why
-/// the straight form cannot pass the registers.
+/// meeting inserted before each such read. `plain`: the kernel's own plan
+/// (`lanes::plan`). `Err`: why the straight form cannot pass the registers.
 ///
 /// `fences`: positions before which a barrier that passes nothing goes (where no
 /// meeting does), to order two channels' memory accesses (`fences.rs`).
@@ -286,7 +297,8 @@ pub fn prepare(
     p: &Prepared,
     cfg: &blocks::Blocks,
     fences: &[usize],
-) -> Result<(Prepared, Vec<bool>, Exchanges), String> {
+    plain: &Plan,
+) -> Result<WithMeetings, String> {
     let prefix = super::simt::prefix_blocks(p, cfg);
     let prefix_end = cfg.ranges[prefix - 1].end;
     // Blocks that run at most once per channel: outside every loop.
@@ -324,7 +336,13 @@ pub fn prepare(
     // (each invocation its own element, a lane vector in a register where it can).
     let alu = |k: usize| eligible[k] && !super::is_message(p.insts[k].op);
     let plan = loop {
-        let plan = lanes::plan_forced(p, cfg, true, &uniform);
+        // With nothing forced whole the plan is the plain one (`lanes::plan`), which
+        // the caller made already.
+        let plan = if uniform.contains(&true) {
+            lanes::plan_forced(p, cfg, true, &uniform)
+        } else {
+            plain.clone()
+        };
         let mut grew = false;
         let mut need = vec![false; plan.owner.len() + 1];
         let mut need_preds = vec![false; plan.pred_owner.len()];
@@ -493,7 +511,13 @@ pub fn prepare(
         }
     }
     out.insts = insts;
-    Ok((out, forced, xs))
+    // Nothing inserted: the kernel is `p`, and its plan under `forced` the last one.
+    Ok(WithMeetings {
+        p: out,
+        forced,
+        meetings: xs,
+        plan: (inserted == 0).then_some(plan),
+    })
 }
 
 /// The meeting before instruction `k`, which reads `bytes` and `preds` of other lanes:
@@ -654,6 +678,12 @@ impl Exchanges {
 mod tests {
     use super::*;
 
+    /// [`prepare`] with no fences, from the kernel's own plan.
+    fn prepare_plain(p: &Prepared) -> Result<WithMeetings, String> {
+        let cfg = blocks::split(&p.insts);
+        prepare(p, &cfg, &[], &lanes::plan(p, &cfg, true))
+    }
+
     fn prepared(body: &str) -> Prepared {
         super::super::test_kernel(
             ".decl V0032 v_type=G type=d num_elts=8 align=hword\n\
@@ -695,8 +725,15 @@ mod tests {
              _L1:\n",
         );
         let cfg = blocks::split(&p.insts);
-        let (xp, uniform, xs) = prepare(&p, &cfg, &[]).expect("passes");
+        let WithMeetings {
+            p: xp,
+            forced: uniform,
+            meetings: xs,
+            plan,
+        } = prepare(&p, &cfg, &[], &lanes::plan(&p, &cfg, true)).expect("passes");
         assert_eq!(xs.count, 1);
+        // A barrier went in: the caller plans the new kernel itself.
+        assert!(plan.is_none());
         assert_eq!(xp.insts.len(), p.insts.len() + 1);
         let (&at, x) = xs.at.iter().next().unwrap();
         assert!(synthetic(&xp.insts[at]) && xp.insts[at].op == Opcode::Barrier);
@@ -721,6 +758,24 @@ mod tests {
         assert_moved_past(&p, &xp);
     }
 
+    /// Where no meeting goes in, the kernel's plan under the forced instructions comes
+    /// back with it, as `lanes::plan_forced` makes it.
+    #[test]
+    fn a_kernel_without_meetings_keeps_its_plan() {
+        let p = prepared(
+            "mov (M1, 8) V0036(0,0)<1> V0032(0,0)<1;1,0>\n\
+             add (M1, 8) V0036(0,0)<1> V0036(0,0)<1;1,0> 0x1:d\n",
+        );
+        let cfg = blocks::split(&p.insts);
+        let m = prepare(&p, &cfg, &[], &lanes::plan(&p, &cfg, true)).expect("passes");
+        assert_eq!(m.meetings.count, 0);
+        let plan = m.plan.expect("nothing inserted");
+        let made = lanes::plan_forced(&m.p, &cfg, true, &m.forced);
+        assert_eq!(plan.run, made.run);
+        assert_eq!(plan.promoted, made.promoted);
+        assert_eq!(plan.cross, made.cross);
+    }
+
     /// A vector of 16-bit elements each lane writes its element of: each word holds two
     /// lanes' parts, passed as slots of their own (lane 2j's low half, lane 2j + 1's high
     /// half of word j), which the other lanes merge by mask.
@@ -731,7 +786,9 @@ mod tests {
              add (M1_NM, 4) V0036(0,0)<1> V0036(0,0)<1;1,0> V0036(0,4)<1;1,0>\n",
         );
         let cfg = blocks::split(&p.insts);
-        let (_, _, xs) = prepare(&p, &cfg, &[]).expect("passes");
+        let xs = prepare(&p, &cfg, &[], &lanes::plan(&p, &cfg, true))
+            .expect("passes")
+            .meetings;
         let x = xs.at.values().next().expect("one meeting");
         assert!(x.runs.is_empty());
         let base = p.insts[0].fields.iter().find_map(|f| match f {
@@ -773,8 +830,14 @@ mod tests {
              _L1:\n",
         );
         let cfg = blocks::split(&p.insts);
-        let (xp, _, xs) = prepare(&p, &cfg, &[1]).expect("passes");
+        let WithMeetings {
+            p: xp,
+            meetings: xs,
+            plan,
+            ..
+        } = prepare(&p, &cfg, &[1], &lanes::plan(&p, &cfg, true)).expect("passes");
         assert_eq!((xs.count, xs.at.len()), (0, 0));
+        assert!(plan.is_none(), "a fence went in");
         assert!(synthetic(&xp.insts[1]) && xp.insts[1].op == Opcode::Barrier);
         assert_eq!(xp.insts[2].op, Opcode::Cmp);
         assert_moved_past(&p, &xp);
@@ -791,7 +854,7 @@ mod tests {
              cmp.lt (M1, 8) P1 V0032(0,0)<1;1,0> 0x4:d\n\
              (P1) goto (M1, 8) _L0\n",
         );
-        let why = prepare(&looped, &blocks::split(&looped.insts), &[]).unwrap_err();
+        let why = prepare_plain(&looped).err().expect("refused");
         assert!(why.contains("in a loop"), "{why}");
         let parted = prepared(
             "mov (M1, 8) V0033(0,0)<1> V0032(0,0)<1;1,0>\n\
@@ -800,7 +863,7 @@ mod tests {
              add (M1_NM, 4) V0034(0,0)<1> V0033(0,0)<1;1,0> V0033(1,0)<1;1,0>\n\
              _L1:\n",
         );
-        let why = prepare(&parted, &blocks::split(&parted.insts), &[]).unwrap_err();
+        let why = prepare_plain(&parted).err().expect("refused");
         assert!(why.contains("before their paths parted"), "{why}");
     }
 }

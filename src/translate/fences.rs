@@ -73,7 +73,12 @@ pub(super) fn fit(
     };
     let mut fences: Vec<usize> = Vec::new();
     loop {
-        let (xp, uniform, xs) = exchange::prepare(sp, cfg, &fences).map_err(&refused)?;
+        let exchange::WithMeetings {
+            p: xp,
+            forced: uniform,
+            meetings: xs,
+            plan: same_plan,
+        } = exchange::prepare(sp, cfg, &fences, &plain).map_err(&refused)?;
         // With the group's SLM, within what every WebGPU adapter offers.
         if xs.count > 0 && xs.workgroup_bytes(tpg) + slm_bytes > bytes_max {
             return Err(refused(format!(
@@ -83,12 +88,16 @@ pub(super) fn fit(
             )));
         }
         let xb = blocks::split(&xp.insts);
-        let plan = exchange::finish(lanes::plan_forced(&xp, &xb, true, &uniform), &xp, &xs);
+        let forced_plan = same_plan.unwrap_or_else(|| lanes::plan_forced(&xp, &xb, true, &uniform));
+        let plan = exchange::finish(forced_plan, &xp, &xs);
         let r = match simt::check(&xp, &plan, &xb, tpg, private_base) {
             Ok(launch) => {
                 // Fences order accesses only where every channel reaches them in
                 // step (in-order meetings release some channels at a time).
-                if let Some(at) = simt::misaligned(&xp, &plan, &xb).filter(|_| !fences.is_empty()) {
+                if let Some(at) = (!fences.is_empty())
+                    .then(|| simt::misaligned(&xp, &plan, &xb))
+                    .flatten()
+                {
                     return Err(format!(
                         "the barriers that order the channels' memory accesses would be \
                          reached apart (channels part at instruction {at})"

@@ -721,6 +721,8 @@ pub fn conditions(
         loops: &loops,
         passes: &passes,
         writers: &writer_index,
+        accesses: Default::default(),
+        vectors: Default::default(),
     };
     // Flat accesses placed on their pointer argument.
     let mut placed = vec![None; p.insts.len()];
@@ -973,7 +975,7 @@ fn flat_base(c: &Chains, k: usize) -> Option<u32> {
     // The address register: 8-byte addresses, element i for channel i + moff.
     let (reg, n, moff) = match inst.op {
         LscUntyped if int(inst, "LscSFID") != 3 && int(inst, "AddrType") == 1 => {
-            match access(c.p, c.plan, k) {
+            match c.access(k) {
                 Some(a) if a.asize == 8 => (a.reg, a.n, a.moff),
                 Some(_) => return None,
                 // A message for the whole thread (a transposed store of a scalar's
@@ -1434,6 +1436,10 @@ fn lsc_pieces(
 /// The launch vector both accesses' addresses are injective in, when every channel's
 /// address is the same function of its element of that vector at `x` and at `y`.
 #[allow(clippy::too_many_arguments)]
+/// [`Chains::vector_at`]'s question: instruction, register, element bytes, first
+/// channel, channels.
+type VectorAt = (usize, u32, u32, u32, u32);
+
 /// What every [`Chain`] of one analysis shares.
 struct Chains<'a> {
     p: &'a Prepared,
@@ -1446,6 +1452,41 @@ struct Chains<'a> {
     passes: &'a RefCell<Passes>,
     /// Which instructions write which registers.
     writers: &'a WriterIndex<'a>,
+    /// Each instruction's [`access`], made at the first question: the pairs below ask
+    /// for every memory instruction's once per partner (private_array_large SIMD32:
+    /// 422 messages, 89,000 pairs, 40 ms formatting the same `rest` strings).
+    accesses: std::cell::OnceCell<Vec<Option<Access>>>,
+    /// [`Chains::vector_at`]'s answers: the pairs ask for each access's address form
+    /// once per partner (private_array_large SIMD32: 45 ms). The analysis registers
+    /// what it finds in `passes` by value (`Passes::node` reuses an equal node), so an
+    /// answer made again would be the same.
+    vectors: RefCell<super::fast_map::FastMap<VectorAt, Option<Affine>>>,
+}
+
+impl Chains<'_> {
+    /// Instruction `k`'s per-lane access ([`access`]), remembered.
+    fn access(&self, k: usize) -> Option<&Access> {
+        self.accesses
+            .get_or_init(|| {
+                (0..self.p.insts.len())
+                    .map(|k| access(self.p, self.plan, k))
+                    .collect()
+            })
+            .get(k)?
+            .as_ref()
+    }
+
+    /// The function of the channel that lane vector `reg` holds where instruction `k`
+    /// reads it ([`Chain::vector`] in `k`'s chain), remembered.
+    fn vector_at(&self, k: usize, reg: u32, e: u32, moff: u32, n: u32) -> Option<Affine> {
+        let key = (k, reg, e, moff, n);
+        if let Some(v) = self.vectors.borrow().get(&key) {
+            return v.clone();
+        }
+        let v = self.chain(k).vector(reg, e, moff, n, k, 0);
+        self.vectors.borrow_mut().insert(key, v.clone());
+        v
+    }
 }
 
 /// The instructions that write into GRF byte ranges, found through an index of
@@ -1540,36 +1581,34 @@ impl Chains<'_> {
 }
 
 fn same_lane_address(c: &Chains, targets: &[bool], x: usize, y: usize) -> Option<Vec<LaneForm>> {
-    let (p, plan) = (c.p, c.plan);
-    let (ax, ay) = (access(p, plan, x)?, access(p, plan, y)?);
+    let (ax, ay) = (c.access(x)?, c.access(y)?);
     if ax.asize != ay.asize || ax.rest != ay.rest || ax.scale != ay.scale {
         return None;
     }
     // Each address's definitions must reach every channel at its own instruction.
-    let (cx, cy) = (c.chain(x), c.chain(y));
     if let Some((at, size)) = ax.scalar {
-        if !cx.fixed_scalar(at, size, x.min(y)) {
+        if !c.chain(x).fixed_scalar(at, size, x.min(y)) {
             return None;
         }
     }
     // Typed: U + 2^16 V where both V have a form, else U alone (apart when it is).
-    let v_form = |ch: &Chain, a: &Access, k: usize| {
-        let v = ch.vector(a.reg_v?, a.asize, a.moff, a.n, k, 0)?;
+    let v_form = |a: &Access, k: usize| {
+        let v = c.vector_at(k, a.reg_v?, a.asize, a.moff, a.n)?;
         v.scaled(1 << 16)
     };
-    let (vx, vy) = match (v_form(&cx, &ax, x), v_form(&cy, &ay, y)) {
+    let (vx, vy) = match (v_form(ax, x), v_form(ay, y)) {
         (Some(vx), Some(vy)) => (Some(vx), Some(vy)),
         _ => (None, None),
     };
-    let form = |ch: &Chain, a: &Access, k: usize, v: &Option<Affine>| -> Option<Affine> {
-        let u = ch.vector(a.reg, a.asize, a.moff, a.n, k, 0)?;
+    let form = |a: &Access, k: usize, v: &Option<Affine>| -> Option<Affine> {
+        let u = c.vector_at(k, a.reg, a.asize, a.moff, a.n)?;
         match v {
             None => Some(u),
             Some(v) => u.plus(v),
         }
     };
-    let (fx, fy) = (form(&cx, &ax, x, &vx)?, form(&cy, &ay, y, &vy)?);
-    forms_of(c, targets, (x, &ax, fx), (y, &ay, fy))
+    let (fx, fy) = (form(ax, x, &vx)?, form(ay, y, &vy)?);
+    forms_of(c, targets, (x, ax, fx), (y, ay, fy))
 }
 
 /// A flat access `flat` through the pointer argument at payload byte `poff` and a
@@ -1587,8 +1626,8 @@ fn flat_bti_forms(
     (flat, poff): (usize, u32),
     bti: usize,
 ) -> Option<(Vec<LaneForm>, Option<u32>)> {
-    let (p, plan) = (c.p, c.plan);
-    let (af, ab) = (access(p, plan, flat)?, access(p, plan, bti)?);
+    let p = c.p;
+    let (af, ab) = (c.access(flat)?, c.access(bti)?);
     // Offsets from the surface's start alone: no global offset, no immediate.
     let no_offset = |k: usize| {
         let inst = &p.insts[k];
@@ -1608,12 +1647,8 @@ fn flat_bti_forms(
     {
         return None;
     }
-    let ff = c
-        .chain(flat)
-        .vector(af.reg, af.asize, af.moff, af.n, flat, 0)?;
-    let fb = c
-        .chain(bti)
-        .vector(ab.reg, ab.asize, ab.moff, ab.n, bti, 0)?;
+    let ff = c.vector_at(flat, af.reg, af.asize, af.moff, af.n)?;
+    let fb = c.vector_at(bti, ab.reg, ab.asize, ab.moff, ab.n)?;
     // The pointer's term taken out of the flat form.
     let is_pointer = |(s, m): &(Vec<Scalar>, i64)| {
         *m == 1
@@ -1653,9 +1688,9 @@ fn flat_bti_forms(
         ..fb
     };
     let forms = if flat < bti {
-        forms_of(c, targets, (flat, &af, ff), (bti, &ab, fb))
+        forms_of(c, targets, (flat, af, ff), (bti, ab, fb))
     } else {
-        forms_of(c, targets, (bti, &ab, fb), (flat, &af, ff))
+        forms_of(c, targets, (bti, ab, fb), (flat, af, ff))
     }?;
     // Only one function at both: the host evaluates nothing it cannot.
     forms

@@ -1332,9 +1332,9 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
     let mut ids: Vec<(u32, u32)> = Vec::new();
     // Each vector's place in `ids` (a search of `ids` per access made this the
     // translator's hot spot: private_array_large, 1.3 of its 2.7 s).
-    let mut id_of: std::collections::HashMap<(u32, u32), u32> = Default::default();
+    let mut id_of: super::fast_map::FastMap<(u32, u32), u32> = Default::default();
     let mut claim = vec![0u32; total];
-    let mut past = std::collections::HashSet::new();
+    let mut past = super::fast_map::FastSet::default();
     let mut mark = |a: u32, b: u32, v: Option<(u32, u32)>, claim: &mut Vec<u32>| {
         let id = match v {
             Some(v) => *id_of.entry(v).or_insert_with(|| {
@@ -1439,13 +1439,18 @@ fn promote(p: &Prepared, feet: &[Foot], mirrored: &[bool], total: usize, inputs:
         }
     }
     // GRF words whose every touched byte is a promoted vector's: `init` leaves them.
-    let ours: Vec<u32> = plain
-        .iter()
-        .filter_map(|v| ids.iter().position(|x| x == v).map(|k| k as u32 + 1))
-        .collect();
+    // Indexed by claim (a vector's place in `ids` plus one): a search of `plain` per
+    // byte was quadratic in the vectors (private_array_large: thousands).
+    let mut ours = vec![false; ids.len() + 1];
+    for v in &plain {
+        if let Some(&id) = id_of.get(v) {
+            ours[id as usize] = true;
+        }
+    }
+    let is_ours = |c: u32| ours.get(c as usize).copied().unwrap_or(false);
     let in_registers = claim
         .chunks(4)
-        .map(|w| w.iter().all(|c| *c == 0 || ours.contains(c)) && w.iter().any(|c| *c != 0))
+        .map(|w| w.iter().all(|&c| c == 0 || is_ours(c)) && w.iter().any(|c| *c != 0))
         .collect();
     (plain, loaded, in_registers)
 }

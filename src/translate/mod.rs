@@ -25,6 +25,7 @@ pub mod budget;
 mod dpas;
 pub mod driver_folds;
 mod exchange;
+mod fast_map;
 mod fences;
 mod grf_rows;
 mod indirect_operands;

@@ -882,7 +882,20 @@ fn repeats(p: &Prepared, start: usize, k: usize, r: usize) -> bool {
 /// indexes anything by its element (`i`, `li`) beyond the channel guard and a flag
 /// bit (`i + off`): an element index names other bytes in a wider instruction.
 fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
-    let mut key = text.replace(&format!("let li = lane - {off}u;"), "let li = lane - OFF;");
+    // Each rewrite only where its form occurs: a search costs less than a copy, and
+    // the translator keys every part of every instruction (private_array_large).
+    let swap = |key: String, form: &str, to: &str| {
+        if key.contains(form) {
+            key.replace(form, to)
+        } else {
+            key
+        }
+    };
+    let mut key = swap(
+        text.to_string(),
+        &format!("let li = lane - {off}u;"),
+        "let li = lane - OFF;",
+    );
     let placeholders = [
         "chen(em, N, OFF,",
         "if (GUARD) {",
@@ -890,17 +903,15 @@ fn parts_key(text: &str, n: u32, off: u32) -> Option<String> {
         "if (GUARD) {",
     ];
     for (form, placeholder) in count_forms(n, off).iter().zip(placeholders) {
-        key = key.replace(form, placeholder);
+        key = swap(key, form, placeholder);
     }
-    let key = key
-        .replace(&format!(", i + {off}u,"), ", FLAG,")
-        .replace("(pb & (1u << i))", "PBIT");
+    let key = swap(key, &format!(", i + {off}u,"), ", FLAG,");
+    let key = swap(key, "(pb & (1u << i))", "PBIT");
     let key = with_sel_masks(&key, off, n, "OFF", "FULL");
     let key = with_image_bases_by_channel(&key, off);
-    let rest = key
-        .replace("let li = lane - OFF;", "")
-        .replace("let i = li;", "")
-        .replace("let i = 0u;", "");
+    let rest = swap(key.clone(), "let li = lane - OFF;", "");
+    let rest = swap(rest, "let i = li;", "");
+    let rest = swap(rest, "let i = 0u;", "");
     let indexed = has_word(&rest, "i") || has_word(&rest, "li");
     (!indexed).then_some(key)
 }
