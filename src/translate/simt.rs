@@ -276,7 +276,40 @@ fn uniform_consistency(
     // Constants (IGC materializes float constants with `mov (M1_NM, 1) V imm` where
     // they are first needed) are exact in every copy that reads them after a write.
     let dom = super::lane_memory::dominators(p, block_of);
-    loose.retain(|key, _| !constant_key(p, plan, block_of, prefix, &dom, key));
+    // Each loose byte's writers and readers, found in one pass (a pass over the kernel
+    // per byte took math_exp_log_pow's straight translation 30 ms).
+    let mut touching: super::fast_map::FastMap<u32, Touching> = Default::default();
+    for key in loose.keys() {
+        if let Key::Byte(x) = key {
+            touching.insert(*x, Touching::default());
+        }
+    }
+    for k in 0..p.insts.len() {
+        let (writes, reads) = (&plan.writes[k].0, &plan.reads[k].0);
+        for (ranges, writer) in [(writes, true), (reads, false)] {
+            for &(a, b) in ranges {
+                for x in a..b {
+                    if let Some(t) = touching.get_mut(&x) {
+                        let list = if writer {
+                            &mut t.writers
+                        } else {
+                            &mut t.readers
+                        };
+                        // Once per instruction, however many of its ranges hold x.
+                        if list.last() != Some(&k) {
+                            list.push(k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    loose.retain(|key, _| {
+        let Key::Byte(x) = *key else {
+            return true;
+        };
+        !constant_key(p, plan, block_of, prefix, &dom, x, &touching[&x])
+    });
     let first = loose.values().min().copied()?;
     parting_branch(p, plan, block_of, &loose).map(|at| {
         format!(
@@ -287,7 +320,8 @@ fn uniform_consistency(
 }
 
 /// The third way a copy of a scalar written outside the entry blocks stays exact: it
-/// holds a constant. Every write of the byte `key` is a NoMask scalar `mov`, without
+/// holds a constant. Every write of the byte `x` (its writers and readers: `touching`)
+/// is a NoMask scalar `mov`, without
 /// modifiers, of an immediate of the destination's own type or of a scalar that only
 /// the entry blocks write (a kernel input, a pre-defined variable, an address IGC
 /// computes in its prologue), of the same type or both integers of one size; all give
@@ -300,12 +334,9 @@ fn constant_key(
     block_of: &[usize],
     prefix: usize,
     dom: &[Vec<bool>],
-    key: &Key,
+    x: u32,
+    touching: &Touching,
 ) -> bool {
-    let Key::Byte(x) = *key else {
-        return false;
-    };
-    let touches = |ranges: &[(u32, u32)]| ranges.iter().any(|&(a, b)| a <= x && x < b);
     // Bytes `[a, b)` no instruction writes after the entry blocks, which every channel
     // runs alike: the same in every lane's copy (a per-lane write that a scalar read
     // meets is another channel's register, which the plan mirrors: not straight).
@@ -322,10 +353,8 @@ fn constant_key(
     }
     let mut value = None;
     let mut writers = Vec::new();
-    for (k, inst) in p.insts.iter().enumerate() {
-        if !touches(&plan.writes[k].0) {
-            continue;
-        }
+    for &k in &touching.writers {
+        let inst = &p.insts[k];
         let (dsts, srcs, _) = inst.alu_operands();
         let scalar_mov = inst.op == Opcode::Mov
             && inst.exec.size == 1
@@ -376,10 +405,14 @@ fn constant_key(
             }
         })
     };
-    !writers.is_empty()
-        && (0..p.insts.len())
-            .filter(|&k| touches(&plan.reads[k].0))
-            .all(written_before)
+    !writers.is_empty() && touching.readers.iter().all(|&r| written_before(r))
+}
+
+/// The instructions that write a GRF byte and those that read it, in order.
+#[derive(Default)]
+struct Touching {
+    writers: Vec<usize>,
+    readers: Vec<usize>,
 }
 
 /// The second way a copy of a scalar written outside the entry blocks stays exact:
@@ -943,10 +976,21 @@ pub(super) fn translate(
 /// `pown`: the word all ones or zero instead of one bit set or cleared (an invocation
 /// is one channel, so no other bit of its copy is ever read).
 fn own_lane_psets(text: &str, own: &[bool]) -> String {
-    let mut out = text.to_string();
-    for (pid, _) in own.iter().enumerate().filter(|(_, &o)| o) {
-        out = out.replace(&format!("pset({pid}u, "), &format!("pown({pid}u, "));
+    // One pass: a replace per predicate copied the module each time (math_exp_log_pow:
+    // 109 predicates over 0.6 MB, 15 ms).
+    const SET: &str = "pset(";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(k) = rest.find(SET) {
+        let after = &rest[k + SET.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let owned = after[digits..].starts_with("u, ")
+            && (after[..digits].parse::<usize>()).is_ok_and(|pid| own.get(pid) == Some(&true));
+        out.push_str(&rest[..k]);
+        out.push_str(if owned { "pown(" } else { SET });
+        rest = after;
     }
+    out.push_str(rest);
     out
 }
 
