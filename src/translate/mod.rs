@@ -597,6 +597,41 @@ pub enum TranslateError {
     Budget(budget::UnboundedLoop),
 }
 
+/// The lane vectors an emitter holds in registers (`lanes::Plan::promoted`), in the
+/// plan's order, shared by its scratch copies and looked up by hash: each part
+/// `straight_rows::parts_as_one` tries is emitted on a copy, and copying and searching
+/// private_array_large's thousands of vectors was a tenth of its translation.
+#[derive(Clone, Default)]
+pub struct Promoted(std::rc::Rc<PromotedVectors>);
+
+/// [`Promoted`]'s vectors, as a list and as a set.
+#[derive(Default)]
+pub struct PromotedVectors {
+    list: Vec<(u32, u32)>,
+    set: fast_map::FastSet<(u32, u32)>,
+}
+
+impl Promoted {
+    fn new(vectors: &[(u32, u32)]) -> Self {
+        Promoted(std::rc::Rc::new(PromotedVectors {
+            list: vectors.to_vec(),
+            set: vectors.iter().copied().collect(),
+        }))
+    }
+
+    /// Whether the lane vector `(base, element bytes)` is held in registers.
+    pub fn contains(&self, v: &(u32, u32)) -> bool {
+        self.0.set.contains(v)
+    }
+}
+
+impl std::ops::Deref for Promoted {
+    type Target = [(u32, u32)];
+    fn deref(&self) -> &[(u32, u32)] {
+        &self.0.list
+    }
+}
+
 /// Indented WGSL text under construction.
 #[derive(Clone)]
 pub struct Emit {
@@ -613,7 +648,7 @@ pub struct Emit {
     /// Lane mode: the instruction's mask offset, and the lane vectors held in
     /// registers (`lanes::Plan::promoted`).
     pub moff: u32,
-    pub promoted: Vec<(u32, u32)>,
+    pub promoted: Promoted,
     /// The binding-table index the current message's surface operand names, where the
     /// translator knows it (straight modules: `lane_memory`'s resolution).
     pub surface_bti: Option<u32>,
@@ -708,7 +743,7 @@ impl Emit {
             cr0_value: None,
             lane_elems: false,
             moff: 0,
-            promoted: Vec::new(),
+            promoted: Promoted::default(),
             surface_bti: None,
             avoid_btis: Vec::new(),
             flat_base: None,
@@ -736,7 +771,7 @@ impl Emit {
             let ty = if e >= 8 { "u64" } else { "u32" };
             self.line(&format!("var<private> {}: {ty};", lanes::register(base)));
         }
-        self.promoted = promoted.to_vec();
+        self.promoted = Promoted::new(promoted);
     }
 
     /// The register of a per-lane access of element `i` at `at + i * stride` (`len`
@@ -1091,10 +1126,12 @@ pub fn translate(p: &Prepared, target: &Target) -> Result<Module, TranslateError
     // saving after the last, and a little for `main`'s round loop.
     let start_cost = cost("restore_state")? + cost("restore_slm")? + cost("init")?;
     let save_cost = cost("save_state")? + cost("save_slm")? + 64;
+    // One plan for both block splits below (it reads the kernel's own blocks).
+    let kernel_plan = lanes::plan_kernel(p);
     let cr0_of = |b: &blocks::Blocks| {
         simt::cr0_values(
             p,
-            &lanes::plan_kernel(p),
+            &kernel_plan,
             b,
             b.ranges[simt::prefix_blocks(p, b) - 1].end,
         )
