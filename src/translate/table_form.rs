@@ -161,6 +161,29 @@ pub(super) fn has_word(code: &str, word: &str) -> bool {
     false
 }
 
+/// Add to `counts[j]` how many times `code` names `words[j]` as a whole identifier
+/// (the runs of identifier characters [`has_word`] reads), in one pass.
+pub(super) fn count_words(code: &str, words: &[&str], counts: &mut [usize]) {
+    let b = code.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if !ident_char(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && ident_char(b[i]) {
+            i += 1;
+        }
+        let run = &b[start..i];
+        for (w, c) in words.iter().zip(counts.iter_mut()) {
+            if run == w.as_bytes() {
+                *c += 1;
+            }
+        }
+    }
+}
+
 /// `all`: every `u32` literal is a parameter (block ends: block numbers).
 fn replace_literals(code: &str, out: &mut String, params: &mut Vec<u32>, all: bool) {
     let b = code.as_bytes();
