@@ -140,9 +140,10 @@ fn private_memory_indexed_by_data_carries_owner_tags() {
 /// Private arrays IGC keeps in registers and stores to one channel at a time
 /// (`translate/indirect_operands.rs`): the straight module holds each lane's column of
 /// the array in a private array of its own (`rowsN`, indexed at run time), keeps the
-/// address registers each lane writes for itself at constant indices (`al`), folds the
-/// one-hot predicates into the channel enables (their `setp`s gone), and writes the
-/// members of a run of one-channel stores as one copy of the code.
+/// address registers each lane writes for itself at constant indices (`al`, one private
+/// per element it names: `al_N`), folds the one-hot predicates into the channel enables
+/// (their `setp`s gone), and writes the members of a run of one-channel stores as one
+/// copy of the code.
 #[test]
 fn one_channel_stores_run_straight_as_one_copy() {
     let own =
@@ -150,8 +151,8 @@ fn one_channel_stores_run_straight_as_one_copy() {
     let m = straight_of(&own.join("tgllp-simd8"));
     assert!(m.wgsl.contains("var<private> rows"), "the rows in an array");
     assert!(
-        m.wgsl.contains("var<private> al: array<u32"),
-        "lane-held address registers"
+        m.wgsl.contains("al_32: u32;") && !m.wgsl.contains("al["),
+        "lane-held address registers, one private per element"
     );
     let ar_indexed = m.wgsl.match_indices("ar[").any(|(i, _)| {
         !m.wgsl[..i].ends_with(|c: char| c.is_ascii_alphanumeric())

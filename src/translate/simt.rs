@@ -870,6 +870,9 @@ pub(super) fn translate(
         &super::scalar_slots::declarations(&moved.kept),
         1,
     );
+    if em.lane_ar {
+        em.out = super::indirect_operands::held_address_scalars(&em.out);
+    }
     let split = p.insts.len() > BARRIER_FROM_INSTS && moved.uses_image;
     if let Some(xs) = exchanges {
         em.out.push_str(&xs.declarations(tpw));
