@@ -1861,8 +1861,10 @@ fn fill_head(job: &mut ComputeJob) {
 }
 
 /// The module without the runtime functions its entry point never reaches, with
-/// its idle float wrappers' calls written as what they return ([`translate::prune`])
-/// and with what NIR would fold late folded already ([`translate::driver_folds`]),
+/// its idle float wrappers' calls written as what they return ([`translate::prune`]),
+/// with what NIR would fold late folded already ([`translate::driver_folds`]) and a
+/// straight module's GRF image split where its run-time indices have known ranges
+/// ([`translate::grf_split`]),
 /// when the pipeline is still to be created: the key stays that of the whole text
 /// (both are functions of it), so a warm run neither prunes nor hashes again.
 fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
@@ -1877,6 +1879,7 @@ fn prune_for_pipeline(gpu: &GpuContext, job: &mut ComputeJob) {
             job.wgsl = translate::prune::without_idle_wrappers(&job.wgsl);
         }
         job.wgsl = translate::prune::unreachable_functions(&job.wgsl, &job.entry_point);
+        job.wgsl = translate::grf_split::split_image(&job.wgsl);
     }
 }
 

@@ -28,6 +28,7 @@ mod exchange;
 mod fast_map;
 mod fences;
 mod grf_rows;
+pub mod grf_split;
 mod indirect_operands;
 mod inline_calls;
 mod lane_emit;

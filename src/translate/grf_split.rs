@@ -1,0 +1,296 @@
+//! A straight module's GRF image split into the words it reaches at run time and
+//! the words it names only by literal index.
+//!
+//! WGSL zero-initializes private variables; Mesa (22.3) writes a private array's
+//! initializer out as one store per element, and lavapipe's `nir_opt_copy_prop_vars`
+//! compares every access with each of them in every round of its optimization loop
+//! (docs/design.md, "Private arrays' zero initializers"). The subgroup kernels keep
+//! 700-2,000 words of image `g`, of which the lanes' meetings and the runtime's byte
+//! accessors reach a few dozen at run time. Here, where every run-time index into `g`
+//! has a range the text shows, the words those ranges cover stay in a small array `g`
+//! (moved down by the span's first word) and every other word a literal names becomes
+//! a private of its own (`g_N`). The forms read:
+//! - `g[Cu + qK * Su]`: a meeting's loop over lanes (`qK` a lane number, under 32);
+//! - `g[o >> 2u]` inside the accessors (`gb`, `gsb`, `g32`, `gs32`, `gld`, `gst`), whose
+//!   calls elsewhere pass `Cu`, `Cu + i * Su`, `Cu + (i) * Su` or `Cu + Su * i` (`i`
+//!   an element number, under 32), each reaching at most 8 bytes from its offset.
+//!
+//! Any other index into `g`, or call of an accessor, leaves the module as it is. The
+//! rewrite is the last before the driver (`backend::gpu`'s `prune_for_pipeline`), so
+//! the translator's own text passes all see the word-form image.
+
+use std::collections::BTreeSet;
+
+/// The word-form image this rewrite splits.
+const WORD_DECL: &str = "var<private> g: array<u32, K_GRF_QUADS * 4u>;";
+/// The header of a straight module's `run_lane` (`local_registers::RUN_LANE`).
+const STRAIGHT_MARK: &str = "\nfn run_lane(dm: u32) -> u32 {\n";
+/// The runtime functions that index `g` with their offset argument `o`.
+const ACCESSORS: [&str; 6] = ["gb", "gsb", "g32", "gs32", "gld", "gst"];
+/// The widest run-time span kept as an array (words): any narrower than the image
+/// makes fewer initializer stores; this bounds what a slip in the ranges could cost.
+const SPAN_MAX: u32 = 4096;
+/// Lanes and elements are numbered below this.
+const LANES: u32 = 32;
+/// The most bytes an accessor reaches from its offset (`gld`/`gst` of 8 bytes).
+const REACH: u32 = 8;
+
+/// An index into `g`: where it is in the text and what it reads.
+struct Access {
+    /// Byte range of `g[...]` in the text.
+    span: (usize, usize),
+    kind: Index,
+}
+
+enum Index {
+    /// `g[Nu]`.
+    Word(u32),
+    /// Anything else, kept with its text (moved down by the span's first word).
+    RunTime(String),
+}
+
+/// `wgsl` with its image split, where it is a straight module whose every run-time
+/// index into `g` has a range the text shows; otherwise the text as it is.
+pub fn split_image(wgsl: &str) -> String {
+    if !wgsl.contains(STRAIGHT_MARK) || wgsl.matches(WORD_DECL).count() != 1 {
+        return wgsl.to_string();
+    }
+    split(wgsl).unwrap_or_else(|| wgsl.to_string())
+}
+
+fn split(wgsl: &str) -> Option<String> {
+    let functions = functions(wgsl);
+    let in_accessor = |at: usize| {
+        functions
+            .iter()
+            .any(|(name, a, b)| (*a..*b).contains(&at) && ACCESSORS.contains(name))
+    };
+    let decl_at = wgsl.find(WORD_DECL)?;
+    // Words reached at run time, as half-open word ranges.
+    let mut reached: Vec<(u32, u32)> = Vec::new();
+    let mut accesses = Vec::new();
+    for (s, e) in indices(wgsl, "g") {
+        let inner = &wgsl[s + 2..e - 1];
+        let kind = match literal(inner) {
+            Some(w) => Index::Word(w),
+            None if inner == "o >> 2u" && in_accessor(s) => Index::RunTime(inner.to_string()),
+            None => {
+                let (c, stride) = lane_loop(inner)?;
+                reached.push((c, c + (LANES - 1) * stride + 1));
+                Index::RunTime(inner.to_string())
+            }
+        };
+        accesses.push(Access { span: (s, e), kind });
+    }
+    // The accessors' calls from outside them.
+    for f in ACCESSORS {
+        for (s, args) in calls(wgsl, f) {
+            if in_accessor(s) {
+                continue;
+            }
+            let (c, stride) = offset_form(args.first()?)?;
+            let end = c + (LANES - 1) * stride + REACH;
+            reached.push((c / 4, end.div_ceil(4)));
+        }
+    }
+    // A module that never names `g` is left as it is (naga drops the array).
+    if accesses.is_empty() {
+        return None;
+    }
+    let span = match (
+        reached.iter().map(|r| r.0).min(),
+        reached.iter().map(|r| r.1).max(),
+    ) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (0, 0),
+    };
+    if span.1 - span.0 > SPAN_MAX {
+        return None;
+    }
+    let inside = |w: u32| span.0 <= w && w < span.1;
+    let own: BTreeSet<u32> = (accesses.iter())
+        .filter_map(|a| match a.kind {
+            Index::Word(w) if !inside(w) => Some(w),
+            _ => None,
+        })
+        .collect();
+    let mut decl = String::new();
+    if span.1 > span.0 {
+        decl.push_str(&format!(
+            "var<private> g: array<u32, {}u>; // GRF words {}-{} (grf_split.rs)\n",
+            span.1 - span.0,
+            span.0,
+            span.1 - 1
+        ));
+    }
+    for w in &own {
+        decl.push_str(&format!("var<private> g_{w}: u32;\n"));
+    }
+    let mut out = String::with_capacity(wgsl.len() + decl.len());
+    let mut at = 0;
+    let mut pending_decl = true;
+    for a in &accesses {
+        if pending_decl && a.span.0 > decl_at {
+            out.push_str(&wgsl[at..decl_at]);
+            out.push_str(&decl);
+            at = decl_at + WORD_DECL.len() + 1;
+            pending_decl = false;
+        }
+        out.push_str(&wgsl[at..a.span.0]);
+        match &a.kind {
+            Index::Word(w) if inside(*w) => out.push_str(&format!("g[{}u]", w - span.0)),
+            Index::Word(w) => out.push_str(&format!("g_{w}")),
+            Index::RunTime(inner) => out.push_str(&format!("g[({inner}) - {}u]", span.0)),
+        }
+        at = a.span.1;
+    }
+    if pending_decl {
+        out.push_str(&wgsl[at..decl_at]);
+        out.push_str(&decl);
+        at = decl_at + WORD_DECL.len() + 1;
+    }
+    out.push_str(&wgsl[at..]);
+    Some(out)
+}
+
+/// `Nu` as `N`.
+fn literal(s: &str) -> Option<u32> {
+    let d = s.strip_suffix('u')?;
+    (!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+        .then(|| d.parse().ok())
+        .flatten()
+}
+
+/// `Cu + qK * Su` (a meeting's loop over lanes) as `(C, S)`.
+fn lane_loop(s: &str) -> Option<(u32, u32)> {
+    let (c, rest) = s.split_once(" + q")?;
+    let (k, stride) = rest.split_once(" * ")?;
+    (!k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()))
+        .then(|| Some((literal(c)?, literal(stride)?)))
+        .flatten()
+}
+
+/// An accessor's offset argument as `(C, S)`: `Cu` (stride 0), `Cu + i * Su`,
+/// `Cu + (i) * Su` or `Cu + Su * i`, in parentheses or not.
+fn offset_form(arg: &str) -> Option<(u32, u32)> {
+    let mut a = arg.trim();
+    while let Some(inner) = a.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+        a = inner.trim();
+    }
+    if let Some(c) = literal(a) {
+        return Some((c, 0));
+    }
+    let (c, rest) = a.split_once(" + ")?;
+    let stride = (rest.strip_prefix("i * "))
+        .or_else(|| rest.strip_prefix("(i) * "))
+        .or_else(|| rest.strip_suffix(" * i"))?;
+    Some((literal(c)?, literal(stride)?))
+}
+
+/// The top-level functions: name and byte span (from `fn` to the closing `}` line).
+fn functions(text: &str) -> Vec<(&str, usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(f) = text[from..].find("\nfn ") {
+        let s = from + f + 1;
+        let name_end = text[s + 3..].find('(').map_or(s + 3, |n| s + 3 + n);
+        let end = text[s..].find("\n}\n").map_or(text.len(), |n| s + n + 3);
+        out.push((&text[s + 3..name_end], s, end));
+        from = end.max(s + 1);
+    }
+    out
+}
+
+/// The spans of `name[...]` (a whole identifier, the bracket closing on its line).
+fn indices(text: &str, name: &str) -> Vec<(usize, usize)> {
+    let head = format!("{name}[");
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(f) = text[from..].find(&head) {
+        let s = from + f;
+        from = s + head.len();
+        if s > 0 && ident(b[s - 1]) {
+            continue;
+        }
+        let mut depth = 1;
+        let mut e = from;
+        while e < b.len() && depth > 0 && b[e] != b'\n' {
+            match b[e] {
+                b'[' => depth += 1,
+                b']' => depth -= 1,
+                _ => {}
+            }
+            e += 1;
+        }
+        if depth == 0 {
+            out.push((s, e));
+        }
+    }
+    out
+}
+
+/// The calls of `f` (not its definition): where each starts and its top-level
+/// arguments.
+fn calls(text: &str, f: &str) -> Vec<(usize, Vec<String>)> {
+    let head = format!("{f}(");
+    let b = text.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(k) = text[from..].find(&head) {
+        let s = from + k;
+        from = s + head.len();
+        if (s > 0 && ident(b[s - 1])) || text[..s].ends_with("fn ") {
+            continue;
+        }
+        let Some(close) = super::table_form::matching_paren(text, from - 1) else {
+            continue;
+        };
+        out.push((s, super::scalar_slots::split_args(&text[from..close])));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(body: &str) -> String {
+        format!(
+            "{WORD_DECL}\nvar<private> lane: u32;\n\nfn g32(o: u32) -> u32 {{\n    return g[o >> 2u];\n}}\n\
+             {STRAIGHT_MARK}{body}    return 0u;\n}}\n"
+        )
+    }
+
+    #[test]
+    fn literal_words_outside_the_run_time_span_become_privates() {
+        let t = split_image(&module(
+            "    g[7u] = 1u;\n    let q0 = lane - 0u;\n    if (q0 < 16u) { g[100u + q0 * 1u] = g[101u]; }\n    let x = g32((400u + i * 4u));\n",
+        ));
+        // Words 100-131 (the lane loop) and 100-108 (the call: 400-531 bytes) in one
+        // array from word 100.
+        assert!(t.contains("var<private> g: array<u32, 33u>;"), "{t}");
+        assert!(t.contains("var<private> g_7: u32;"), "{t}");
+        assert!(t.contains("    g_7 = 1u;\n"), "{t}");
+        assert!(t.contains("g[(100u + q0 * 1u) - 100u] = g[1u];"), "{t}");
+        assert!(t.contains("return g[(o >> 2u) - 100u];"), "{t}");
+        assert!(!t.contains(WORD_DECL), "{t}");
+    }
+
+    #[test]
+    fn an_index_without_a_known_range_keeps_the_image() {
+        let m = module("    let x = g32(u32(max(0, i32(al_32) + 0)));\n    g[7u] = 1u;\n");
+        assert_eq!(split_image(&m), m);
+        let m = module("    g[k] = 1u;\n");
+        assert_eq!(split_image(&m), m);
+    }
+
+    #[test]
+    fn only_literal_words_need_no_array() {
+        let t = split_image(&module("    g[7u] = g[9u];\n"));
+        assert!(!t.contains("array<u32"), "{t}");
+        assert!(t.contains("    g_7 = g_9;\n"), "{t}");
+    }
+}
