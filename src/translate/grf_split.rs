@@ -13,7 +13,8 @@
 //! - `g[Cu + qK * Su]`: a meeting's loop over lanes (`qK` a lane number, under 32);
 //! - `g[o >> 2u]` inside the accessors (`gb`, `gsb`, `g32`, `gs32`, `gld`, `gst`), whose
 //!   calls elsewhere pass `Cu`, `Cu + i * Su`, `Cu + (i) * Su` or `Cu + Su * i` (`i`
-//!   an element number, under 32), each reaching at most 8 bytes from its offset.
+//!   an element number, under 32), each reaching at most 8 bytes from its offset, or
+//!   an indirect operand's address that the shader checks against a range first.
 //!
 //! Any other index into `g`, or call of an accessor, leaves the module as it is. The
 //! rewrite is the last before the driver (`backend::gpu`'s `prune_for_pipeline`), so
@@ -83,14 +84,14 @@ fn split(wgsl: &str) -> Option<String> {
         accesses.push(Access { span: (s, e), kind });
     }
     // The accessors' calls from outside them.
+    let checked = checked_ranges(wgsl);
     for f in ACCESSORS {
         for (s, args) in calls(wgsl, f) {
             if in_accessor(s) {
                 continue;
             }
-            let (c, stride) = offset_form(args.first()?)?;
-            let end = c + (LANES - 1) * stride + REACH;
-            reached.push((c / 4, end.div_ceil(4)));
+            let (lo, hi) = offset_range(args.first()?, &checked)?;
+            reached.push((lo / 4, hi.div_ceil(4)));
         }
     }
     // A module that never names `g` is left as it is (naga drops the array).
@@ -170,8 +171,63 @@ fn lane_loop(s: &str) -> Option<(u32, u32)> {
         .flatten()
 }
 
-/// An accessor's offset argument as `(C, S)`: `Cu` (stride 0), `Cu + i * Su`,
-/// `Cu + (i) * Su` or `Cu + Su * i`, in parentheses or not.
+/// The bytes an accessor call reaches from its offset argument: `Cu`, `Cu + i * Su`,
+/// `Cu + (i) * Su` or `Cu + Su * i` (in parentheses or not), or an indirect operand's
+/// address `u32(max(0, A))` whose every use the shader checks to lie in `[lo, hi)`
+/// (`checked`: an address outside stops the straight run, `slow_at`, and the thread
+/// mapping runs the launch; the access it still makes stays in the array's bounds,
+/// as WGSL keeps every index).
+fn offset_range(
+    arg: &str,
+    checked: &std::collections::HashMap<&str, (u32, u32)>,
+) -> Option<(u32, u32)> {
+    if let Some(a) = arg
+        .trim()
+        .strip_prefix("u32(max(0, ")
+        .and_then(|x| x.strip_suffix("))"))
+    {
+        return checked.get(a).map(|&(lo, hi)| (lo, hi + REACH));
+    }
+    let (c, stride) = offset_form(arg)?;
+    Some((c, c + (LANES - 1) * stride + REACH))
+}
+
+/// The checks of indirect addresses (`indirect_operands`' `{ let a = A; if (a < LO
+/// || a + S > HI ...) { slow_at = .. } }`): per address text `A`, the widest
+/// `[LO, HI)` any check of it holds it to.
+fn checked_ranges(text: &str) -> std::collections::HashMap<&str, (u32, u32)> {
+    const HEAD: &str = "{ let a = ";
+    let mut out: std::collections::HashMap<&str, (u32, u32)> = Default::default();
+    let mut from = 0;
+    while let Some(f) = text[from..].find(HEAD) {
+        let s = from + f + HEAD.len();
+        from = s;
+        let Some(end) = text[s..].find("; if (a < ").map(|n| s + n) else {
+            continue;
+        };
+        let expr = &text[s..end];
+        let rest = &text[end + "; if (a < ".len()..];
+        let digits = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
+        let nlo = digits(rest);
+        let Some(after) = rest[nlo..].strip_prefix(" || a + ") else {
+            continue;
+        };
+        let nsize = digits(after);
+        let Some(after) = after[nsize..].strip_prefix(" > ") else {
+            continue;
+        };
+        let nhi = digits(after);
+        let (Ok(lo), Ok(hi)) = (rest[..nlo].parse::<u32>(), after[..nhi].parse::<u32>()) else {
+            continue;
+        };
+        let r = out.entry(expr).or_insert((lo, hi));
+        *r = (r.0.min(lo), r.1.max(hi));
+    }
+    out
+}
+
+/// An element offset as `(C, S)`: `Cu` (stride 0), `Cu + i * Su`, `Cu + (i) * Su` or
+/// `Cu + Su * i`, in parentheses or not.
 fn offset_form(arg: &str) -> Option<(u32, u32)> {
     let mut a = arg.trim();
     while let Some(inner) = a.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
@@ -277,6 +333,17 @@ mod tests {
         assert!(t.contains("g[(100u + q0 * 1u) - 100u] = g[1u];"), "{t}");
         assert!(t.contains("return g[(o >> 2u) - 100u];"), "{t}");
         assert!(!t.contains(WORD_DECL), "{t}");
+    }
+
+    #[test]
+    fn a_checked_indirect_address_reaches_its_range() {
+        let t = split_image(&module(
+            "    { let a = i32(al_32) + 0; if (a < 2080 || a + 4 > 2144) { slow_at = 17u; } }\n    let x = g32(u32(max(0, i32(al_32) + 0)));\n    g[7u] = 1u;\n",
+        ));
+        // Bytes 2080-2151: words 520-537.
+        assert!(t.contains("var<private> g: array<u32, 18u>;"), "{t}");
+        assert!(t.contains("return g[(o >> 2u) - 520u];"), "{t}");
+        assert!(t.contains("    g_7 = 1u;\n"), "{t}");
     }
 
     #[test]
