@@ -44,8 +44,12 @@ struct Access {
 }
 
 enum Index {
-    /// `g[Nu]`.
+    /// `g[Nu]`, or `g32(Cu)` with `C = 4 N`.
     Word(u32),
+    /// `gld(Cu, nu)` within one word `N`: its bits from `shift`, `mask` wide, as u64.
+    Part(u32, u32, &'static str),
+    /// `gs32(Cu, V)` with `C = 4 N`: the word `N` set to `V`.
+    Store(u32, String),
     /// Anything else, kept with its text (moved down by the span's first word).
     RunTime(String),
 }
@@ -85,14 +89,48 @@ fn split(wgsl: &str) -> Option<String> {
     }
     // The accessors' calls from outside them.
     let checked = checked_ranges(wgsl);
+    let image_words = grf_words(wgsl)?;
     for f in ACCESSORS {
-        for (s, args) in calls(wgsl, f) {
+        for (s, e, args) in calls(wgsl, f) {
             if in_accessor(s) {
+                continue;
+            }
+            // A whole word at a literal offset: the accessor's first path (offset a
+            // multiple of 4, inside the image) is `g[o >> 2u]`, written here as that
+            // word (an accessor call at word 16 made subgroup_reduce_scan_simd16
+            // acm-g10's span most of its image).
+            let word =
+                |o: &str| literal(strip_parens(o)).filter(|c| c % 4 == 0 && c / 4 < image_words);
+            // `gld`'s 1-, 2- and 4-byte paths within one word likewise (`gb`: the
+            // byte at `o & 3`; the 2-byte path: the half at `o & 2`, `o` even).
+            let part = |o: &str, n: &str| {
+                let c = literal(strip_parens(o)).filter(|c| c / 4 < image_words)?;
+                let (mask, aligned) = match literal(n)? {
+                    1 => ("0xffu", true),
+                    2 => ("0xffffu", c % 2 == 0),
+                    4 => ("0xffffffffu", c % 4 == 0),
+                    _ => return None,
+                };
+                aligned.then_some(Index::Part(c / 4, 8 * (c % 4), mask))
+            };
+            let whole = match (f, args.as_slice()) {
+                ("g32", [o]) => word(o).map(|c| Index::Word(c / 4)),
+                ("gs32", [o, v]) => word(o).map(|c| Index::Store(c / 4, v.clone())),
+                ("gld", [o, n]) => part(o, n),
+                _ => None,
+            };
+            if let Some(kind) = whole {
+                accesses.push(Access { span: (s, e), kind });
                 continue;
             }
             let (lo, hi) = offset_range(args.first()?, &checked)?;
             reached.push((lo / 4, hi.div_ceil(4)));
         }
+    }
+    // In text order; a call whose arguments name the image again is left whole.
+    accesses.sort_by_key(|a| a.span.0);
+    if accesses.windows(2).any(|w| w[0].span.1 > w[1].span.0) {
+        return None;
     }
     // A module that never names `g` is left as it is (naga drops the array).
     if accesses.is_empty() {
@@ -111,7 +149,7 @@ fn split(wgsl: &str) -> Option<String> {
     let inside = |w: u32| span.0 <= w && w < span.1;
     let own: BTreeSet<u32> = (accesses.iter())
         .filter_map(|a| match a.kind {
-            Index::Word(w) if !inside(w) => Some(w),
+            Index::Word(w) | Index::Store(w, _) | Index::Part(w, ..) if !inside(w) => Some(w),
             _ => None,
         })
         .collect();
@@ -141,6 +179,17 @@ fn split(wgsl: &str) -> Option<String> {
         match &a.kind {
             Index::Word(w) if inside(*w) => out.push_str(&format!("g[{}u]", w - span.0)),
             Index::Word(w) => out.push_str(&format!("g_{w}")),
+            Index::Store(w, v) if inside(*w) => {
+                out.push_str(&format!("g[{}u] = {v}", w - span.0));
+            }
+            Index::Store(w, v) => out.push_str(&format!("g_{w} = {v}")),
+            Index::Part(w, shift, mask) => {
+                let word = match inside(*w) {
+                    true => format!("g[{}u]", w - span.0),
+                    false => format!("g_{w}"),
+                };
+                out.push_str(&format!("u64(({word} >> {shift}u) & {mask})"));
+            }
             Index::RunTime(inner) => out.push_str(&format!("g[({inner}) - {}u]", span.0)),
         }
         at = a.span.1;
@@ -226,13 +275,26 @@ fn checked_ranges(text: &str) -> std::collections::HashMap<&str, (u32, u32)> {
     out
 }
 
-/// An element offset as `(C, S)`: `Cu` (stride 0), `Cu + i * Su`, `Cu + (i) * Su` or
-/// `Cu + Su * i`, in parentheses or not.
-fn offset_form(arg: &str) -> Option<(u32, u32)> {
-    let mut a = arg.trim();
+/// `s` without its spaces and enclosing parentheses.
+fn strip_parens(s: &str) -> &str {
+    let mut a = s.trim();
     while let Some(inner) = a.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
         a = inner.trim();
     }
+    a
+}
+
+/// The module's `K_GRF_WORDS`.
+fn grf_words(text: &str) -> Option<u32> {
+    const HEAD: &str = "const K_GRF_WORDS: u32 = ";
+    let at = text.find(HEAD)? + HEAD.len();
+    literal(&text[at..at + text[at..].find(';')?])
+}
+
+/// An element offset as `(C, S)`: `Cu` (stride 0), `Cu + i * Su`, `Cu + (i) * Su` or
+/// `Cu + Su * i`, in parentheses or not.
+fn offset_form(arg: &str) -> Option<(u32, u32)> {
+    let a = strip_parens(arg);
     if let Some(c) = literal(a) {
         return Some((c, 0));
     }
@@ -287,9 +349,9 @@ fn indices(text: &str, name: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// The calls of `f` (not its definition): where each starts and its top-level
-/// arguments.
-fn calls(text: &str, f: &str) -> Vec<(usize, Vec<String>)> {
+/// The calls of `f` (not its definition): where each starts and ends and its
+/// top-level arguments.
+fn calls(text: &str, f: &str) -> Vec<(usize, usize, Vec<String>)> {
     let head = format!("{f}(");
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
@@ -304,7 +366,11 @@ fn calls(text: &str, f: &str) -> Vec<(usize, Vec<String>)> {
         let Some(close) = super::table_form::matching_paren(text, from - 1) else {
             continue;
         };
-        out.push((s, super::scalar_slots::split_args(&text[from..close])));
+        out.push((
+            s,
+            close + 1,
+            super::scalar_slots::split_args(&text[from..close]),
+        ));
     }
     out
 }
@@ -315,9 +381,35 @@ mod tests {
 
     fn module(body: &str) -> String {
         format!(
-            "{WORD_DECL}\nvar<private> lane: u32;\n\nfn g32(o: u32) -> u32 {{\n    return g[o >> 2u];\n}}\n\
+            "const K_GRF_WORDS: u32 = 848u;\n{WORD_DECL}\nvar<private> lane: u32;\n\n\
+             fn g32(o: u32) -> u32 {{\n    return g[o >> 2u];\n}}\n\n\
+             fn gs32(o: u32, v: u32) {{\n    g[o >> 2u] = v;\n}}\n\
              {STRAIGHT_MARK}{body}    return 0u;\n}}\n"
         )
+    }
+
+    #[test]
+    fn whole_words_at_literal_offsets_are_words() {
+        let t = split_image(&module(
+            "    gs32(64u, pl_word(16u));\n    let x = g32((400u + i * 4u)) + g32(68u);\n    gs32(402u, 1u);\n",
+        ));
+        // Bytes 400-531 (the element call) and 402-409 (unaligned): words 100-132.
+        assert!(t.contains("var<private> g: array<u32, 33u>;"), "{t}");
+        assert!(t.contains("    g_16 = pl_word(16u);\n"), "{t}");
+        assert!(t.contains(" + g_17;\n"), "{t}");
+        assert!(t.contains("    gs32(402u, 1u);\n"), "{t}");
+        // Parts of word 17 within it; an odd 2-byte load stays a call, its bytes
+        // (17-19) the array's.
+        let t = split_image(&module(
+            "    let a = gld(71u, 1u) + gld(70u, 2u) + gld(68u, 4u) + gld(69u, 2u);\n    g[300u] = 0u;\n",
+        ));
+        assert!(
+            t.contains("let a = u64((g[0u] >> 24u) & 0xffu) + u64((g[0u] >> 16u) & 0xffffu) + u64((g[0u] >> 0u) & 0xffffffffu) + gld(69u, 2u);"),
+            "{t}"
+        );
+        // Its value names the image: left whole.
+        let m = module("    gs32(64u, g32(68u));\n    g[1u] = 0u;\n");
+        assert_eq!(split_image(&m), m);
     }
 
     #[test]
