@@ -20,6 +20,7 @@
 //! rewrite is the last before the driver (`backend::gpu`'s `prune_for_pipeline`), so
 //! the translator's own text passes all see the word-form image.
 
+use super::literal::u32_literal;
 use std::collections::BTreeSet;
 
 /// The word-form image this rewrite splits.
@@ -64,19 +65,23 @@ pub fn split_image(wgsl: &str) -> String {
 }
 
 fn split(wgsl: &str) -> Option<String> {
-    let functions = functions(wgsl);
+    let indexed = indices(wgsl, "g")?;
+    // A module that never names `g` is left as it is (naga drops the array).
+    if indexed.is_empty() {
+        return None;
+    }
+    let functions = super::prune::functions(wgsl)?;
     let in_accessor = |at: usize| {
-        functions
-            .iter()
-            .any(|(name, a, b)| (*a..*b).contains(&at) && ACCESSORS.contains(name))
+        (functions.iter())
+            .any(|f| (f.span.0..f.span.1).contains(&at) && ACCESSORS.contains(&f.name))
     };
     let decl_at = wgsl.find(WORD_DECL)?;
     // Words reached at run time, as half-open word ranges.
     let mut reached: Vec<(u32, u32)> = Vec::new();
     let mut accesses = Vec::new();
-    for (s, e) in indices(wgsl, "g") {
+    for (s, e) in indexed {
         let inner = &wgsl[s + 2..e - 1];
-        let kind = match literal(inner) {
+        let kind = match u32_literal(inner) {
             Some(w) => Index::Word(w),
             None if inner == "o >> 2u" && in_accessor(s) => Index::RunTime(inner.to_string()),
             None => {
@@ -90,29 +95,28 @@ fn split(wgsl: &str) -> Option<String> {
     // The accessors' calls from outside them.
     let checked = checked_ranges(wgsl);
     let image_words = grf_words(wgsl)?;
+    // A whole word at a literal offset: the accessor's first path (offset a multiple
+    // of 4, inside the image) is `g[o >> 2u]`, written here as that word (an accessor
+    // call at word 16 made subgroup_reduce_scan_simd16 acm-g10's span most of its
+    // image).
+    let word = |o: &str| u32_literal(strip_parens(o)).filter(|c| c % 4 == 0 && c / 4 < image_words);
+    // `gld`'s 1-, 2- and 4-byte paths within one word likewise (`gb`: the byte at
+    // `o & 3`; the 2-byte path: the half at `o & 2`, `o` even).
+    let part = |o: &str, n: &str| {
+        let c = u32_literal(strip_parens(o)).filter(|c| c / 4 < image_words)?;
+        let (mask, aligned) = match u32_literal(n)? {
+            1 => ("0xffu", true),
+            2 => ("0xffffu", c % 2 == 0),
+            4 => ("0xffffffffu", c % 4 == 0),
+            _ => return None,
+        };
+        aligned.then_some(Index::Part(c / 4, 8 * (c % 4), mask))
+    };
     for f in ACCESSORS {
         for (s, e, args) in calls(wgsl, f) {
             if in_accessor(s) {
                 continue;
             }
-            // A whole word at a literal offset: the accessor's first path (offset a
-            // multiple of 4, inside the image) is `g[o >> 2u]`, written here as that
-            // word (an accessor call at word 16 made subgroup_reduce_scan_simd16
-            // acm-g10's span most of its image).
-            let word =
-                |o: &str| literal(strip_parens(o)).filter(|c| c % 4 == 0 && c / 4 < image_words);
-            // `gld`'s 1-, 2- and 4-byte paths within one word likewise (`gb`: the
-            // byte at `o & 3`; the 2-byte path: the half at `o & 2`, `o` even).
-            let part = |o: &str, n: &str| {
-                let c = literal(strip_parens(o)).filter(|c| c / 4 < image_words)?;
-                let (mask, aligned) = match literal(n)? {
-                    1 => ("0xffu", true),
-                    2 => ("0xffffu", c % 2 == 0),
-                    4 => ("0xffffffffu", c % 4 == 0),
-                    _ => return None,
-                };
-                aligned.then_some(Index::Part(c / 4, 8 * (c % 4), mask))
-            };
             let whole = match (f, args.as_slice()) {
                 ("g32", [o]) => word(o).map(|c| Index::Word(c / 4)),
                 ("gs32", [o, v]) => word(o).map(|c| Index::Store(c / 4, v.clone())),
@@ -127,15 +131,7 @@ fn split(wgsl: &str) -> Option<String> {
             reached.push((lo / 4, hi.div_ceil(4)));
         }
     }
-    // In text order; a call whose arguments name the image again is left whole.
     accesses.sort_by_key(|a| a.span.0);
-    if accesses.windows(2).any(|w| w[0].span.1 > w[1].span.0) {
-        return None;
-    }
-    // A module that never names `g` is left as it is (naga drops the array).
-    if accesses.is_empty() {
-        return None;
-    }
     let span = match (
         reached.iter().map(|r| r.0).min(),
         reached.iter().map(|r| r.1).max(),
@@ -165,50 +161,49 @@ fn split(wgsl: &str) -> Option<String> {
     for w in &own {
         decl.push_str(&format!("var<private> g_{w}: u32;\n"));
     }
-    let mut out = String::with_capacity(wgsl.len() + decl.len());
-    let mut at = 0;
-    let mut pending_decl = true;
-    for a in &accesses {
-        if pending_decl && a.span.0 > decl_at {
-            out.push_str(&wgsl[at..decl_at]);
-            out.push_str(&decl);
-            at = decl_at + WORD_DECL.len() + 1;
-            pending_decl = false;
-        }
-        out.push_str(&wgsl[at..a.span.0]);
-        match &a.kind {
-            Index::Word(w) if inside(*w) => out.push_str(&format!("g[{}u]", w - span.0)),
-            Index::Word(w) => out.push_str(&format!("g_{w}")),
-            Index::Store(w, v) if inside(*w) => {
-                out.push_str(&format!("g[{}u] = {v}", w - span.0));
-            }
-            Index::Store(w, v) => out.push_str(&format!("g_{w} = {v}")),
-            Index::Part(w, shift, mask) => {
-                let word = match inside(*w) {
-                    true => format!("g[{}u]", w - span.0),
-                    false => format!("g_{w}"),
-                };
-                out.push_str(&format!("u64(({word} >> {shift}u) & {mask})"));
-            }
-            Index::RunTime(inner) => out.push_str(&format!("g[({inner}) - {}u]", span.0)),
-        }
-        at = a.span.1;
-    }
-    if pending_decl {
-        out.push_str(&wgsl[at..decl_at]);
-        out.push_str(&decl);
-        at = decl_at + WORD_DECL.len() + 1;
-    }
-    out.push_str(&wgsl[at..]);
-    Some(out)
+    let edits: Vec<((usize, usize), String)> = (accesses.iter())
+        .map(|a| {
+            let word = |w: u32| match inside(w) {
+                true => format!("g[{}u]", w - span.0),
+                false => format!("g_{w}"),
+            };
+            let text = match &a.kind {
+                Index::Word(w) => word(*w),
+                Index::Store(w, v) => format!("{} = {v}", word(*w)),
+                Index::Part(w, shift, mask) => format!("u64(({} >> {shift}u) & {mask})", word(*w)),
+                Index::RunTime(inner) => format!("g[({inner}) - {}u]", span.0),
+            };
+            (a.span, text)
+        })
+        .collect();
+    // A call whose arguments name the image again is left whole (edits overlap).
+    let decl_span = (decl_at, decl_at + WORD_DECL.len() + 1);
+    redeclared(wgsl, decl_span, &decl, &edits)
 }
 
-/// `Nu` as `N`.
-fn literal(s: &str) -> Option<u32> {
-    let d = s.strip_suffix('u')?;
-    (!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
-        .then(|| d.parse().ok())
-        .flatten()
+/// `text` with its declaration at `decl` (a line's byte span) replaced by `declared`
+/// and each edit's span (in text order, all after the declaration, none overlapping
+/// the next) by its text; `None` where they are not so.
+pub(super) fn redeclared(
+    text: &str,
+    decl: (usize, usize),
+    declared: &str,
+    edits: &[((usize, usize), String)],
+) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + declared.len());
+    out.push_str(&text[..decl.0]);
+    out.push_str(declared);
+    let mut at = decl.1;
+    for ((s, e), new) in edits {
+        if *s < at {
+            return None;
+        }
+        out.push_str(&text[at..*s]);
+        out.push_str(new);
+        at = *e;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
 }
 
 /// `Cu + qK * Su` (a meeting's loop over lanes) as `(C, S)`.
@@ -216,7 +211,7 @@ fn lane_loop(s: &str) -> Option<(u32, u32)> {
     let (c, rest) = s.split_once(" + q")?;
     let (k, stride) = rest.split_once(" * ")?;
     (!k.is_empty() && k.bytes().all(|c| c.is_ascii_digit()))
-        .then(|| Some((literal(c)?, literal(stride)?)))
+        .then(|| Some((u32_literal(c)?, u32_literal(stride)?)))
         .flatten()
 }
 
@@ -288,39 +283,26 @@ fn strip_parens(s: &str) -> &str {
 fn grf_words(text: &str) -> Option<u32> {
     const HEAD: &str = "const K_GRF_WORDS: u32 = ";
     let at = text.find(HEAD)? + HEAD.len();
-    literal(&text[at..at + text[at..].find(';')?])
+    u32_literal(&text[at..at + text[at..].find(';')?])
 }
 
 /// An element offset as `(C, S)`: `Cu` (stride 0), `Cu + i * Su`, `Cu + (i) * Su` or
 /// `Cu + Su * i`, in parentheses or not.
 fn offset_form(arg: &str) -> Option<(u32, u32)> {
     let a = strip_parens(arg);
-    if let Some(c) = literal(a) {
+    if let Some(c) = u32_literal(a) {
         return Some((c, 0));
     }
     let (c, rest) = a.split_once(" + ")?;
     let stride = (rest.strip_prefix("i * "))
         .or_else(|| rest.strip_prefix("(i) * "))
         .or_else(|| rest.strip_suffix(" * i"))?;
-    Some((literal(c)?, literal(stride)?))
+    Some((u32_literal(c)?, u32_literal(stride)?))
 }
 
-/// The top-level functions: name and byte span (from `fn` to the closing `}` line).
-fn functions(text: &str) -> Vec<(&str, usize, usize)> {
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(f) = text[from..].find("\nfn ") {
-        let s = from + f + 1;
-        let name_end = text[s + 3..].find('(').map_or(s + 3, |n| s + 3 + n);
-        let end = text[s..].find("\n}\n").map_or(text.len(), |n| s + n + 3);
-        out.push((&text[s + 3..name_end], s, end));
-        from = end.max(s + 1);
-    }
-    out
-}
-
-/// The spans of `name[...]` (a whole identifier, the bracket closing on its line).
-fn indices(text: &str, name: &str) -> Vec<(usize, usize)> {
+/// The spans of `name[...]` (a whole identifier), in text order; `None` where a
+/// bracket does not close on its line.
+pub(super) fn indices(text: &str, name: &str) -> Option<Vec<(usize, usize)>> {
     let head = format!("{name}[");
     let b = text.as_bytes();
     let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
@@ -342,11 +324,12 @@ fn indices(text: &str, name: &str) -> Vec<(usize, usize)> {
             }
             e += 1;
         }
-        if depth == 0 {
-            out.push((s, e));
+        if depth > 0 {
+            return None;
         }
+        out.push((s, e));
     }
-    out
+    Some(out)
 }
 
 /// The calls of `f` (not its definition): where each starts and ends and its

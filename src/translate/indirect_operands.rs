@@ -258,65 +258,26 @@ pub fn columns(p: &Prepared, targets: &[Target], owner: &[u32]) -> Vec<Written> 
 /// `nir_opt_copy_prop_vars` then compares every access with each of them.
 /// private_array_dynamic tgllp SIMD32 names 22 of its 736 elements: pipeline creation
 /// 1.24-1.32 → 0.90-1.03 s (compiled alone, Mesa's cache off). The text as it is
-/// where some index is not a literal.
+/// where some index is not a literal or an access comes before the declaration.
 pub fn held_address_scalars(text: &str) -> String {
-    const HEAD: &str = "al[";
-    let b = text.as_bytes();
-    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
-    // Each access: its span and element.
-    let mut uses: Vec<(usize, usize, u32)> = Vec::new();
-    let mut from = 0;
-    while let Some(f) = text[from..].find(HEAD) {
-        let s = from + f;
-        from = s + HEAD.len();
-        if s > 0 && ident(b[s - 1]) {
-            continue;
-        }
-        let rest = &text[from..];
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let literal = digits > 0 && rest[digits..].starts_with("u]");
-        match rest[..digits].parse::<u32>() {
-            Ok(x) if literal => uses.push((s, from + digits + 2, x)),
-            _ => return text.to_string(),
-        }
-    }
     const DECL: &str = "var<private> al: array<u32, ";
-    let Some(decl_start) = text.find(DECL) else {
-        return text.to_string();
+    let scalars = || {
+        let uses = super::grf_split::indices(text, "al")?;
+        let elems: Vec<u32> = (uses.iter())
+            .map(|&(s, e)| super::literal::u32_literal(&text[s + 3..e - 1]))
+            .collect::<Option<_>>()?;
+        let decl_start = text.find(DECL)?;
+        let decl_end = decl_start + text[decl_start..].find(";\n")? + 2;
+        let declared: String = (elems.iter().collect::<std::collections::BTreeSet<_>>())
+            .into_iter()
+            .map(|x| format!("var<private> al_{x}: u32;\n"))
+            .collect();
+        let edits: Vec<_> = (uses.into_iter().zip(&elems))
+            .map(|(span, x)| (span, format!("al_{x}")))
+            .collect();
+        super::grf_split::redeclared(text, (decl_start, decl_end), &declared, &edits)
     };
-    let Some(decl_len) = text[decl_start..].find(";\n").map(|n| n + 2) else {
-        return text.to_string();
-    };
-    let mut elems: Vec<u32> = uses.iter().map(|u| u.2).collect();
-    elems.sort_unstable();
-    elems.dedup();
-    let scalars: String = elems
-        .iter()
-        .map(|x| format!("var<private> al_{x}: u32;\n"))
-        .collect();
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    let mut uses = uses.into_iter().peekable();
-    // The declaration and the accesses, in text order.
-    loop {
-        let next_use = uses.peek().map(|u| u.0);
-        match next_use {
-            Some(u) if u < decl_start || at > decl_start => {
-                let (s, e, x) = uses.next().expect("peeked");
-                out.push_str(&text[at..s]);
-                out.push_str(&format!("al_{x}"));
-                at = e;
-            }
-            _ if at <= decl_start => {
-                out.push_str(&text[at..decl_start]);
-                out.push_str(&scalars);
-                at = decl_start + decl_len;
-            }
-            _ => break,
-        }
-    }
-    out.push_str(&text[at..]);
-    out
+    scalars().unwrap_or_else(|| text.to_string())
 }
 
 /// Whether every lane of a straight module keeps only its own address-register

@@ -16,9 +16,9 @@ const ENTRY: &str = "@entry";
 
 /// A top-level `fn`: its name, its byte span (from `fn` to the closing brace and the
 /// line end) and the identifiers its text holds.
-struct Function<'a> {
-    name: &'a str,
-    span: (usize, usize),
+pub(super) struct Function<'a> {
+    pub(super) name: &'a str,
+    pub(super) span: (usize, usize),
     idents: HashSet<&'a str>,
 }
 
@@ -190,7 +190,7 @@ fn live_functions<'a>(wgsl: &'a str, entry: &str) -> Option<(Vec<Function<'a>>, 
 }
 
 /// The top-level functions of `wgsl`, or `None` where braces do not balance.
-fn functions(wgsl: &str) -> Option<Vec<Function<'_>>> {
+pub(super) fn functions(wgsl: &str) -> Option<Vec<Function<'_>>> {
     let b = wgsl.as_bytes();
     let mut out = Vec::new();
     let mut depth = 0usize;

@@ -143,45 +143,35 @@ pub fn shape(text: &str, all: bool) -> Option<Shaped> {
 /// asks this of every instruction's text for one- and two-letter names, whose
 /// substring matches a searcher would stop at everywhere.
 pub(super) fn has_word(code: &str, word: &str) -> bool {
-    let (b, w) = (code.as_bytes(), word.as_bytes());
-    let mut i = 0;
-    while i < b.len() {
-        if !ident_char(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && ident_char(b[i]) {
-            i += 1;
-        }
-        if &b[start..i] == w {
-            return true;
-        }
-    }
-    false
+    identifier_runs(code).any(|run| run == word.as_bytes())
 }
 
 /// Add to `counts[j]` how many times `code` names `words[j]` as a whole identifier
 /// (the runs of identifier characters [`has_word`] reads), in one pass.
 pub(super) fn count_words(code: &str, words: &[&str], counts: &mut [usize]) {
-    let b = code.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if !ident_char(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < b.len() && ident_char(b[i]) {
-            i += 1;
-        }
-        let run = &b[start..i];
+    for run in identifier_runs(code) {
         for (w, c) in words.iter().zip(counts.iter_mut()) {
             if run == w.as_bytes() {
                 *c += 1;
             }
         }
     }
+}
+
+/// The runs of identifier characters of `code`, in order.
+fn identifier_runs(code: &str) -> impl Iterator<Item = &[u8]> {
+    let b = code.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() && !ident_char(b[i]) {
+            i += 1;
+        }
+        let start = i;
+        while i < b.len() && ident_char(b[i]) {
+            i += 1;
+        }
+        (i > start).then(|| &b[start..i])
+    })
 }
 
 /// `all`: every `u32` literal is a parameter (block ends: block numbers).
