@@ -322,9 +322,9 @@ fn uniform_consistency(
 
 /// The third way a copy of a scalar written outside the entry blocks stays exact: it
 /// holds a constant. Every write of the byte `x` (its writers and readers: `touching`)
-/// is a NoMask scalar `mov`, without
-/// modifiers, of an immediate of the destination's own type or of a scalar that only
-/// the entry blocks write (a kernel input, a pre-defined variable, an address IGC
+/// is a NoMask scalar `mov`, without modifiers, of an immediate of the destination's
+/// own type or of a scalar that only the entry blocks write (a kernel input, a
+/// pre-defined variable, an address IGC
 /// computes in its prologue), of the same type or both integers of one size; all give
 /// it one value (the same immediate byte or the same source byte), and every read of it
 /// comes after a write in its block or in a block such a write dominates: every channel
